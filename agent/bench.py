@@ -1,0 +1,52 @@
+"""The benchmark registry behind ``amend bench``.
+
+Packages register figures here at import time; the CLI imports each package's ``bench``
+module and runs every registered function. Figures are reported, never asserted: targets are
+printed beside the values so a reader can judge them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRow:
+    figure: str
+    value: float | int | str
+    unit: str
+    target: str
+    command: str
+
+
+BenchFn = Callable[[bool], Iterable[BenchRow]]
+_REGISTRY: dict[str, BenchFn] = {}
+
+
+def register(name: str) -> Callable[[BenchFn], BenchFn]:
+    """Decorator: register ``fn(quick) -> rows`` under ``name`` (side effect: global registry)."""
+
+    def wrap(fn: BenchFn) -> BenchFn:
+        _REGISTRY[name] = fn
+        return fn
+
+    return wrap
+
+
+def registered() -> dict[str, BenchFn]:
+    return dict(_REGISTRY)
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty sample list."""
+    if not samples:
+        raise ValueError("percentile of an empty sample")
+    ordered = sorted(samples)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)

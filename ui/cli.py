@@ -1,0 +1,103 @@
+"""The ``amend`` command line.
+
+Each package contributes its own click command or group; this module only assembles them, so
+``amend --help`` lists exactly the commands whose modules exist and import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+
+import click
+
+# Offline by construction: nothing may reach for a model hub or phone home.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+# (module, attribute): a click command or group each. Missing modules are simply not listed.
+COMMANDS = (
+    ("registry.cli", "registry"),
+    ("retrieval.cli", "retrieve"),
+    ("tools_sandbox.cli", "sandbox"),
+    ("ui.chat", "chat"),
+    ("audio.call_cli", "call"),
+    ("ui.app_cli", "demo"),
+)
+
+# Modules whose import registers benchmark figures with agent.bench.
+BENCH_MODULES = (
+    "agent.bench_core",
+    "registry.bench",
+    "retrieval.bench",
+    "tools_sandbox.bench",
+    "audio.bench",
+)
+
+
+def _optional_import(name: str):
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return None
+        raise
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="amend")
+def main() -> None:
+    """Amend: a voice agent that gets corrections right. Runs fully offline."""
+
+
+@main.command()
+@click.option("--quick", is_flag=True, help="Smaller sizes and fewer repetitions.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--only", multiple=True, help="Run only these benchmark groups (repeatable).")
+def bench(quick: bool, as_json: bool, only: tuple[str, ...]) -> None:
+    """Run every registered benchmark and print one table of figures."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from agent.bench import registered
+
+    for name in BENCH_MODULES:
+        _optional_import(name)
+    groups = registered()
+    unknown = set(only) - set(groups)
+    if unknown:
+        raise click.UsageError(
+            f"unknown benchmark group(s): {', '.join(sorted(unknown))}; "
+            f"choose from {', '.join(sorted(groups))}")
+    console = Console(stderr=True)
+    rows = []
+    for name, fn in groups.items():
+        if only and name not in only:
+            continue
+        with console.status(f"running {name} ..."):
+            rows.extend((name, row) for row in fn(quick))
+    if as_json:
+        click.echo(json.dumps([{"group": g, "figure": r.figure, "value": r.value,
+                                "unit": r.unit, "target": r.target, "command": r.command}
+                               for g, r in rows], indent=1))
+        return
+    table = Table(title="amend bench" + (" --quick" if quick else ""))
+    for column in ("group", "figure", "value", "unit", "target", "command"):
+        table.add_column(column, overflow="fold")
+    for group, row in rows:
+        value = f"{row.value:.3g}" if isinstance(row.value, float) else str(row.value)
+        table.add_row(group, row.figure, value, row.unit, row.target, row.command)
+    Console().print(table)
+
+
+for _module, _attr in COMMANDS:
+    _mod = _optional_import(_module)
+    if _mod is not None:
+        main.add_command(getattr(_mod, _attr))
+
+
+if __name__ == "__main__":
+    main()
