@@ -1,0 +1,115 @@
+"""Understanding is separate from accepting.
+
+A :class:`Proposer` turns a final user turn into a :class:`Proposal`: what the caller seems to
+want and which field values they seem to give, withdraw or clear. The controller validates every
+proposal against the ledger, the caller's authority and the call's rules before anything is
+accepted. The rule-based proposer in ``agent/nlu`` is the default; a language model would plug
+in as another proposer, and the ledger would stay the source of truth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Protocol
+
+from agent.caller import CallerProfile
+from agent.ledger import LedgerSnapshot
+from agent.ports import ProcedureInfo
+from agent.speech import Utterance
+
+# Ledger field names. They are public (CALL_SCRIPTS.md `expect.fields`, `clarified`, events).
+ASSET = "asset"
+VISIT_DATE = "visit_date"  # ISO date "2026-12-03"
+VISIT_WINDOW = "visit_window"  # "morning" | "afternoon"
+VISIT_TIME = "visit_time"  # "14:00" (implies its window)
+UNITS = "units"
+SITE = "site"
+CONTACT = "contact"
+BOOKING_REF = "booking_ref"  # the booking a reschedule/cancel refers to
+LANGUAGE = "language"  # requested answer language, e.g. "de"
+FAMILY = "family"
+PROCEDURE = "procedure"
+CONFIGURATION = "configuration"
+REGION = "region"
+ITEM_CATEGORY = "item_category"  # return policies: procedure of family "returns"
+OPENED = "opened"  # "yes" | "no"
+
+BOOKING_FIELDS = (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME, UNITS, SITE, CONTACT)
+
+
+class Intent(StrEnum):
+    BOOK = "book"
+    RESCHEDULE = "reschedule"
+    CANCEL = "cancel"
+    MAINTENANCE_QUESTION = "maintenance_question"
+    POLICY_QUESTION = "policy_question"
+    YES = "yes"
+    NO = "no"
+    CORRECTION = "correction"
+    INFORM = "inform"  # gives values without a new intent (answer to a clarification)
+    HUMAN = "human"
+    GOODBYE = "goodbye"
+    UNKNOWN = "unknown"
+
+
+class CorrectionKind(StrEnum):
+    NONE = "none"
+    REPLACE = "replace"  # "X, not Y", "actually X", "make that X", "I meant X", "X instead"
+    MULTI = "multi"  # several fields at once
+    NEGATION = "negation"  # "not Thursday": withdraw, ask for a replacement
+    CLEAR_CONSTRAINT = "clear_constraint"  # "any day this week is fine"
+    REFERENT = "referent"  # "I meant the other pump" / "my other booking"
+    AMBIGUOUS_TARGET = "ambiguous_target"  # two date fields active: which one?
+    AMBIGUOUS_VALUE = "ambiguous_value"  # which Thursday?
+    UNCERTAIN = "uncertain"  # low confidence / disagreeing alternatives
+    AUTHORITY = "authority"  # crosses an account, tenant or person boundary
+
+
+@dataclass(frozen=True, slots=True)
+class SlotValue:
+    """A proposed value for one field. ``candidates`` > 1 means the value is ambiguous."""
+
+    field: str
+    value: str | None
+    text: str = ""  # the words it came from
+    confidence: float = 1.0
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    intent: Intent
+    slots: tuple[SlotValue, ...] = ()
+    correction: CorrectionKind = CorrectionKind.NONE
+    withdrawn: tuple[tuple[str, str], ...] = ()  # (field, value) the caller said "not" to
+    cleared: tuple[str, ...] = ()  # constraints the caller removed
+    ambiguous_fields: tuple[str, ...] = ()  # AMBIGUOUS_TARGET: the fields it could mean
+    referent: str | None = None  # REFERENT: the asset id or booking ref now meant
+    authority: str | None = None  # AUTHORITY: what boundary the caller tried to cross
+    go_ahead: bool = False  # the turn also says to proceed ("..., go ahead")
+    confidence: float = 1.0
+    reason: str = ""  # a short human-readable explanation, for the trace in debug mode
+
+    def slot(self, name: str) -> SlotValue | None:
+        for slot in self.slots:
+            if slot.field == name:
+                return slot
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalContext:
+    now: datetime  # the call's clock
+    ledger: LedgerSnapshot
+    caller: CallerProfile
+    procedures: tuple[ProcedureInfo, ...] = ()
+    expecting: str | None = None  # the field the agent just asked for, if any
+    pending_confirmation: bool = False  # the agent just asked "shall I go ahead?"
+    active_date_fields: tuple[str, ...] = ()  # >1 makes a bare date correction ambiguous
+    bookings: tuple[tuple[str, str, str], ...] = ()  # caller's bookings: (ref, asset, date)
+
+
+class Proposer(Protocol):
+    def propose(self, utterance: Utterance, context: ProposalContext) -> Proposal: ...
