@@ -256,3 +256,40 @@ class BookingPort(Protocol):
     async def bookings(self) -> tuple[BookingRecord, ...]: ...
 
     async def handoff(self, state: HandoffState) -> str: ...
+
+
+# --------------------------------------------------------------------------- registry → retrieval
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionText:
+    """One immutable revision's content as plain data, for indexing by ``retrieval/``.
+
+    ``sections`` holds ``(section_id, when, text)`` triples; ``when`` is a tuple of
+    ``(field, value)`` conditions on accepted fields (hard filters). A revision written with a
+    plain ``text`` is one section ``("text", (), text)``. ``valid`` lists the half-open
+    ``[from, to)`` intervals of its ``applies`` entries (ticks or RFC 3339 strings, ``None`` =
+    open-ended), as known at the registry's latest snapshot.
+    """
+
+    id: str
+    family: str
+    language: str
+    tenant: str  # "*" = every tenant
+    roles: tuple[str, ...]  # () = everyone of the tenant
+    kind: str  # manual | bulletin | policy | translation
+    digest: str  # sha256 of the canonical content
+    valid: tuple[tuple[int | str | None, int | str | None], ...]
+    sections: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...]
+    status: str = "approved"
+    equivalent_to: str | None = None
+    procedures: tuple[str, ...] = ()
+
+
+class RevisionSource(Protocol):
+    """Read-only view of the registry's contents; ``snapshot`` changes whenever they do."""
+
+    def revision_texts(self) -> tuple[RevisionText, ...]: ...
+
+    @property
+    def snapshot(self) -> int: ...
