@@ -239,7 +239,8 @@ class HandoffState:
 
 
 class BookingPort(Protocol):
-    async def create(self, key: str, revision: int, booking: dict[str, object]) -> BookingOutcome: ...
+    async def create(self, key: str, revision: int,
+                     booking: dict[str, object]) -> BookingOutcome: ...
 
     async def reschedule(self, key: str, revision: int, ref: str, expected_version: int,
                          changes: dict[str, object]) -> BookingOutcome: ...

@@ -42,7 +42,8 @@ class SpeechPlan:
     revision: int
     sentences: tuple[str, ...]
     kind: SpeechKind = SpeechKind.INFO
-    record: tuple[str, int] | None = None  # CONFIRMATION: (booking ref, version) it was rendered from
+    # CONFIRMATION: the (booking ref, version) the sentence was rendered from
+    record: tuple[str, int] | None = None
     citations: tuple[str, ...] = ()  # ANSWER: revision ids
     outcome: str | None = None  # ANSWER: registry outcome
     stamp: Stamp | None = None  # what the response depends on
