@@ -1,0 +1,207 @@
+"""Importing registry files: one atomic transaction per file, one snapshot per change.
+
+``apply_file`` is the only writer. It takes the write lock (``BEGIN IMMEDIATE``), reads the
+latest state, checks the file against it, and either writes everything under a new snapshot or
+rolls back and raises :class:`RejectedFile`. An import that changes nothing is a no-op.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+from registry import checks, schema
+from registry.errors import BadDatabase, RejectedFile
+from registry.model import (
+    Edge,
+    Interpretation,
+    ProcedureSpec,
+    RegistryFile,
+    RevisionSpec,
+    Scope,
+    sections_from_content,
+)
+from registry.parse import parse_file
+from registry.timeaxis import TimeKind, time_key
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    snapshot: int  # the snapshot now current (unchanged on a no-op)
+    revisions: int  # revisions in the file
+    new: int
+    corrected: int
+    changed: bool
+
+    def as_json(self) -> dict:
+        return {"snapshot": self.snapshot, "revisions": self.revisions, "new": self.new,
+                "corrected": self.corrected, "changed": self.changed}
+
+
+def registry_info(db: sqlite_utils.Database) -> dict[str, str]:
+    return dict(db.execute("SELECT key, value FROM registry_info").fetchall())
+
+
+def latest_snapshot(db: sqlite_utils.Database) -> int:
+    return db.execute("SELECT coalesce(max(id), 0) FROM snapshots").fetchone()[0]
+
+
+def _interp_from_row(kind: TimeKind, status, roles, equivalent, applies, supersedes):
+    scopes = tuple(Scope(a["procedure"], tuple(a["configurations"]), tuple(a["regions"]),
+                         a["valid"][0], a["valid"][1], time_key(kind, a["valid"][0]),
+                         None if a["valid"][1] is None else time_key(kind, a["valid"][1]))
+                   for a in json.loads(applies))
+    edges = tuple(Edge(*e) for e in json.loads(supersedes))
+    return Interpretation(status, tuple(json.loads(roles)), scopes, edges, equivalent)
+
+
+def load_state(db: sqlite_utils.Database, known_at: int | None = None) -> dict[str, RevisionSpec]:
+    """Every revision with its interpretation as known at ``known_at`` (default latest).
+
+    Read-only. Revisions imported after ``known_at`` are absent.
+    """
+    info = registry_info(db)
+    if not info:
+        return {}
+    kind = TimeKind(info["time"])
+    at = latest_snapshot(db) if known_at is None else known_at
+    rows = db.execute(
+        "SELECT r.id, r.family, r.kind, r.language, r.tenant, r.content, i.status, i.roles, "
+        "i.equivalent_to, i.applies, i.supersedes FROM revisions r JOIN interpretations i "
+        "ON i.revision = r.id WHERE i.known_from <= ? AND (i.known_to IS NULL OR i.known_to > ?)",
+        (at, at)).fetchall()
+    state = {}
+    for rid, family, rkind, language, tenant, content, *interp in rows:
+        sections, plain = sections_from_content(content)
+        state[rid] = RevisionSpec(rid, family, rkind, language, tenant, sections, plain,
+                                  _interp_from_row(kind, *interp))
+    return state
+
+
+def _write_revision(conn: sqlite3.Connection, spec: RevisionSpec, snap: int) -> None:
+    conn.execute("INSERT INTO revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (spec.id, spec.family, spec.kind, spec.language, spec.tenant, spec.content,
+                  spec.digest, snap))
+
+
+def _write_interpretation(conn: sqlite3.Connection, spec: RevisionSpec, snap: int) -> None:
+    it = spec.interp
+    cur = conn.execute(
+        "INSERT INTO interpretations (revision, known_from, status, roles, equivalent_to, "
+        "applies, supersedes, canonical) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (spec.id, snap, it.status, json.dumps(list(it.roles)), it.equivalent_to,
+         json.dumps([s.as_data() for s in it.applies]),
+         json.dumps([[e.revision, e.procedure, e.decision] for e in it.supersedes]),
+         it.canonical()))
+    interp_id = cur.lastrowid
+    conn.executemany(
+        "INSERT INTO scopes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(interp_id, n, spec.family, s.procedure, c, r, s.from_key, s.to_key)
+         for n, s in enumerate(it.applies) for c in s.configurations for r in s.regions])
+    conn.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?)",
+                     [(interp_id, spec.family, e.procedure, e.revision, e.decision)
+                      for e in it.supersedes])
+
+
+def _procedure_changes(db, procedures: tuple[ProcedureSpec, ...]) -> list[ProcedureSpec]:
+    stored = {(f, p): (t, json.loads(a), ft) for f, p, t, a, ft in db.execute(
+        "SELECT p.family, p.id, p.title, p.aliases, f.title FROM procedures p "
+        "JOIN families f ON f.id = p.family").fetchall()}
+    return [p for p in procedures
+            if stored.get((p.family, p.procedure)) != (p.title, list(p.aliases), p.family_title)]
+
+
+def apply_file(db: sqlite_utils.Database, file: RegistryFile, now: datetime | None = None
+               ) -> ImportResult:
+    """Import one parsed file atomically. Side effect: at most one new snapshot and its rows.
+
+    Raises :class:`RejectedFile` (database unchanged) when any check fails.
+    """
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = _apply_locked(db, file, now or datetime.now(UTC))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT" if result.changed else "ROLLBACK")
+    return result
+
+
+def _apply_locked(db: sqlite_utils.Database, file: RegistryFile, now: datetime) -> ImportResult:
+    conn = db.conn
+    info = registry_info(db)
+    for key, value in (("name", file.name), ("time", file.time)):
+        if info and info[key] != value:
+            label = "registry" if key == "name" else "time"
+            raise RejectedFile([f"{file.path}: top level: key {label!r} is {value!r} but this "
+                                f"database holds {label} {info[key]!r}; use another --db"])
+    state = load_state(db)
+    problems: list[str] = []
+    new, corrected = [], []
+    for spec in file.revisions:
+        old = state.get(spec.id)
+        if old is None:
+            new.append(spec)
+        else:
+            problems += checks.changed_content(file.path, old, spec)
+            if old.interp.canonical() != spec.interp.canonical():
+                corrected.append(spec)
+    resulting = {**state, **{s.id: s for s in file.revisions}}
+    origin = {s.id: file.path for s in file.revisions}
+    problems += checks.reference_problems(resulting, origin)
+    problems += checks.cycle_problems(resulting, origin)
+    if problems:
+        raise RejectedFile(problems)
+    procs = _procedure_changes(db, file.procedures)
+    snap = latest_snapshot(db)
+    changed = bool(new or corrected or procs or not info)
+    if not changed:
+        return ImportResult(snap, len(file.revisions), 0, 0, False)
+    snap += 1
+    conn.execute("INSERT INTO snapshots VALUES (?, ?, ?, ?)",
+                 (snap, now.isoformat(), Path(file.path).name, file.digest))
+    if not info:
+        conn.executemany("INSERT INTO registry_info VALUES (?, ?)",
+                         [("name", file.name), ("time", file.time)])
+    for p in procs:
+        conn.execute("INSERT INTO families VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET "
+                     "title = excluded.title", (p.family, p.family_title))
+        conn.execute("INSERT OR REPLACE INTO procedures VALUES (?, ?, ?, ?)",
+                     (p.family, p.procedure, p.title, json.dumps(list(p.aliases))))
+    for spec in new:
+        _write_revision(conn, spec, snap)
+    for spec in corrected:
+        conn.execute("UPDATE interpretations SET known_to = ? WHERE revision = ? "
+                     "AND known_to IS NULL", (snap, spec.id))
+    for spec in new + corrected:
+        _write_interpretation(conn, spec, snap)
+    return ImportResult(snap, len(file.revisions), len(new), len(corrected), True)
+
+
+def import_path(db_path: str | Path, file_path: str | Path) -> ImportResult:
+    """Parse ``file_path`` and import it into the database at ``db_path``, creating it if absent.
+
+    Atomic: on any error the database (or its absence) is exactly as before.
+    """
+    file = parse_file(file_path)
+    db_path = Path(db_path)
+    created = not db_path.exists()
+    db = schema.create(db_path) if created else schema.open_existing(db_path, read_only=False)
+    try:
+        return apply_file(db, file)
+    except sqlite3.DatabaseError as exc:
+        raise BadDatabase(f"{db_path}: the registry database failed during the import "
+                          f"({exc}); nothing was written") from None
+    except BaseException:
+        if created:
+            db.conn.close()
+            schema.remove_files(db_path)
+        raise
+    finally:
+        db.conn.close()
