@@ -1,0 +1,209 @@
+"""The browser demo: one FastAPI app with static files, the voice websocket and Gradio at ``/``.
+
+Route order matters: static files and the websocket are registered before Gradio is mounted
+at ``/`` (a websocket route added after the mount never connects). Each browser tab gets its
+own session from the :class:`~ui.session_hub.SessionHub` on page load and loses it on unload.
+Panels are HTML rendered by :mod:`ui.panels`, which escapes everything user-derived.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from agent.errors import AmendError
+from ui import panels
+from ui.scripted import ScriptRunner
+from ui.session_hub import SessionHub, TabScope
+from ui.session_view import PanelHTML, render_all
+
+STATIC = Path(__file__).with_name("static")
+HEAD = ('<link rel="stylesheet" href="/static/amend.css">'
+        '<script src="/static/voice-widget.js"></script>')
+FAULT_OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
+STAFF_FIELDS = ("date", "window", "time", "units", "site", "contact", "status")
+
+VOICE_WIDGET = """
+<div class="amend-voice" role="group" aria-label="Voice controls">
+  <button id="amend-mic" type="button" aria-pressed="false">Start microphone</button>
+  <button id="amend-ptt-mode" type="button" aria-pressed="false"
+          title="For rooms without headphones: only send audio while holding Talk">
+    Push-to-talk mode</button>
+  <button id="amend-talk" type="button" disabled
+          title="Hold with the mouse, or focus and hold Space">Hold to talk</button>
+  <meter id="amend-level" min="0" max="1" value="0" aria-label="Microphone level"></meter>
+  <div class="amend-voice-line"><span id="amend-voice-status" role="status">not connected</span>
+  <span id="amend-last-event" class="amend-gen"></span></div>
+</div>
+"""
+
+# Runs in the page after a (re)opened session: bind the voice link to this tab's session.
+CONNECT_JS = "(tab) => { if (window.amendVoice) window.amendVoice.connect(tab, true); }"
+# Typed turns go over the voice link when it is up (the pipeline then voices the answer);
+# otherwise the server feeds the session directly.
+TYPED_JS = ("(text, via) => { const v = window.amendVoice;"
+            " if (v && v.sendText(text)) return [text, 'voice'];"
+            " return [text, 'direct']; }")
+
+
+def _panel_values(html: PanelHTML) -> tuple[str, ...]:
+    return (html.status, html.transcript, html.ledger, html.actions, html.evidence,
+            html.bookings, html.notifications, html.trace, html.waterfall)
+
+
+def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
+    """The Gradio page. Every handler finds its tab's session by the request's session hash."""
+    personas = [(p.name or key, key) for key, p in hub.personas.items()]
+    first = personas[0][1]
+
+    async def panels_for(request: gr.Request) -> tuple[str, ...]:
+        session = hub.get(request.session_hash)
+        if session is None:
+            idle = '<span class="amend-status">no session: reload the page</span>'
+            return (idle,) + ("",) * 8
+        return _panel_values(await render_all(session))
+
+    async def open_session(persona_id: str, request: gr.Request):
+        try:
+            session = await hub.open(request.session_hash, persona_id or first)
+        except AmendError as exc:
+            raise gr.Error(str(exc)) from None
+        return (request.session_hash, panels.render_persona(session.persona),
+                *(await panels_for(request)))
+
+    async def typed(text: str, via: str, request: gr.Request):
+        session = hub.get(request.session_hash)
+        if session is None:
+            raise gr.Error("no session for this tab: reload the page")
+        if via != "voice":
+            try:
+                await session.typed_turn(text)
+            except AmendError as exc:
+                gr.Warning(str(exc))
+                return text, *(await panels_for(request))
+        return "", *(await panels_for(request))
+
+    async def inject_fault(op: str, delay_ms: float, lost: bool, request: gr.Request):
+        session = hub.get(request.session_hash)
+        fault: dict[str, object] = {}
+        if delay_ms and delay_ms > 0:
+            fault["delay_ms"] = int(delay_ms)
+        if lost:
+            fault["drop_response"] = True
+        if session is None or not fault:
+            gr.Warning("choose a delay above 0 ms or a lost response, then inject")
+            return await panels_for(request)
+        try:
+            await session.world.set_fault(op, fault)
+        except AmendError as exc:
+            gr.Warning(str(exc))
+        else:
+            gr.Info(f"next {op}: {', '.join(f'{k}={v}' for k, v in fault.items())}")
+        return await panels_for(request)
+
+    async def staff_edit(ref: str, field: str, value: str, request: gr.Request):
+        session = hub.get(request.session_hash)
+        if session is None or not ref.strip() or not value.strip():
+            gr.Warning("staff edit: give a booking ref and a new value")
+            return await panels_for(request)
+        try:
+            await session.world.staff_edit(ref.strip(), {field: value.strip()})
+        except AmendError as exc:
+            gr.Warning(str(exc))
+        return await panels_for(request)
+
+    async def end_session(request: gr.Request) -> None:
+        await hub.close(request.session_hash)
+
+    with gr.Blocks(title="Amend: corrections done right", analytics_enabled=False,
+                   fill_width=True) as demo:
+        gr.HTML('<header class="amend-header"><h1>Amend</h1><p>A voice agent that gets '
+                "corrections right. Talk or type; correct yourself; watch the revision, the "
+                "actions and the system of record.</p></header>", js_on_load=None)
+        tab_id = gr.Textbox(visible=False, elem_id="amend-tab")
+        with gr.Tabs():
+            with gr.Tab("Live call", id="live"):
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=1, min_width=320):
+                        persona = gr.Dropdown(personas, value=first, label="Caller persona",
+                                              elem_id="amend-persona")
+                        persona_html = gr.HTML(js_on_load=None, elem_id="amend-persona-card")
+                        gr.HTML(VOICE_WIDGET, js_on_load=None, elem_id="amend-voice-widget")
+                        with gr.Row():
+                            text = gr.Textbox(label="Typed turn", elem_id="amend-typed",
+                                              placeholder="e.g. Book P-100 on Wednesday "
+                                              "afternoon (Enter sends)", scale=4)
+                            via = gr.Textbox(visible=False, value="direct")
+                            send = gr.Button("Send", variant="primary", scale=1,
+                                             elem_id="amend-send")
+                        with gr.Accordion("Demo controls", open=False, elem_id="amend-controls"):
+                            with gr.Row():
+                                fault_op = gr.Dropdown(list(FAULT_OPS), value=FAULT_OPS[0],
+                                                       label="Sandbox op")
+                                delay = gr.Number(value=1500, label="Delay (ms)", minimum=0)
+                                lost = gr.Checkbox(label="Lose the response")
+                            fault_btn = gr.Button("Inject fault on the next call")
+                            with gr.Row():
+                                staff_ref = gr.Textbox(label="Booking ref")
+                                staff_field = gr.Dropdown(list(STAFF_FIELDS), value="date",
+                                                          label="Field")
+                                staff_value = gr.Textbox(label="New value")
+                            staff_btn = gr.Button("Apply staff edit")
+                            reset = gr.Button("Reset session", variant="stop",
+                                              elem_id="amend-reset")
+                    with gr.Column(scale=2, min_width=480):
+                        status = gr.HTML(js_on_load=None, elem_id="amend-status")
+                        transcript = gr.HTML(js_on_load=None, elem_id="amend-transcript",
+                                             label="Transcript")
+                        with gr.Tabs():
+                            with gr.Tab("Ledger"):
+                                ledger = gr.HTML(js_on_load=None, elem_id="amend-ledger")
+                            with gr.Tab("Actions"):
+                                actions = gr.HTML(js_on_load=None, elem_id="amend-actions")
+                            with gr.Tab("Evidence"):
+                                evidence = gr.HTML(js_on_load=None, elem_id="amend-evidence")
+                            with gr.Tab("Sandbox"):
+                                bookings = gr.HTML(js_on_load=None, elem_id="amend-bookings")
+                                notes = gr.HTML(js_on_load=None, elem_id="amend-notifications")
+                            with gr.Tab("Trace"):
+                                trace = gr.HTML(js_on_load=None, elem_id="amend-trace")
+                            with gr.Tab("Latency"):
+                                waterfall = gr.HTML(js_on_load=None, elem_id="amend-waterfall")
+            with gr.Tab("Scripted call", id="scripted"):
+                if scripts is not None:
+                    scripts.build(gr)
+                else:
+                    gr.Markdown("No call scripts found.")
+
+        outputs = [status, transcript, ledger, actions, evidence, bookings, notes, trace,
+                   waterfall]
+        opened = [tab_id, persona_html, *outputs]
+        demo.load(open_session, [persona], opened).then(None, [tab_id], None, js=CONNECT_JS)
+        persona.change(open_session, [persona], opened).then(None, [tab_id], None,
+                                                             js=CONNECT_JS)
+        reset.click(open_session, [persona], opened).then(None, [tab_id], None, js=CONNECT_JS)
+        for trigger in (text.submit, send.click):
+            trigger(typed, [text, via], [text, *outputs], js=TYPED_JS)
+        fault_btn.click(inject_fault, [fault_op, delay, lost], outputs)
+        staff_btn.click(staff_edit, [staff_ref, staff_field, staff_value], outputs)
+        gr.Timer(0.5).tick(panels_for, None, outputs, show_progress="hidden")
+        demo.unload(end_session)
+    return demo
+
+
+def build_app(hub: SessionHub, voice_router: Any | None = None,
+              scripts: ScriptRunner | None = None) -> Any:
+    """FastAPI app: /static, /ws/voice (when a router is given), then Gradio at /."""
+    from fastapi import FastAPI
+    from fastapi.staticfiles import StaticFiles
+
+    app = FastAPI(title="Amend demo", docs_url=None, redoc_url=None)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    if voice_router is not None:
+        paths = [getattr(r, "path", "") for r in voice_router.routes]
+        prefix = "" if any(p.startswith("/ws/voice") for p in paths) else "/ws/voice"
+        app.include_router(voice_router, prefix=prefix)
+    app.add_middleware(TabScope)
+    app.state.hub = hub
+    blocks = build_blocks(hub, scripts)
+    return gr.mount_gradio_app(app, blocks, path="/", head=HEAD, footer_links=[])

@@ -1,0 +1,84 @@
+"""The "Scripted call" tab: run one ``tests/calls/*.yaml`` script and show its verdict.
+
+The call runs in a child process through the public CLI (``amend call SCRIPT --report FILE``),
+so a script gets the isolation CALL_SCRIPTS.md promises (fresh sandbox, registry and clock) and
+a broken script can never disturb the live sessions. Side effects: a temporary report file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ui.panels import esc
+
+DEFAULT_DIR = Path(__file__).resolve().parent.parent / "tests" / "calls"
+TIMEOUT_S = 180.0
+
+
+def render_report(report: dict[str, Any]) -> str:
+    """Verdict, violations and the seven measures of every call in a ``--report`` JSON."""
+    blocks = []
+    for call in report.get("calls", []):
+        verdict = str(call.get("verdict", "INVALID"))
+        violations = "".join(f"<li>{esc(v)}</li>" for v in call.get("violations", []))
+        measures = "".join(f"<tr><td>{esc(k)}</td><td class=\"amend-measure-{esc(v)}\">"
+                           f"{esc(v)}</td></tr>" for k, v in call.get("measures", {}).items())
+        blocks.append(
+            f'<section class="amend-verdict amend-verdict-{esc(verdict.lower())}">'
+            f"<h3>{esc(call.get('id', '?'))}: <span>{esc(verdict)}</span></h3>"
+            + (f"<ul>{violations}</ul>" if violations else "<p>No violations.</p>")
+            + (f'<table class="amend-table"><caption>seed 001 measures</caption>{measures}'
+               "</table>" if measures else "") + "</section>")
+    return "".join(blocks) or '<p class="amend-empty">The report holds no calls.</p>'
+
+
+class ScriptRunner:
+    """Lists the scripts in ``directory`` and runs one at a time through ``amend call``."""
+
+    def __init__(self, directory: Path = DEFAULT_DIR, mode: str = "text"):
+        self.directory = Path(directory)
+        self.mode = mode
+
+    def scripts(self) -> list[str]:
+        return sorted(p.name for p in self.directory.glob("*.yaml"))
+
+    async def run(self, name: str) -> str:
+        """Run script ``name``; returns the verdict HTML (or a one-line reason it could not)."""
+        if name not in self.scripts():
+            return f'<p class="amend-error">Unknown script {esc(name)}: pick one from the list.</p>'
+        with tempfile.TemporaryDirectory(prefix="amend-call-") as tmp:
+            report = Path(tmp) / "report.json"
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ui.cli", "call", str(self.directory / name),
+                "--mode", self.mode, "--report", str(report),
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                cwd=str(Path(__file__).resolve().parent.parent))
+            try:
+                out, _ = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+                return (f'<p class="amend-error">{esc(name)} did not finish in '
+                        f"{TIMEOUT_S:.0f} s.</p>")
+            if not report.exists():
+                tail = out.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+                return (f'<p class="amend-error">{esc(name)}: the runner wrote no report '
+                        f"(exit {proc.returncode}): {esc(tail[0])}</p>")
+            return render_report(json.loads(report.read_text()))
+
+    def build(self, gr: Any) -> None:
+        """Add the tab's components to the enclosing Blocks."""
+        names = self.scripts()
+        gr.Markdown(f"Plays a call script in `--mode {self.mode}` in an isolated world and "
+                    "shows the verdict (PASS, FAIL or INVALID) and the seed 001 measures.")
+        with gr.Row():
+            choice = gr.Dropdown(names, value=names[0] if names else None,
+                                 label="Script (tests/calls)", elem_id="amend-script")
+            go = gr.Button("Run scripted call", variant="primary", elem_id="amend-run-script")
+        verdict = gr.HTML(js_on_load=None, elem_id="amend-verdict")
+        go.click(self.run, [choice], [verdict])

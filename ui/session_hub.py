@@ -1,0 +1,201 @@
+"""One demo session per browser tab: the hub that opens, finds and ends them.
+
+A tab gets its own world (caller, ledger, controller, sandbox handle) when the page loads, and
+loses it when the tab closes (Gradio ``unload``) or is reset. The voice websocket finds the same
+session through :data:`CURRENT_TAB`, set from the socket's ``?tab=`` query by
+:class:`TabScope`, so typed turns, speech and panels all drive one conversation.
+
+Every method here runs on the server's single event loop; nothing is shared across tabs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import parse_qs
+
+from agent.caller import CallerProfile
+from agent.errors import InvalidInput
+from agent.session import Conversation
+from agent.speech import SpeechPlan, SpeechSink, Utterance
+from agent.trace import Trace
+
+CURRENT_TAB: contextvars.ContextVar[str | None] = contextvars.ContextVar("amend_tab", default=None)
+
+
+class DemoWorld(Protocol):
+    """What the page needs from a built session (the composition root provides it)."""
+
+    conversation: Conversation
+
+    async def bookings(self) -> tuple[Any, ...]: ...
+
+    async def notifications(self) -> tuple[dict[str, object], ...]: ...
+
+    def actions(self) -> tuple[Any, ...]: ...
+
+    def evidence(self) -> tuple[dict[str, object], ...]: ...
+
+    async def set_fault(self, op: str, fault: dict[str, object]) -> None: ...
+
+    async def staff_edit(self, ref: str, changes: dict[str, object]) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+# Builds a world for one caller, speaking into ``sink`` and tracing into ``trace``.
+WorldBuilder = Callable[[CallerProfile, Trace, SpeechSink], Awaitable[DemoWorld]]
+
+
+@dataclass
+class RecordingSink:
+    """Keeps every plan for the transcript and forwards to the voice output when one is attached.
+
+    Without a voice link (typed turns only) the plans are the whole story: the transcript shows
+    them in full, and invalidations mark them cut.
+    """
+
+    trace: Trace | None = None
+    plans: list[SpeechPlan] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)  # trace length when each plan was spoken
+    invalidated: dict[int, str] = field(default_factory=dict)
+    downstream: SpeechSink | None = None
+
+    def speak(self, plan: SpeechPlan) -> None:
+        self.plans.append(plan)
+        self.positions.append(len(self.trace.events) if self.trace is not None else 0)
+        if self.downstream is not None:
+            self.downstream.speak(plan)
+
+    def invalidate(self, generation: int, reason: str) -> None:
+        # Without audio, only the newest plan at or below ``generation`` can still be "playing";
+        # older ones were superseded by it (the voice path reports real cuts in the trace).
+        older = [p.generation for p in self.plans if p.generation <= generation]
+        if older:
+            self.invalidated.setdefault(max(older), reason)
+        if self.downstream is not None:
+            self.downstream.invalidate(generation, reason)
+
+
+@dataclass
+class TabSession:
+    """Everything one tab owns. Replaced wholesale on reset or persona change."""
+
+    tab: str
+    persona_id: str
+    persona: CallerProfile
+    trace: Trace
+    sink: RecordingSink
+    world: DemoWorld
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.world.conversation
+
+    async def typed_turn(self, text: str) -> None:
+        """Feed one typed caller turn into the conversation (side effect: the agent responds)."""
+        text = text.strip()
+        if not text:
+            raise InvalidInput("typed turn: the text is empty; type what the caller says")
+        if len(text) > 500:
+            raise InvalidInput("typed turn: longer than 500 characters; say it in shorter turns")
+        async with self.lock:
+            turn = Utterance(text=text, id=f"typed-{len(self.trace.events)}")
+            snap = self.conversation.ledger.current
+            last = self.trace.events[-1].generation if self.trace.events else 0
+            # A typed turn has no voice pipeline to announce it, so the page does.
+            self.trace.emit("user_turn_final", question=snap.question, revision=snap.revision,
+                            generation=last, request=turn.id, text=self.trace.private(text),
+                            source="typed")
+            await self.conversation.user_turn(turn)
+
+
+class SessionHub:
+    """Tab id -> :class:`TabSession`. Opening an existing tab replaces (and closes) its session."""
+
+    def __init__(self, build: WorldBuilder, personas: dict[str, CallerProfile],
+                 *, debug_trace: bool = True):
+        if not personas:
+            raise InvalidInput("personas: at least one caller persona is required")
+        self._build = build
+        self.personas = personas
+        self._debug = debug_trace  # the demo shows the caller their own words and values
+        self._tabs: dict[str, TabSession] = {}
+
+    def __len__(self) -> int:
+        return len(self._tabs)
+
+    def get(self, tab: str | None) -> TabSession | None:
+        return self._tabs.get(tab or "")
+
+    async def open(self, tab: str, persona_id: str | None = None) -> TabSession:
+        """Build a fresh session for ``tab`` (closing any previous one) and greet the caller."""
+        if not tab:
+            raise InvalidInput("tab id: empty; reload the page")
+        persona_id = persona_id or next(iter(self.personas))
+        if persona_id not in self.personas:
+            raise InvalidInput(f"persona {persona_id!r}: unknown; choose one of "
+                               f"{', '.join(self.personas)}")
+        await self.close(tab)
+        trace = Trace(debug=self._debug)
+        sink = RecordingSink(trace)
+        persona = self.personas[persona_id]
+        world = await self._build(persona, trace, sink)
+        session = TabSession(tab, persona_id, persona, trace, sink, world)
+        self._tabs[tab] = session
+        await world.conversation.start()
+        return session
+
+    async def close(self, tab: str) -> None:
+        """End the tab's session: the conversation closes, the world is torn down."""
+        session = self._tabs.pop(tab, None)
+        if session is None:
+            return
+        try:
+            await session.conversation.close()
+        finally:
+            await session.world.aclose()
+
+    async def close_all(self) -> None:
+        for tab in list(self._tabs):
+            await self.close(tab)
+
+    def attach_voice(self, sink: SpeechSink, tab: str | None = None) -> TabSession:
+        """Route the tab's agent speech into a voice output (called by the voice endpoint)."""
+        session = self.get(tab or CURRENT_TAB.get())
+        if session is None:
+            raise InvalidInput("voice link: no session for this tab; reload the page")
+        session.sink.downstream = sink
+        return session
+
+    def detach_voice(self, tab: str | None = None) -> None:
+        session = self.get(tab or CURRENT_TAB.get())
+        if session is not None:
+            session.sink.downstream = None
+
+
+class TabScope:
+    """ASGI middleware: a websocket under ``prefix`` runs with CURRENT_TAB set from ``?tab=``.
+
+    The voice endpoint's session factory is then called inside that context and can find the
+    tab's session without knowing about tabs at all.
+    """
+
+    def __init__(self, app: Any, prefix: str = "/ws/"):
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope.get("type") == "websocket" and scope.get("path", "").startswith(self.prefix):
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            token = CURRENT_TAB.set((query.get("tab") or [None])[0])
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                CURRENT_TAB.reset(token)
+            return
+        await self.app(scope, receive, send)
