@@ -1,0 +1,68 @@
+"""What the caller wants, from the words alone (before corrections are considered).
+
+Explicit requests win over everything (a person, goodbye, cancel, reschedule); then questions
+(maintenance, return policy); then booking; yes and no are read only at the start of the turn
+("no, Thursday" is handled as a correction by the proposer). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.nlu import lexicon
+from agent.proposals import Intent
+
+_HUMAN = re.compile(rf"\b(?:{lexicon.HUMAN})\b")
+_GOODBYE = re.compile(rf"\b(?:{lexicon.GOODBYE})\b")
+_CANCEL = re.compile(rf"\b(?:{lexicon.CANCEL})\b")
+_DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
+_RESCHEDULE = re.compile(rf"\b(?:{lexicon.RESCHEDULE})\b")
+_POLICY = re.compile(rf"\b(?:{lexicon.POLICY})\b")
+_MAINTENANCE = re.compile(rf"\b(?:{lexicon.MAINTENANCE})\b")
+_BOOK = re.compile(rf"\b(?:{lexicon.BOOK})\b")
+_YES = re.compile(rf"^(?:{lexicon.YES})\b")
+_NO = re.compile(rf"^(?:{lexicon.NO})\b")
+_GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
+
+
+def explicit_intent(text: str) -> Intent | None:
+    """A request that overrides any slot reading: person, goodbye, cancel, reschedule."""
+    if _HUMAN.search(text):
+        return Intent.HUMAN
+    if _CANCEL.search(text) and not _DONT_CANCEL.search(text):
+        return Intent.CANCEL
+    if _RESCHEDULE.search(text):
+        return Intent.RESCHEDULE
+    if _GOODBYE.search(text) and not _YES.match(text):
+        return Intent.GOODBYE
+    return None
+
+
+def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | None:
+    """A question or a booking request."""
+    if has_item or _POLICY.search(text):
+        return Intent.POLICY_QUESTION
+    if has_procedure:
+        return Intent.MAINTENANCE_QUESTION
+    if _BOOK.search(text):
+        return Intent.BOOK
+    if _MAINTENANCE.search(text):
+        return Intent.MAINTENANCE_QUESTION
+    return None
+
+
+def answer_intent(text: str) -> Intent | None:
+    """Yes or no, read only at the start of the turn."""
+    if _NO.match(text):
+        return Intent.NO
+    if _YES.match(text):
+        return Intent.YES
+    return None
+
+
+def says_go_ahead(text: str) -> bool:
+    return bool(_GO_AHEAD.search(text))
+
+
+def starts_with_yes(text: str) -> bool:
+    return bool(_YES.match(text))

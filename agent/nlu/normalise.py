@@ -1,0 +1,57 @@
+"""Turn a transcript into the one canonical form every matcher reads.
+
+Lower case; "o'clock" and "p.m." in one spelling; numbers as digits (text2num's
+``alpha2digit``, so "pee two hundred" -> "pee 200" -> "p 200"); the homophones a recogniser
+writes for small numbers ("to", "for") turned into digits only where a number must stand
+("at for pm", "to units"); sentence punctuation reduced to commas, which the correction
+splitter treats as clause breaks. Pure function, cached: the same words are normalised once.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from text_to_num import alpha2digit
+
+from agent.nlu import lexicon
+
+_SPACES = re.compile(r"\s+")
+_CLOCK = re.compile(r"\bo\s*'?\s*clock\b")
+_PM = re.compile(r"\b(?:p\s*\.\s*m\b\.?|p m\b)")
+_AM = re.compile(r"\b(?:a\s*\.\s*m\b\.?|a m\b)")
+_PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
+_LETTER_NAME = re.compile(
+    r"\b(" + "|".join(sorted(lexicon.LETTER_NAMES, key=len, reverse=True)) + r")\s*-?\s*(?=\d)"
+)
+_NUMBER_HOMOPHONE = re.compile(
+    r"\b(?:(to|too|two)|(for|fore)|(ate)|(won))\b(?=\s+(?:pm|am|oclock|thirty|"
+    + lexicon.UNIT_NOUNS
+    + r")\b)"
+)
+_AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
+_HOMOPHONE_DIGIT = ("2", "4", "8", "1")
+
+
+def _homophone(match: re.Match[str]) -> str:
+    for group, digit in zip(match.groups(), _HOMOPHONE_DIGIT, strict=False):
+        if group:
+            return digit
+    return match.group(0)
+
+
+@lru_cache(maxsize=4096)
+def normalise(text: str) -> str:
+    """The canonical form of ``text`` (pure; memoised)."""
+    out = text.lower().replace("’", "'").replace("‘", "'")
+    out = _CLOCK.sub(" oclock", out)
+    out = _PM.sub("pm", out)
+    out = _AM.sub("am", out)
+    out = _PUNCT.sub(",", out)
+    out = _NUMBER_HOMOPHONE.sub(_homophone, out)
+    out = _AT_HOMOPHONE.sub(lambda m: "at " + _homophone(m), out)
+    out = alpha2digit(out, "en", threshold=0)
+    out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)
+    out = _SPACES.sub(" ", out)
+    out = re.sub(r"\s*,[\s,]*", ", ", out)
+    return out.strip(" ,")

@@ -1,0 +1,229 @@
+"""RuleProposer: the deterministic default :class:`agent.proposals.Proposer`.
+
+One turn in, one :class:`Proposal` out; no state is kept between turns (the ledger in the
+context is the memory). Steps: normalise; split off negated stretches ("not Thursday") and read
+them as withdrawals; read the rest as slot values; look for the correction signals, authority
+boundaries and uncertain recognition; pick the intent and the correction kind by a fixed
+precedence. A past date is proposed as itself and named in ``reason`` (the controller refuses
+it). Side effects: none, apart from warming and filling dateparser's and our own memo caches.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from agent.nlu import corrections, dates, intents
+from agent.nlu.normalise import normalise
+from agent.nlu.reading import Reading, read
+from agent.proposals import (
+    ASSET,
+    BOOKING_REF,
+    ITEM_CATEGORY,
+    OPENED,
+    PROCEDURE,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+    CorrectionKind,
+    Intent,
+    Proposal,
+    ProposalContext,
+    SlotValue,
+)
+from agent.speech import Utterance
+
+LOW_CONFIDENCE = 0.6
+# Fields whose disagreement between recognition alternatives changes what the agent does.
+DECISION_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", BOOKING_REF,
+                   ITEM_CATEGORY, OPENED, PROCEDURE, "language", "site")
+# Fields that change together count once when deciding whether a correction is MULTI.
+_GROUP = {VISIT_WINDOW: VISIT_TIME, "family": PROCEDURE}
+
+
+class RuleProposer:
+    """Deterministic understanding. Construct once per process: construction warms dateparser."""
+
+    def __init__(self, warm_at: datetime | None = None) -> None:
+        dates.warm_up(warm_at or datetime.now().astimezone())
+        normalise("warm up at two pm on the third")
+
+    def propose(self, utterance: Utterance, context: ProposalContext) -> Proposal:
+        """Read one final turn (pure with respect to ``context``; nothing is accepted here)."""
+        text = normalise(utterance.text or "")
+        if not text:
+            return Proposal(Intent.UNKNOWN, confidence=utterance.confidence, reason="empty turn")
+        reading, withdrawn = _read_turn(text, context)
+        boundary = corrections.authority_boundary(text, context, reading.foreign_assets)
+        if boundary is not None:
+            return _authority(text, boundary, utterance)
+        cleared = corrections.cleared_fields(text)
+        referent = corrections.find_referent(text, context)
+        slots = list(reading.slots)
+        if referent is not None:
+            slots = [s for s in slots if s.field != referent.field]
+            slots.append(SlotValue(referent.field, referent.value, referent.text,
+                                   candidates=referent.candidates))
+        if cleared:
+            slots = [s for s in slots if s.field not in cleared]
+        slots = _answer_to_expected(text, slots, context)
+        uncertain, slots = _uncertainty(utterance, context, slots)
+        intent, corrective = _intent(text, slots, withdrawn, cleared, referent, context)
+        kind = _kind(intent, corrective, slots, withdrawn, cleared, referent, uncertain, context)
+        reasons = [f"intent {intent.value}", f"correction {kind.value}"]
+        if reading.past_dates:
+            reasons.append("past date " + ", ".join(reading.past_dates))
+        go_ahead = intents.says_go_ahead(text) or (
+            intents.starts_with_yes(text) and intent is Intent.CORRECTION)
+        return Proposal(
+            intent=intent,
+            slots=tuple(slots),
+            correction=kind,
+            withdrawn=withdrawn,
+            cleared=cleared,
+            ambiguous_fields=(context.active_date_fields
+                              if kind is CorrectionKind.AMBIGUOUS_TARGET else ()),
+            referent=referent.value if referent else None,
+            go_ahead=go_ahead,
+            confidence=min(utterance.confidence, 1.0),
+            reason="; ".join(reasons),
+        )
+
+
+def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple[str, str], ...]]:
+    """Slots from the affirmed words; withdrawals from the negated stretches that name values."""
+    positive = text
+    withdrawn: list[tuple[str, str]] = []
+    for stretch in corrections.negated_stretches(text):
+        negated = read(stretch.text, context)
+        values = [_withdrawn_value(s, context) for s in negated.slots
+                  if s.field in DECISION_FIELDS and s.field != OPENED]
+        values = [v for v in values if v is not None]
+        if not values:
+            continue  # "I did not open it", "I'm not sure": not a withdrawal
+        withdrawn.extend(values)
+        positive = positive[:stretch.start] + " " * (stretch.end - stretch.start) \
+            + positive[stretch.end:]
+    reading = read(" ".join(positive.split()), context)
+    # A time withdrawn implies its window only when the caller gave no new time of day.
+    return reading, tuple(dict.fromkeys(withdrawn))
+
+
+def _withdrawn_value(slot: SlotValue, context: ProposalContext) -> tuple[str, str] | None:
+    """The value the caller said "not" to; the ledger's own value when the words fit it."""
+    current = context.ledger.value(slot.field)
+    if slot.value is not None:
+        return (slot.field, slot.value)
+    if current is not None and current in slot.candidates:
+        return (slot.field, current)
+    return (slot.field, slot.candidates[0]) if slot.candidates else None
+
+
+def _answer_to_expected(text: str, slots: list[SlotValue],
+                        context: ProposalContext) -> list[SlotValue]:
+    """A bare yes/no answers "was it opened?" rather than the confirmation question."""
+    if context.expecting == OPENED and not any(s.field == OPENED for s in slots):
+        answer = intents.answer_intent(text)
+        if answer is Intent.YES:
+            return [*slots, SlotValue(OPENED, "yes", text)]
+        if answer is Intent.NO:
+            return [*slots, SlotValue(OPENED, "no", text)]
+    return slots
+
+
+def _uncertainty(utterance: Utterance, context: ProposalContext,
+                 slots: list[SlotValue]) -> tuple[bool, list[SlotValue]]:
+    """Low confidence, or alternatives that disagree on a decision field: keep every candidate."""
+    uncertain = utterance.confidence < LOW_CONFIDENCE
+    if uncertain:
+        slots = [_with_confidence(s, utterance.confidence) for s in slots]
+    primary = intents.answer_intent(normalise(utterance.text or ""))
+    for alternative in utterance.alternatives:
+        alt_text = normalise(alternative)
+        other = read(alt_text, context)
+        alt_answer = intents.answer_intent(alt_text)
+        if primary and alt_answer and primary is not alt_answer:
+            uncertain = True
+        for index, slot in enumerate(slots):
+            if slot.field not in DECISION_FIELDS:
+                continue
+            theirs = other.value(slot.field)
+            if theirs is None or theirs.value is None or theirs.value == slot.value:
+                continue
+            uncertain = True
+            mine = (slot.value,) if slot.value is not None else slot.candidates
+            candidates = tuple(dict.fromkeys((*mine, *slot.candidates, theirs.value)))
+            slots[index] = SlotValue(slot.field, None, slot.text,
+                                     min(slot.confidence, utterance.confidence), candidates)
+    return uncertain, slots
+
+
+def _with_confidence(slot: SlotValue, confidence: float) -> SlotValue:
+    return SlotValue(slot.field, slot.value, slot.text, min(slot.confidence, confidence),
+                     slot.candidates)
+
+
+def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str], ...],
+            cleared: tuple[str, ...], referent: corrections.Referent | None,
+            context: ProposalContext) -> tuple[Intent, bool]:
+    """The intent, and whether the turn corrects something already in the ledger."""
+    changes = [s for s in slots if context.ledger.value(s.field) is not None
+               and s.value != context.ledger.value(s.field)]
+    marker = corrections.has_replace_marker(text)
+    corrective = bool(withdrawn or cleared or referent or (marker and changes))
+    explicit = intents.explicit_intent(text)
+    if explicit is not None:
+        return explicit, corrective
+    if corrective:
+        return Intent.CORRECTION, True
+    has_procedure = any(s.field == PROCEDURE for s in slots)
+    has_item = any(s.field == ITEM_CATEGORY for s in slots)
+    topic = intents.topic_intent(text, has_procedure, has_item)
+    answer = intents.answer_intent(text)
+    expected = context.expecting is not None and any(s.field == context.expecting for s in slots)
+    if changes and not expected and topic in (None, Intent.BOOK):
+        # A new value for a field that already has one, unasked: an implicit "make that X".
+        return Intent.CORRECTION, True
+    if topic is not None and not expected:
+        return topic, False
+    if slots:
+        return Intent.INFORM, False
+    if answer is not None:
+        return answer, False
+    return topic or Intent.UNKNOWN, False
+
+
+def _kind(intent: Intent, corrective: bool, slots: list[SlotValue],
+          withdrawn: tuple[tuple[str, str], ...], cleared: tuple[str, ...],
+          referent: corrections.Referent | None, uncertain: bool,
+          context: ProposalContext) -> CorrectionKind:
+    """The correction kind, by fixed precedence (the most cautious reading wins)."""
+    if uncertain:
+        return CorrectionKind.UNCERTAIN
+    touches_date = any(s.field == VISIT_DATE for s in slots) or any(
+        f == VISIT_DATE for f, _ in withdrawn)
+    if corrective and touches_date and len(context.active_date_fields) > 1:
+        return CorrectionKind.AMBIGUOUS_TARGET
+    if any(s.value is None and len(s.candidates) > 1 for s in slots):
+        return CorrectionKind.AMBIGUOUS_VALUE
+    if referent is not None:
+        return CorrectionKind.REFERENT
+    if cleared:
+        return CorrectionKind.CLEAR_CONSTRAINT
+    given = {_GROUP.get(s.field, s.field) for s in slots}
+    if withdrawn and not {_GROUP.get(f, f) for f, _ in withdrawn} & given:
+        return CorrectionKind.NEGATION
+    if not corrective:
+        return CorrectionKind.NONE
+    return CorrectionKind.MULTI if len(given) > 1 else CorrectionKind.REPLACE
+
+
+def _authority(text: str, boundary: str, utterance: Utterance) -> Proposal:
+    """A turn that crosses a boundary proposes no values at all: nothing of it may be applied."""
+    intent = intents.explicit_intent(text) or intents.topic_intent(text, False, False)
+    return Proposal(
+        intent=intent or Intent.CORRECTION,
+        correction=CorrectionKind.AUTHORITY,
+        authority=boundary,
+        confidence=min(utterance.confidence, 1.0),
+        reason=f"authority boundary: {boundary}",
+    )

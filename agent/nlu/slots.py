@@ -1,0 +1,119 @@
+"""The small extractors: units, site address, language, configuration, region, opened.
+
+Each reads normalised text and returns what it found with its span, so the caller can mask
+spans already consumed (an address's "at 12" is not a time). Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.caller import Asset
+from agent.nlu import lexicon
+from agent.proposals import CONFIGURATION, LANGUAGE, OPENED, REGION, SITE, UNITS
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    field: str
+    value: str
+    text: str
+    start: int
+    end: int
+
+
+_UNITS = re.compile(rf"\b(?P<n>\d{{1,3}}) (?:{lexicon.UNIT_NOUNS})\b")
+_UNITS_WORD = re.compile(
+    rf"\b(?:(?P<one>a single|just 1|only 1)|(?P<both>both)) (?:{lexicon.UNIT_NOUNS})\b"
+)
+_SITE = re.compile(
+    rf"\b(?P<addr>\d{{1,5}}[a-z]? (?:[a-z][\w'-]* ){{1,3}}(?:{lexicon.STREET_WORDS})"
+    rf"(?:,? (?:in )?(?!at\b|on\b|in\b|for\b|and\b|please\b)[a-z][\w-]+)?)\b"
+    rf"|\b(?P<dock>(?:dock|pier|unit|building|hangar|gate) \d{{1,4}},? [a-z][\w-]+)\b"
+)
+_LANG_WORDS = "|".join(sorted(lexicon.LANGUAGES, key=len, reverse=True))
+_LANGUAGE = re.compile(
+    rf"\b(?:in|auf|en|into|speak|speaks|read) (?P<a>{_LANG_WORDS})\b"
+    rf"|\b(?P<b>{_LANG_WORDS}) (?:version|edition|manual|translation|please|copy|text)\b"
+)
+_CONFIG = re.compile(
+    r"\b(?:configuration|config|variant|build) (?:is )?(?P<a>[a-z] ?-?\d{1,3})\b"
+    r"|\b(?P<b>[a-z] ?-?\d{1,3}) (?:configuration|config|variant|build)\b"
+)
+_REGION_WORDS = "|".join(sorted(lexicon.REGIONS, key=len, reverse=True))
+_REGION = re.compile(
+    rf"\b(?:region|in the|from the|bought in|purchased in|bought it in|in) (?P<r>{_REGION_WORDS})\b"
+)
+_UNOPENED = re.compile(
+    r"\b(?:unopened|not opened|never opened|still sealed|sealed|not been opened|hasn'?t been"
+    r" opened|haven'?t opened|didn'?t open|did not open|have not opened|has not been opened"
+    r"|never used|unused|still in (?:the|its) (?:box|packaging|wrapper)|in the original"
+    r" (?:box|packaging)|not (?:even )?(?:taken|took) (?:it )?out|new in box|brand new)\b"
+)
+_OPENED = re.compile(
+    r"\b(?:opened|i open(?:ed)? it|we open(?:ed)? it|it'?s open|it is open|unsealed|unpacked"
+    r"|used it|we used|i used|installed it|took it out|broke the seal|been opened|tried it)\b"
+)
+
+
+def find_units(text: str) -> tuple[Found, ...]:
+    out = [Found(UNITS, m.group("n"), m.group(0), m.start(), m.end())
+           for m in _UNITS.finditer(text) if int(m.group("n")) > 0]
+    for m in _UNITS_WORD.finditer(text):
+        out.append(Found(UNITS, "2" if m.group("both") else "1", m.group(0), m.start(), m.end()))
+    return tuple(out)
+
+
+def find_site(text: str, assets: tuple[Asset, ...]) -> Found | None:
+    """An address. When it matches one of the caller's sites, the site's own spelling wins."""
+    match = _SITE.search(text)
+    if match is None:
+        return None
+    said = match.group(0)
+    for asset in assets:
+        known = re.sub(r"[^\w ]", "", asset.site.lower())
+        heard = re.sub(r"[^\w ]", "", said)
+        if heard and (known.startswith(heard) or heard.startswith(known)):
+            return Found(SITE, asset.site, said, match.start(), match.end())
+    value = " ".join(w if w.isdigit() else w.capitalize() for w in said.split(" "))
+    return Found(SITE, value, said, match.start(), match.end())
+
+
+def find_language(text: str) -> Found | None:
+    match = _LANGUAGE.search(text)
+    if match is None:
+        return None
+    word = match.group("a") or match.group("b")
+    return Found(LANGUAGE, lexicon.LANGUAGES[word], match.group(0), match.start(), match.end())
+
+
+def find_configuration(text: str, assets: tuple[Asset, ...]) -> Found | None:
+    match = _CONFIG.search(text)
+    if match is not None:
+        value = re.sub(r"[\s-]", "", match.group("a") or match.group("b")).upper()
+        return Found(CONFIGURATION, value, match.group(0), match.start(), match.end())
+    for config in {asset.configuration for asset in assets if asset.configuration}:
+        hit = re.search(rf"\b{re.escape(config.lower())}\b", text)
+        if hit:
+            return Found(CONFIGURATION, config, hit.group(0), hit.start(), hit.end())
+    return None
+
+
+def find_region(text: str) -> Found | None:
+    match = _REGION.search(text)
+    if match is None:
+        return None
+    return Found(REGION, lexicon.REGIONS[match.group("r")], match.group(0), match.start(),
+                 match.end())
+
+
+def find_opened(text: str) -> Found | None:
+    """Opened or not, negation first: "I did not open it" is "no", "I opened it" is "yes"."""
+    match = _UNOPENED.search(text)
+    if match is not None:
+        return Found(OPENED, "no", match.group(0), match.start(), match.end())
+    match = _OPENED.search(text)
+    if match is not None:
+        return Found(OPENED, "yes", match.group(0), match.start(), match.end())
+    return None
