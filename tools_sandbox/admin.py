@@ -1,0 +1,174 @@
+"""Test and demo routes under ``/admin``: mint tokens, seed, inspect everything, faults, reset.
+
+They exist only when the sandbox runs with ``testing`` on (``serve_in_background`` does; ``amend
+sandbox serve`` needs ``--test-mode``). They see every account, because the oracle of a scripted
+call must judge the system of record, not what one caller can see. No authentication: they
+bind to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.errors import InvalidInput
+from tools_sandbox import models as m
+from tools_sandbox.api import respond
+from tools_sandbox.idempotency import error
+from tools_sandbox.service import booking_json
+from tools_sandbox.store import now_iso
+
+router = APIRouter(prefix="/admin", tags=["admin (test mode only)"])
+
+
+class SeedBooking(m.Slot):
+    """A booking that exists before a call (CALL_SCRIPTS.md ``sandbox.bookings``)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    ref: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    tenant: str | None = Field(None, min_length=1, max_length=64)
+    account: str = Field(min_length=1, max_length=64)
+    asset: str = Field(min_length=1, max_length=64)
+    units: int = Field(1, ge=1, le=100)
+    site: str = Field("", max_length=200)
+    contact: str = Field("", max_length=200)
+    status: Literal["confirmed", "cancelled"] = "confirmed"
+    version: int = Field(1, ge=1, le=m.MAX_VERSION)
+
+
+class Seed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tenant: str = Field(min_length=1, max_length=64)
+    bookings: list[SeedBooking] = Field(max_length=1000)
+
+
+class SlotCapacity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    window: m.Window
+    capacity: int = Field(ge=0, le=10_000)
+
+
+class FaultList(BaseModel):
+    faults: list[dict] = Field(max_length=100)
+
+
+@router.post("/tokens", response_model=m.Token)
+async def mint_token(body: m.TokenRequest, request: Request):
+    """Mint a bearer token for a test subject bound to tenant + account (role caller|staff)."""
+    token = secrets.token_urlsafe(18)
+    request.app.state.service.store.conn.execute(
+        "INSERT INTO tokens (token, tenant, subject, account, role, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (token, body.tenant, body.subject, body.account, body.role, now_iso()))
+    return {"token": token, **body.model_dump()}
+
+
+@router.post("/seed")
+async def seed(body: Seed, request: Request):
+    """Insert bookings as they are (no notifications). Returns ``refs``: handle -> booking ref.
+
+    All or nothing: a duplicate ref rejects the whole seed.
+    """
+    service = request.app.state.service
+    refs: dict[str, str] = {}
+    stamp = now_iso()
+    with service.store.transaction():
+        for i, b in enumerate(body.bookings):
+            ref = b.ref or service.new_ref()
+            if service.store.booking(ref) is not None or ref in refs.values():
+                raise InvalidInput(f"seed: booking {i} has ref {ref!r}, which already exists")
+            row = {"ref": ref, "tenant": b.tenant or body.tenant, "account": b.account,
+                   "asset": b.asset, "date": b.date, "window": b.window, "time": b.time,
+                   "units": b.units, "site": b.site, "contact": b.contact, "status": b.status,
+                   "version": b.version, "created_key": None, "revision": None,
+                   "created_at": stamp, "updated_at": stamp}
+            service.store.insert_booking(row)
+            service.store.record_event(ref, b.version, "seed", "admin", None, None, None, None)
+            refs[b.ref or f"#{i}"] = ref
+    return {"refs": refs}
+
+
+@router.get("/bookings", response_model=m.BookingList)
+async def all_bookings(request: Request):
+    """Every booking of every account (the oracle's view). Read-only."""
+    rows = request.app.state.service.store.all_bookings()
+    return {"bookings": [{**booking_json(r), "tenant": r["tenant"],
+                          "created_key": r["created_key"]} for r in rows]}
+
+
+@router.get("/notifications")
+async def all_notifications(request: Request):
+    """Every notification of every account. Read-only."""
+    return {"notifications": request.app.state.service.store.all_notifications()}
+
+
+@router.get("/events")
+async def booking_events(request: Request):
+    """Every booking version ever written, with the version it was built on. Read-only."""
+    return {"events": request.app.state.service.store.events()}
+
+
+@router.get("/requests")
+async def all_requests(request: Request):
+    """Every idempotency record of every account. Read-only."""
+    return {"requests": request.app.state.service.store.all_requests()}
+
+
+@router.put("/slots")
+async def set_capacity(body: SlotCapacity, request: Request):
+    """Set the capacity of one (date, window)."""
+    request.app.state.service.store.conn.execute(
+        "INSERT OR REPLACE INTO slots (date, window, capacity) VALUES (?, ?, ?)",
+        (body.date, body.window, body.capacity))
+    return body.model_dump()
+
+
+@router.get("/faults")
+async def get_faults(request: Request):
+    plan = request.app.state.service.faults
+    return {"faults": [r.as_dict() for r in plan.rules], "held": plan.held,
+            "calls": {op: plan.calls(op) for op in
+                      ("create_booking", "reschedule_booking", "cancel_booking",
+                       "send_notification")}}
+
+
+@router.put("/faults")
+async def set_faults(body: FaultList, request: Request):
+    """Replace every fault rule (CALL_SCRIPTS.md vocabulary) and restart the call counters."""
+    request.app.state.service.faults.set(body.faults)
+    return await get_faults(request)
+
+
+@router.post("/faults")
+async def add_fault(body: dict, request: Request):
+    """Add one fault rule, keeping the counters (the chat ``/faults`` command)."""
+    request.app.state.service.faults.add(body)
+    return await get_faults(request)
+
+
+@router.post("/faults/release")
+async def release_faults(request: Request):
+    """End every delay, hang and dropped-response hold now."""
+    return {"released": request.app.state.service.faults.release()}
+
+
+@router.post("/reset")
+async def reset(request: Request):
+    """Delete everything (bookings, keys, notifications, tokens, handoffs) and clear faults."""
+    service = request.app.state.service
+    service.faults.release()
+    service.faults.clear()
+    service.store.reset()
+    return {"reset": True}
+
+
+def install(app) -> None:
+    app.include_router(router)
+
+    @app.exception_handler(InvalidInput)
+    async def _bad_input(request: Request, exc: InvalidInput):
+        return respond(error(422, "invalid_input", str(exc)))

@@ -1,0 +1,86 @@
+"""A small synchronous client of the test-mode ``/admin`` routes (oracle, fixtures, faults).
+
+Every method is one HTTP call and raises :class:`SandboxAdminError` naming the route and the
+server's message when it is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import httpx
+
+
+class SandboxAdminError(RuntimeError):
+    """An admin call was refused (bad seed, bad fault, test mode off)."""
+
+
+class SandboxAdmin:
+    def __init__(self, base_url: str, timeout: float = 10.0):
+        self._http = httpx.Client(base_url=base_url, timeout=timeout)
+        self._staff: dict[str, str] = {}
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs) -> dict:
+        response = self._http.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            try:
+                detail = response.json()["error"]["message"]
+            except (ValueError, KeyError, TypeError):
+                detail = response.text[:200]
+            raise SandboxAdminError(f"sandbox {method} {path}: {response.status_code} {detail}")
+        return response.json()
+
+    def mint(self, tenant: str, subject: str, account: str, role: str = "caller") -> str:
+        """A bearer token for this test subject (side effect: a token row)."""
+        return self._call("POST", "/admin/tokens", json={
+            "tenant": tenant, "subject": subject, "account": account, "role": role})["token"]
+
+    def seed(self, tenant: str, bookings: Iterable[Mapping]) -> dict[str, str]:
+        """Insert bookings as-is; returns handle -> ref (``ref`` keys are kept as refs)."""
+        return self._call("POST", "/admin/seed", json={"tenant": tenant,
+                                                       "bookings": list(bookings)})["refs"]
+
+    def bookings(self) -> list[dict]:
+        return self._call("GET", "/admin/bookings")["bookings"]
+
+    def notifications(self) -> list[dict]:
+        return self._call("GET", "/admin/notifications")["notifications"]
+
+    def events(self) -> list[dict]:
+        return self._call("GET", "/admin/events")["events"]
+
+    def requests(self) -> list[dict]:
+        return self._call("GET", "/admin/requests")["requests"]
+
+    def set_faults(self, faults: Iterable[Mapping]) -> dict:
+        return self._call("PUT", "/admin/faults", json={"faults": list(faults)})
+
+    def add_fault(self, fault: Mapping) -> dict:
+        return self._call("POST", "/admin/faults", json=dict(fault))
+
+    def release(self) -> int:
+        return self._call("POST", "/admin/faults/release")["released"]
+
+    def set_capacity(self, date: str, window: str, capacity: int) -> None:
+        self._call("PUT", "/admin/slots", json={"date": date, "window": window,
+                                                "capacity": capacity})
+
+    def reset(self) -> None:
+        """Delete everything and clear faults (side effect: the whole sandbox)."""
+        self._staff.clear()
+        self._call("POST", "/admin/reset")
+
+    def staff_edit(self, tenant: str, ref: str, changes: Mapping, *,
+                   expected_version: int | None = None, notify: bool = False,
+                   subject: str = "staff") -> dict:
+        """Edit a booking as a staff member (CALL_SCRIPTS.md ``staff_edits``); bumps version."""
+        if tenant not in self._staff:
+            self._staff[tenant] = self.mint(tenant, subject, "*staff*", role="staff")
+        body = {**dict(changes), "notify": notify}
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        return self._call("PATCH", f"/v1/staff/bookings/{ref}", json=body,
+                          headers={"Authorization": f"Bearer {self._staff[tenant]}"})

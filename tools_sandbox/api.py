@@ -1,0 +1,261 @@
+"""HTTP surface of the sandbox booking API (FastAPI). Routes only; rules live in the service.
+
+Conventions every route follows:
+
+- ``Authorization: Bearer <token>``: a token minted by the sandbox, bound to tenant, subject and
+  account. Missing or unknown: 401. Another account's booking: 404 (never 403, which would
+  confirm that the reference exists).
+- Every ``POST`` under ``/v1`` needs ``Idempotency-Key`` (400 without it). ``Amend-Revision``
+  (optional) records the agent revision the request was built on.
+- Reschedule and cancel need ``If-Match: "<version>"`` or ``expected_version``: 428 without,
+  412 on a mismatch (the body's ``current`` holds the record), 2xx when the booking is already
+  in the requested state.
+- Errors are ``{"error": {"code", "message"}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tools_sandbox import models as m
+from tools_sandbox.idempotency import Caller, Reply, error
+
+bearer = HTTPBearer(auto_error=False, description="A caller token from POST /admin/tokens")
+KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
+ETAG_RE = re.compile(r'^(?:W/)?"?([0-9]{1,10})"?$')
+Ref = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+
+class ApiError(Exception):
+    def __init__(self, reply: Reply):
+        self.reply = reply
+
+
+def respond(reply: Reply) -> JSONResponse:
+    return JSONResponse(reply.body, status_code=reply.status, headers=dict(reply.headers))
+
+
+def _responses(*codes: int) -> dict:
+    text = {400: "Missing or malformed Idempotency-Key, If-Match or Amend-Revision",
+            401: "No valid caller token", 404: "No such resource for this account",
+            409: "Key in flight (Retry-After), request cancelled, slot full or booking "
+                 "cancelled", 412: "If-Match / expected_version does not match (see `current`)",
+            422: "Invalid body, or Idempotency-Key reused with a different payload",
+            428: "If-Match or expected_version is required", 503: "Injected failure"}
+    return {c: {"model": m.Error, "description": text[c]} for c in codes}
+
+
+async def caller(request: Request,
+                 creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Caller:
+    if creds is None:
+        raise ApiError(error(401, "unauthenticated", "send Authorization: Bearer <token>"))
+    row = request.app.state.service.store.one("SELECT * FROM tokens WHERE token = ?",
+                                              creds.credentials)
+    if row is None:
+        raise ApiError(error(401, "unauthenticated", "unknown token; mint one first"))
+    return Caller(row["tenant"], row["subject"], row["account"], row["role"])
+
+
+def idempotency_key(key: str | None = Header(
+        None, alias="Idempotency-Key",
+        description="Required on every POST. Same key + same payload replays the response "
+                    "(Idempotent-Replayed: true); scoped per account; kept 24 h.")) -> str:
+    if key is None or not KEY_RE.match(key):
+        raise ApiError(error(400, "idempotency_key_required", "send an Idempotency-Key header "
+                             "of 1-255 visible ASCII characters, unique per logical request"))
+    return key
+
+
+def amend_revision(value: str | None = Header(
+        None, alias="Amend-Revision",
+        description="The agent revision this request was built on (recorded)")) -> int | None:
+    if value is None:
+        return None
+    if not value.isdigit() or len(value) > 9:
+        raise ApiError(error(400, "bad_revision", "Amend-Revision must be a non-negative "
+                             "integer"))
+    return int(value)
+
+
+def if_match(value: str | None = Header(
+        None, alias="If-Match",
+        description='The booking version the change was built on, as an ETag: "3"')) -> int | None:
+    if value is None:
+        return None
+    found = ETAG_RE.match(value.strip())
+    if not found or int(found.group(1)) < 1:
+        raise ApiError(error(400, "bad_if_match", 'If-Match must be a version ETag such as "3"'))
+    return int(found.group(1))
+
+
+Who = Annotated[Caller, Depends(caller)]
+Key = Annotated[str, Depends(idempotency_key)]
+Revision = Annotated[int | None, Depends(amend_revision)]
+Match = Annotated[int | None, Depends(if_match)]
+
+
+def precondition(header: int | None, body: int | None) -> int:
+    if header is None and body is None:
+        raise ApiError(error(428, "precondition_required", "send If-Match: \"<version>\" or "
+                             "expected_version: read the booking first"))
+    if header is not None and body is not None and header != body:
+        raise ApiError(error(400, "conflicting_preconditions",
+                             "If-Match and expected_version disagree; send one"))
+    return header if header is not None else body  # type: ignore[return-value]
+
+
+v1 = APIRouter(prefix="/v1")
+WRITE = _responses(400, 401, 404, 409, 412, 422, 428, 503)
+
+
+@v1.get("/slots", response_model=m.SlotList, responses=_responses(401, 422), tags=["slots"])
+async def list_slots(request: Request, who: Who,
+                     start: str = Query(pattern=r"^\d{4}-\d{2}-\d{2}$"),
+                     days: int = Query(7, ge=1, le=62)):
+    """The calendar: for each day, the morning and afternoon windows with their capacity."""
+    import datetime as dt
+
+    try:
+        first = dt.date.fromisoformat(start)
+        dates = [(first + dt.timedelta(days=i)).isoformat() for i in range(days)]
+    except (ValueError, OverflowError):
+        return respond(error(422, "invalid_date", f"start {start!r} is not a calendar date"))
+    return {"slots": request.app.state.service.slots(dates)}
+
+
+@v1.post("/bookings", status_code=201, response_model=m.Booking, responses=WRITE,
+         tags=["bookings"])
+async def create_booking(body: m.BookingCreate, request: Request,
+                         who: Who, key: Key,
+                         revision: Revision):
+    """Book a visit. One `confirmation` notification is written in the same transaction."""
+    return respond(await request.app.state.service.create(who, key, revision, body))
+
+
+@v1.get("/bookings", response_model=m.BookingList, responses=_responses(401), tags=["bookings"])
+async def list_bookings(request: Request, who: Who):
+    """This account's bookings, cancelled ones included. Read-only."""
+    from tools_sandbox.service import booking_json
+
+    rows = request.app.state.service.store.bookings_of(who.tenant, who.account)
+    return {"bookings": [booking_json(r) for r in rows]}
+
+
+@v1.get("/bookings/{ref}", response_model=m.Booking, responses=_responses(401, 404, 422),
+        tags=["bookings"])
+async def get_booking(request: Request, ref: Ref, who: Who):
+    """One booking with its ETag (= version). Another account's booking is a 404."""
+    return respond(request.app.state.service.get(who, ref))
+
+
+@v1.post("/bookings/{ref}/reschedule", response_model=m.Booking, responses=WRITE,
+         tags=["bookings"])
+async def reschedule_booking(body: m.Reschedule, request: Request, ref: Ref,
+                             who: Who, key: Key,
+                             revision: Revision,
+                             match: Match):
+    """Change date, window, time, units, site or contact; writes one `change` notification."""
+    changes = body.changes()
+    if not changes:
+        return respond(error(422, "no_changes", "give at least one field to change"))
+    expected = precondition(match, body.expected_version)
+    return respond(await request.app.state.service.change(who, key, revision, ref, expected,
+                                                          changes))
+
+
+@v1.post("/bookings/{ref}/cancel", response_model=m.Booking, responses=WRITE,
+         tags=["bookings"])
+async def cancel_booking(request: Request, ref: Ref, who: Who, key: Key,
+                         revision: Revision, match: Match, body: m.Cancel | None = None):
+    """Cancel; writes one `cancellation` notification. Earlier notifications stay delivered."""
+    expected = precondition(match, body.expected_version if body else None)
+    return respond(await request.app.state.service.change(who, key, revision, ref, expected,
+                                                          {"status": "cancelled"}))
+
+
+def request_view(row: dict) -> dict:
+    return {"key": row["key"], "op": row["op"], "status": row["status"],
+            "cancel_requested": bool(row["cancel_requested"]), "revision": row["revision"],
+            "booking_ref": row["booking_ref"], "response_status": row["response_status"],
+            "response": json.loads(row["response_body"]) if row["response_body"] else None,
+            "created_at": row["created_at"], "updated_at": row["updated_at"]}
+
+
+KeyPath = Annotated[str, Path(min_length=1, max_length=255)]
+
+
+@v1.get("/requests/{key}", response_model=m.RequestView, responses=_responses(401, 404, 422),
+        tags=["requests"])
+async def get_request(request: Request, key: KeyPath, who: Who):
+    """Look a request up by its Idempotency-Key: what to do after a timeout. Read-only."""
+    row = request.app.state.service.store.request(who.tenant, who.account, key)
+    if row is None:
+        return respond(error(404, "not_found", f"no request with key {key!r} for this account "
+                             "(never received, or past the 24 h retention)"))
+    return request_view(row)
+
+
+@v1.post("/requests/{key}/cancel", response_model=m.RequestView,
+         responses=_responses(401, 404, 422), tags=["requests"])
+async def cancel_request(request: Request, key: KeyPath, who: Who):
+    """Ask a PENDING request to cancel (`cancel_requested`) and wait briefly for it to settle.
+
+    It ends CANCELLED (nothing written) or SUCCEEDED anyway (the booking stands). Finished
+    requests are returned unchanged. Needs no Idempotency-Key: asking twice is harmless.
+    """
+    service = request.app.state.service
+    row = await service.executor.request_cancel(who, key, service.config.cancel_wait_s)
+    if row is None:
+        return respond(error(404, "not_found", f"no request with key {key!r} for this account"))
+    return request_view(row)
+
+
+@v1.get("/notifications", response_model=m.NotificationList, responses=_responses(401),
+        tags=["notifications"])
+async def list_notifications(request: Request, who: Who):
+    """This account's outbox. Delivered messages are history: they are never recalled."""
+    rows = request.app.state.service.store.notifications_of(who.tenant, who.account)
+    return {"notifications": [{k: v for k, v in r.items() if k != "tenant"} for r in rows]}
+
+
+@v1.patch("/staff/bookings/{ref}", response_model=m.Booking,
+          responses=_responses(401, 404, 412, 422), tags=["staff"])
+async def staff_edit(body: m.StaffEdit, request: Request, ref: Ref,
+                     who: Who, match: Match):
+    """A staff member edits any booking of the tenant and bumps its version (staff token)."""
+    if who.role != "staff":
+        return respond(error(404, "not_found", "no such staff resource for this token"))
+    expected = precondition(match, body.expected_version) if (
+        match is not None or body.expected_version is not None) else None
+    return respond(request.app.state.service.staff_edit(who, ref, expected, body.changes(),
+                                                        body.notify))
+
+
+def install(app: FastAPI) -> None:
+    """Add the /v1 routes and the error handlers that keep every error in one shape."""
+    from tools_sandbox import handoff_routes
+
+    app.include_router(v1)
+    app.include_router(handoff_routes.router)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError):
+        return respond(exc.reply)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return respond(error(422, "invalid_request", f"{where}: {first.get('msg', 'invalid')}"))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        return respond(error(exc.status_code, "http_error", str(exc.detail)))

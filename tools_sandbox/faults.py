@@ -1,0 +1,215 @@
+"""Fault injection: deterministic, per operation and per nth call, changeable while running.
+
+The vocabulary is CALL_SCRIPTS.md's ``sandbox.faults``: ``delay_ms``, ``drop_response``,
+``fail_before_commit``, ``hang``, ``duplicate_delivery``, ``ignore_precondition``, each with an
+optional ``nth`` (only the Nth call of that op). Two optional extensions: ``probability``
+(drawn from a generator seeded per op, so a run replays exactly) and ``uncancellable`` (a
+delayed request completes even if cancellation was requested: the "completed anyway" branch).
+
+A :class:`FaultPlan` is shared between the server's event loop and other threads (tests, the
+chat ``/faults`` command, the demo UI): rule changes and :meth:`FaultPlan.release` are
+thread-safe. Delays and hangs wait on asyncio events, so a test releases them on purpose
+instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+
+from agent.errors import InvalidInput
+
+OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
+FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",
+         "ignore_precondition", "uncancellable")
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRule:
+    """One ``sandbox.faults`` entry."""
+
+    op: str
+    delay_ms: int = 0
+    drop_response: bool = False
+    fail_before_commit: bool = False
+    hang: bool = False
+    duplicate_delivery: bool = False
+    ignore_precondition: bool = False
+    uncancellable: bool = False
+    nth: int | None = None
+    probability: float = 1.0
+
+    @classmethod
+    def parse(cls, entry: Mapping[str, object]) -> FaultRule:
+        """Build a rule from a script/API mapping. Raises InvalidInput naming the bad key."""
+        if not isinstance(entry, Mapping):
+            raise InvalidInput(f"sandbox.faults: each entry must be a mapping, got {entry!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(entry) - known)
+        if unknown:
+            raise InvalidInput(f"sandbox.faults: unknown key(s) {unknown} in {dict(entry)}; "
+                               f"known: {sorted(known)}")
+        op = entry.get("op")
+        if op not in OPS:
+            raise InvalidInput(f"sandbox.faults: op {op!r} is not one of {list(OPS)}")
+        delay = entry.get("delay_ms", 0)
+        if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 600_000:
+            raise InvalidInput(f"sandbox.faults: delay_ms must be 0..600000 ms, got {delay!r}")
+        nth = entry.get("nth")
+        if nth is not None and (isinstance(nth, bool) or not isinstance(nth, int) or nth < 1):
+            raise InvalidInput(f"sandbox.faults: nth must be a positive integer, got {nth!r}")
+        probability = entry.get("probability", 1.0)
+        if isinstance(probability, bool) or not isinstance(probability, int | float) \
+                or not 0 <= probability <= 1:
+            raise InvalidInput(f"sandbox.faults: probability must be in 0..1, got {probability!r}")
+        flags = {}
+        for name in FLAGS:
+            value = entry.get(name, False)
+            if not isinstance(value, bool):
+                raise InvalidInput(f"sandbox.faults: {name} must be true or false, got {value!r}")
+            flags[name] = value
+        if not delay and not any(flags.values()):
+            raise InvalidInput(f"sandbox.faults: entry {dict(entry)} injects nothing; give "
+                               "delay_ms or one of " + ", ".join(FLAGS[:-1]))
+        return cls(op=op, delay_ms=delay, nth=nth, probability=float(probability), **flags)
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"op": self.op}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "op" and value != f.default:
+                out[f.name] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FaultDecision:
+    """What applies to one call of an op (the union of the matching rules)."""
+
+    op: str
+    call: int
+    delay_ms: int = 0
+    drop_response: bool = False
+    fail_before_commit: bool = False
+    hang: bool = False
+    duplicate_delivery: bool = False
+    ignore_precondition: bool = False
+    uncancellable: bool = False
+
+    @property
+    def any(self) -> bool:
+        return bool(self.delay_ms) or any(getattr(self, n) for n in FLAGS)
+
+
+class FaultPlan:
+    """The live set of rules, per-op call counters and the waits currently held."""
+
+    def __init__(self, rules: Iterable[FaultRule | Mapping] = (), *, seed: int = 0,
+                 enabled: bool = True):
+        self.seed = seed
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._held = threading.Condition(self._lock)
+        self._rules: tuple[FaultRule, ...] = ()
+        self._calls: dict[str, int] = {}
+        self._rngs: dict[str, random.Random] = {}
+        self._waits: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self.set(rules)
+
+    # ------------------------------------------------------------------ rules
+
+    @property
+    def rules(self) -> tuple[FaultRule, ...]:
+        return self._rules
+
+    def set(self, rules: Iterable[FaultRule | Mapping]) -> None:
+        """Replace every rule and restart the call counters (side effect: shared state)."""
+        if rules and not self.enabled:
+            raise InvalidInput("sandbox faults are disabled; start the sandbox with "
+                               "faults enabled (test/demo flag) to inject them")
+        parsed = tuple(r if isinstance(r, FaultRule) else FaultRule.parse(r) for r in rules)
+        with self._lock:
+            self._rules = parsed
+            self._calls = {}
+            self._rngs = {op: random.Random(f"{self.seed}:{op}") for op in OPS}
+
+    def add(self, rule: FaultRule | Mapping) -> None:
+        """Add one rule, keeping the counters (the chat ``/faults`` command)."""
+        if not self.enabled:
+            raise InvalidInput("sandbox faults are disabled; enable them to inject faults")
+        parsed = rule if isinstance(rule, FaultRule) else FaultRule.parse(rule)
+        with self._lock:
+            self._rules = (*self._rules, parsed)
+
+    def clear(self) -> None:
+        self.set(())
+
+    def calls(self, op: str) -> int:
+        with self._lock:
+            return self._calls.get(op, 0)
+
+    def decide(self, op: str) -> FaultDecision:
+        """Count one call of ``op`` and return the faults that apply to it."""
+        with self._lock:
+            n = self._calls.get(op, 0) + 1
+            self._calls[op] = n
+            merged: dict[str, object] = {}
+            for rule in self._rules:
+                if rule.op != op or (rule.nth is not None and rule.nth != n):
+                    continue
+                # Draw for every matching rule, hit or miss, so the sequence is replayable.
+                if rule.probability < 1 and self._rngs[op].random() >= rule.probability:
+                    continue
+                merged["delay_ms"] = max(int(merged.get("delay_ms", 0)), rule.delay_ms)
+                for name in FLAGS:
+                    merged[name] = bool(merged.get(name)) or getattr(rule, name)
+        return FaultDecision(op=op, call=n, **merged)
+
+    # ------------------------------------------------------------------ holds
+
+    async def hold(self, seconds: float | None, wake: asyncio.Event | None = None) -> str:
+        """Wait ``seconds`` (None: until released). Returns "elapsed", "released" or "woken".
+
+        ``wake`` is the request's own event (set when cancellation is requested).
+        """
+        released = asyncio.Event()
+        entry = (asyncio.get_running_loop(), released)
+        with self._held:
+            self._waits.append(entry)
+            self._held.notify_all()
+        waiters = [asyncio.ensure_future(released.wait())]
+        if wake is not None:
+            waiters.append(asyncio.ensure_future(wake.wait()))
+        try:
+            done, _ = await asyncio.wait(waiters, timeout=seconds,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+            with self._held:
+                self._waits.remove(entry)
+        if not done:
+            return "elapsed"
+        return "released" if released.is_set() else "woken"
+
+    @property
+    def held(self) -> int:
+        with self._lock:
+            return len(self._waits)
+
+    def wait_held(self, count: int = 1, timeout: float = 5.0) -> bool:
+        """Block this (non-loop) thread until ``count`` calls are held in a delay or hang."""
+        with self._held:
+            return self._held.wait_for(lambda: len(self._waits) >= count, timeout=timeout)
+
+    def release(self) -> int:
+        """End every current delay, hang or dropped-response hold now. Returns how many."""
+        with self._lock:
+            waits = list(self._waits)
+        for loop, event in waits:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(event.set)
+        return len(waits)
