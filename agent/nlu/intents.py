@@ -33,7 +33,7 @@ def explicit_intent(text: str) -> Intent | None:
         return Intent.CANCEL
     if _RESCHEDULE.search(text):
         return Intent.RESCHEDULE
-    if _GOODBYE.search(text) and not _YES.match(text):
+    if _GOODBYE.search(text):
         return Intent.GOODBYE
     return None
 

@@ -112,7 +112,7 @@ HUMAN = (
     r"|representative|operator|put me through|connect me"
 )
 GOODBYE = (
-    r"bye|goodbye|good bye|bye bye|see you|that'?s all|that is all|that'?s it|nothing else"
+    r"bye|goodbye|good bye|bye bye|see you|that'?s all|that is all|nothing else"
     r"|have a (?:good|nice) (?:day|one)|hang up|i'?m done|we'?re done|thanks,? bye"
 )
 
@@ -153,6 +153,8 @@ AUTHORITY: dict[str, str] = {
         r"(?:my |a |the )?(?:colleague|coworker|co-worker|boss|manager|wife|husband|partner"
         r"|friend|neighbou?r|brother|sister|someone else|somebody else)'?s?"
         r" (?:booking|appointment|visit|account|pump|order)"
+        r"|(?:for|on behalf of) (?:my |a )?(?:colleague|coworker|co-worker|boss|wife|husband"
+        r"|partner|friend|neighbou?r|brother|sister|someone else|somebody else)\b"
     ),
     "filter override": (
         r"search everything|ignore (?:the |all |your )?(?:filters?|rules|restrictions|scope"

@@ -24,13 +24,17 @@ _PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
 _LETTER_NAME = re.compile(
     r"\b(" + "|".join(sorted(lexicon.LETTER_NAMES, key=len, reverse=True)) + r")\s*-?\s*(?=\d)"
 )
+_PLURAL_UNITS = r"(?:units|pumps|machines|devices|compressors|assets)"
+# "to" and "for" become numbers only where English leaves no other reading: before a clock word,
+# before a plural count noun ("to pumps"), or "for" right after a verb of needing ("need for
+# units"); "a visit for pumps P-100 and P-200" keeps its "for".
 _NUMBER_HOMOPHONE = re.compile(
-    r"\b(?:(to|too|two)|(for|fore)|(ate)|(won))\b(?=\s+(?:pm|am|oclock|thirty|"
-    + lexicon.UNIT_NOUNS
-    + r")\b)"
+    r"\b(?:(to|too|two)|(for|fore)|(ate)|(won))\b(?=\s+(?:pm|am|oclock|thirty)\b)"
+    r"|\b(?:(to|too)|(?<=need )(for)|(?<=have )(for)|(?<=book )(for)|(?<=got )(for))\b"
+    rf"(?=\s+{_PLURAL_UNITS}\b)"
 )
 _AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
-_HOMOPHONE_DIGIT = ("2", "4", "8", "1")
+_HOMOPHONE_DIGIT = ("2", "4", "8", "1", "2", "4", "4", "4", "4")
 
 
 def _homophone(match: re.Match[str]) -> str:

@@ -147,11 +147,14 @@ def _uncertainty(utterance: Utterance, context: ProposalContext,
             if slot.field not in DECISION_FIELDS:
                 continue
             theirs = other.value(slot.field)
-            if theirs is None or theirs.value is None or theirs.value == slot.value:
+            if theirs is None or theirs.value == slot.value:
+                continue
+            mine = (slot.value,) if slot.value is not None else slot.candidates
+            heard = (theirs.value,) if theirs.value is not None else theirs.candidates
+            if set(heard) <= set(mine):
                 continue
             uncertain = True
-            mine = (slot.value,) if slot.value is not None else slot.candidates
-            candidates = tuple(dict.fromkeys((*mine, *slot.candidates, theirs.value)))
+            candidates = tuple(dict.fromkeys((*mine, *heard)))
             slots[index] = SlotValue(slot.field, None, slot.text,
                                      min(slot.confidence, utterance.confidence), candidates)
     return uncertain, slots

@@ -19,7 +19,7 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("half", re.compile(r"\bhalf past (?P<h>\d{1,2})\b")),
     ("quarter_past", re.compile(r"\bquarter past (?P<h>\d{1,2})\b")),
     ("quarter_to", re.compile(r"\bquarter to (?P<h>\d{1,2})\b")),
-    ("noon", re.compile(r"\b(?:at )?(?:noon|midday|12 noon)\b")),
+    ("noon", re.compile(r"(?<!before )(?<!after )\b(?:at )?(?:noon|midday|12 noon)\b")),
     ("meridiem", re.compile(r"\b(?P<h>\d{1,2})(?:[: ](?P<m>\d{2}))? ?(?P<ampm>am|pm)\b")),
     ("clock", re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")),
     ("oclock", re.compile(r"\b(?P<h>\d{1,2}) oclock\b")),

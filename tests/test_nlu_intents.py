@@ -1,0 +1,155 @@
+"""Each intent, in at least eight phrasings, written the way a recogniser delivers them.
+
+Rows mix punctuation and none, capitals and none, numbers as words, and homophones.
+"""
+
+from __future__ import annotations
+
+import pytest
+from nlu_support import context, propose, slot_values
+
+from agent.proposals import (
+    ASSET,
+    ITEM_CATEGORY,
+    OPENED,
+    PROCEDURE,
+    VISIT_DATE,
+    VISIT_WINDOW,
+    CorrectionKind,
+    Intent,
+)
+
+BOOK = [
+    "I'd like a service visit for pump P-100 on Wednesday afternoon.",
+    "can you book a technician for thursday morning",
+    "i need someone to come out and look at the pump",
+    "Please schedule a maintenance visit.",
+    "book a visit for p 200 tomorrow at 10",
+    "could you send an engineer on friday",
+    "id like to make an appointment for the pump",
+    "set up a service call next monday in the afternoon",
+    "we need a repair visit for two units",
+]
+RESCHEDULE = [
+    "I need to reschedule my visit",
+    "can we move the visit to friday",
+    "please move my appointment to next monday",
+    "could you postpone it",
+    "change my booking to the 3rd",
+    "i want a different day for the service",
+    "Reschedule the booking please.",
+    "can we push it back to tomorrow",
+]
+CANCEL = [
+    "Cancel my booking.",
+    "please cancel the visit",
+    "i want to cancel",
+    "we no longer need the technician",
+    "call off the visit",
+    "cancel the appointment for p 100",
+    "could you cancel it please",
+    "don't need the visit anymore",
+]
+MAINTENANCE = [
+    "What's the seal torque for my pump?",
+    "how tight is the seal",
+    "what torque do i use for the seal bolts on P-100",
+    "whats the seal bolt torque",
+    "I need the valve gasket procedure",
+    "how do i replace the male gasket",  # mishearing of "valve gasket"
+    "tell me the pump seal torque in german",
+    "what is the torque for the seal",
+    "gasket replacement instructions please",
+]
+POLICY = [
+    "Can I return a filter kit?",
+    "what's your return policy for filters",
+    "i want to send the filter kit back",
+    "can i get a refund on the impeller",
+    "is there a restocking fee on a spare impeller",
+    "how do returns work",
+    "return policy for the filter kit i didnt open it",
+    "I'd like my money back for the filters",
+]
+YES = [
+    "Yes.", "yes please", "yeah", "yep that's right", "sure go ahead", "correct",
+    "ok sounds good", "that's right", "absolutely", "Yes, please go ahead.",
+]
+NO = [
+    "No.", "no thanks", "nope", "no that's wrong", "nah", "don't do that", "not yet",
+    "no thank you", "wait",
+]
+HUMAN = [
+    "Can I speak to a person?", "i want to talk to a human", "put me through to an operator",
+    "transfer me please", "get me a real person", "i'd like to speak with someone",
+    "representative", "agent please", "can i talk to a colleague of yours",
+]
+GOODBYE = [
+    "Goodbye.", "bye", "thanks bye", "that's all thank you", "nothing else, bye bye",
+    "have a nice day", "ok thats all", "see you", "we're done",
+]
+
+
+@pytest.mark.parametrize(
+    ("intent", "said"),
+    [(Intent.BOOK, s) for s in BOOK]
+    + [(Intent.RESCHEDULE, s) for s in RESCHEDULE]
+    + [(Intent.CANCEL, s) for s in CANCEL]
+    + [(Intent.MAINTENANCE_QUESTION, s) for s in MAINTENANCE]
+    + [(Intent.POLICY_QUESTION, s) for s in POLICY]
+    + [(Intent.YES, s) for s in YES]
+    + [(Intent.NO, s) for s in NO]
+    + [(Intent.HUMAN, s) for s in HUMAN]
+    + [(Intent.GOODBYE, s) for s in GOODBYE],
+)
+def test_intent_phrasing(intent, said):
+    proposal = propose(said)
+    assert proposal.intent is intent, proposal.reason
+    assert proposal.correction is CorrectionKind.NONE
+
+
+INFORM = [
+    ("thursday", VISIT_DATE, "visit_date", "2026-12-03"),
+    ("in the afternoon", VISIT_WINDOW, "visit_window", "afternoon"),
+    ("Thursday please.", VISIT_DATE, "visit_date", "2026-12-03"),
+    ("the p 200", ASSET, "asset", "P-200"),
+    ("pee two hundred", ASSET, "asset", "P-200"),
+    ("it's still sealed", OPENED, "opened", "no"),
+    ("I opened it", OPENED, "opened", "yes"),
+    ("no", OPENED, "opened", "no"),  # a bare no answers "was it opened?"
+    ("yes", OPENED, "opened", "yes"),
+    ("the filter kit", ITEM_CATEGORY, "item_category", "filter-kit"),
+    ("the seal torque", PROCEDURE, "procedure", "seal-torque"),
+]
+
+
+@pytest.mark.parametrize(("said", "expecting", "field", "value"), INFORM)
+def test_answer_to_a_clarification_is_inform(said, expecting, field, value):
+    proposal = propose(said, context(expecting=expecting))
+    assert proposal.intent is Intent.INFORM, proposal.reason
+    assert slot_values(proposal)[field] == value
+
+
+def test_booking_turn_carries_all_its_slots():
+    proposal = propose("I'd like a service visit for pump P-100 on Wednesday afternoon.")
+    assert slot_values(proposal) == {"asset": "P-100", "visit_date": "2026-12-02",
+                                     "visit_window": "afternoon"}
+
+
+def test_maintenance_question_carries_procedure_family_asset_and_language():
+    proposal = propose("what's the torque for the seal on P 200 in German")
+    assert proposal.intent is Intent.MAINTENANCE_QUESTION
+    assert slot_values(proposal) == {"asset": "P-200", "procedure": "seal-torque",
+                                     "family": "pump-seal", "language": "de"}
+
+
+def test_plain_yes_is_not_a_go_ahead_with_changes():
+    assert propose("yes").go_ahead is False
+    assert propose("yes please go ahead").go_ahead is True
+
+
+@pytest.mark.parametrize("said", ["", "   ", "...", "um"])
+def test_empty_or_filler_turn_is_unknown_with_no_slots(said):
+    proposal = propose(said)
+    assert proposal.intent is Intent.UNKNOWN
+    assert proposal.slots == ()
