@@ -78,7 +78,9 @@ def cycle_problems(state: Mapping[str, RevisionSpec], origin: Mapping[str, str])
     problems = []
     for (family, procedure), graph in sorted(graphs.items()):
         cycle = _find_cycle(graph)
-        if cycle:
+        if cycle:  # name it from a revision of the file being imported, if any
+            at = next((i for i, rid in enumerate(cycle) if rid in origin), 0)
+            cycle = cycle[at:] + cycle[:at]
             first = cycle[0]
             path = " → ".join(cycle + [first])
             problems.append(f"{origin.get(first, 'database')}: revision {first!r}: supersedes: "

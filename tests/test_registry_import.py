@@ -1,0 +1,214 @@
+"""Importing registry files: every contract rejection, atomicity, no-op re-imports, corrections
+seen through ``known_at``, and the integrity the database itself enforces."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from registry_support import SEED, dump, registry_from, seed_query, write
+
+from agent.ports import RegistryOutcome
+from registry import schema, store
+from registry.errors import BadDatabase, RejectedFile
+from registry.resolver import Registry
+
+HEAD = "registry: seed-003-fixture\ntime: ticks\nrevisions:\n"
+
+
+def rev(rid="manual-X", *, extra="", applies=None, text="Some text.", family="pump-seal",
+        kind="manual"):
+    applies = applies or "{procedure: seal-torque, configurations: [C2], regions: [EU], " \
+                         "valid: [20, 30]}"
+    return (f"  - id: {rid}\n    family: {family}\n    kind: {kind}\n    language: en\n"
+            f"    status: approved\n    tenant: \"*\"\n    applies:\n      - {applies}\n"
+            f"{extra}    text: \"{text}\"\n")
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    db = tmp_path / "registry.db"
+    store.import_path(db, SEED / "registry.yaml")
+    return db
+
+
+REJECTIONS = {
+    "missing key": (rev().replace("    status: approved\n", ""), "missing required key 'status'"),
+    "wrong type": (rev(extra="    roles: technician\n"), "'roles' must be a non-empty list"),
+    "missing region key is never a wildcard": (
+        rev(applies="{procedure: seal-torque, configurations: [C2], valid: [20, 30]}"),
+        "missing required key 'regions'"),
+    "empty interval": (rev(applies="{procedure: seal-torque, configurations: [C2], "
+                                   "regions: [EU], valid: [5, 5]}"), "is empty"),
+    "inverted interval": (rev(applies="{procedure: seal-torque, configurations: [C2], "
+                                      "regions: [EU], valid: [10, 5]}"), "is inverted"),
+    "tick written as text": (rev(applies="{procedure: seal-torque, configurations: [C2], "
+                                         "regions: [EU], valid: ['5', 9]}"), "integer tick"),
+    "unknown key": (rev(extra="    stauts: draft\n"), "did you mean 'status'"),
+    "bad kind": (rev(kind="memo"), "'kind' must be one of"),
+    "supersedes unknown revision": (
+        rev(extra="    supersedes:\n      - {revision: manual-Z, procedure: seal-torque, "
+                  "decision: AD-9}\n"), "unknown revision 'manual-Z'"),
+    "supersedes across families": (
+        rev(family="returns", applies="{procedure: seal-torque, configurations: [C2], "
+                                      "regions: [EU], valid: [20, 30]}",
+            extra="    supersedes:\n      - {revision: manual-C, procedure: seal-torque, "
+                  "decision: AD-9}\n"), "never crosses families"),
+    "supersedes for an uncovered procedure": (
+        rev(extra="    supersedes:\n      - {revision: manual-C, procedure: impeller, "
+                  "decision: AD-9}\n"), "does not cover procedure 'impeller'"),
+    "direct cycle": (
+        rev("manual-A", applies="{procedure: seal-torque, configurations: [C2], "
+                                "regions: [EU], valid: [0, 10]}",
+            text="Pump seal, configuration C2: tighten the seal bolts to 40 Nm.",
+            extra="    supersedes:\n      - {revision: bulletin-B, procedure: seal-torque, "
+                  "decision: AD-2}\n"), "cycle within procedure 'seal-torque'"),
+    "transitive cycle": (
+        rev("manual-X", extra="    supersedes:\n      - {revision: bulletin-B, "
+                              "procedure: seal-torque, decision: AD-3}\n")
+        + rev("manual-A", applies="{procedure: seal-torque, configurations: [C2], "
+                                  "regions: [EU], valid: [0, 10]}",
+              text="Pump seal, configuration C2: tighten the seal bolts to 40 Nm.",
+              extra="    supersedes:\n      - {revision: manual-X, procedure: seal-torque, "
+                    "decision: AD-4}\n"), "cycle within procedure 'seal-torque'"),
+    "equivalent_to unknown": (rev(kind="translation", extra="    equivalent_to: manual-Q\n"),
+                              "equivalent_to: unknown revision 'manual-Q'"),
+    "equivalent_to another family": (
+        rev("returns-1", family="returns") + rev(kind="translation",
+                                                 extra="    equivalent_to: returns-1\n"),
+        "equivalent_to: 'returns-1' is of family 'returns'"),
+    "changed text under an existing id": (
+        rev("manual-A", applies="{procedure: seal-torque, configurations: [C2], "
+                                "regions: [EU], valid: [0, 10]}", text="Now 41 Nm."),
+        "key 'text': the content differs"),
+    "text and sections both": (rev(extra="    sections: [{id: a, text: b}]\n"),
+                               "exactly one of 'text' or 'sections'"),
+    "unquoted yes in a when condition": (
+        rev().replace('    text: "Some text."\n',
+                      "    sections:\n      - {id: opened, when: {opened: yes}, text: t}\n"),
+        "quoted strings"),
+}
+
+
+@pytest.mark.parametrize("name", REJECTIONS)
+def test_rejected_file_names_file_revision_and_key_and_leaves_database_unchanged(
+        name, seeded, tmp_path):
+    body, fragment = REJECTIONS[name]
+    bad = write(tmp_path, "bad.yaml", HEAD + rev("manual-ok") + body)  # one good, one bad
+    before = dump(seeded)
+    with pytest.raises(RejectedFile) as caught:
+        store.import_path(seeded, bad)
+    problems = "\n".join(caught.value.problems)
+    assert fragment in problems
+    assert "bad.yaml" in problems and "revision '" in problems
+    assert dump(seeded) == before  # not even the good revision was written
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("registry: x\ntime: ticks\nrevisions: [\n", "not valid YAML at line"),
+    ("- just\n- a list\n", "top level must be a mapping"),
+    ("registry: x\ntime: hours\nrevisions: []\n", "key 'time' must be"),
+    ("registry: other-name\ntime: ticks\nrevisions: []\n", "holds registry 'seed-003-fixture'"),
+    ("registry: seed-003-fixture\ntime: instants\nrevisions: []\n", "holds time 'ticks'"),
+    ("registry: seed-003-fixture\ntime: ticks\nrevisons: []\n", "did you mean 'revisions'"),
+])
+def test_malformed_file_is_rejected_with_one_line_cause(text, fragment, seeded, tmp_path):
+    before = dump(seeded)
+    with pytest.raises(RejectedFile) as caught:
+        store.import_path(seeded, write(tmp_path, "bad.yaml", text))
+    assert any(fragment in p and "\n" not in p for p in caught.value.problems)
+    assert dump(seeded) == before
+
+
+def test_bare_date_in_an_instants_file_is_rejected_and_no_database_is_created(tmp_path):
+    text = ("registry: r\ntime: instants\nrevisions:\n" + rev(
+        applies="{procedure: p, configurations: [C2], regions: [EU], "
+                "valid: [2026-12-01, null]}"))
+    db = tmp_path / "new.db"
+    with pytest.raises(RejectedFile) as caught:
+        store.import_path(db, write(tmp_path, "dates.yaml", text))
+    assert "bare date '2026-12-01'" in caught.value.problems[0]
+    assert "revision 'manual-X': applies[0].valid" in caught.value.problems[0]
+    assert not db.exists() and list(tmp_path.iterdir()) == [tmp_path / "dates.yaml"]
+
+
+def test_reimporting_the_same_file_is_a_no_op(seeded):
+    before = dump(seeded)
+    result = store.import_path(seeded, SEED / "registry.yaml")
+    assert (result.snapshot, result.changed, result.new) == (1, False, 0)
+    assert dump(seeded) == before
+
+
+def test_correction_creates_a_snapshot_and_known_at_sees_each_interpretation():
+    registry = registry_from("registry.yaml", "restricted.yaml")
+    assert registry.snapshot == 2
+    earlier = registry.resolve(seed_query(at="6", known_at=1))
+    later = registry.resolve(seed_query(at="6"))
+    assert (earlier.outcome, earlier.revision) == (RegistryOutcome.RESOLVED, "bulletin-B")
+    assert later.outcome is RegistryOutcome.UNAVAILABLE
+
+
+def test_growing_effectivity_by_correction_is_time_travelled(tmp_path):
+    grown = (SEED / "registry.yaml").read_text().replace(
+        "{procedure: seal-torque, configurations: [C2], regions: [EU], valid: [5, 10]}",
+        "{procedure: seal-torque, configurations: [C2, C3], regions: [EU], valid: [5, 10]}")
+    registry = registry_from("registry.yaml", write(tmp_path, "grown.yaml", grown))
+    c3 = seed_query(at="6", configuration="C3")
+    assert registry.resolve(c3).revision == "bulletin-B"
+    assert registry.resolve(seed_query(at="6", configuration="C3", known_at=1)).outcome \
+        is RegistryOutcome.NOT_APPLICABLE
+    assert registry.resolve(seed_query(at="6", known_at=0)).outcome \
+        is RegistryOutcome.NOT_APPLICABLE  # before any import nothing was known
+
+
+def test_database_refuses_to_change_revision_content_or_history(seeded):
+    conn = sqlite3.connect(seeded)
+    for sql in ("UPDATE revisions SET content = '{\"text\": \"41 Nm\"}' WHERE id = 'manual-A'",
+                "UPDATE revisions SET digest = hex(randomblob(32)) WHERE id = 'manual-A'",
+                "DELETE FROM revisions WHERE id = 'manual-A'",
+                "UPDATE interpretations SET status = 'withdrawn' WHERE revision = 'manual-A'",
+                "DELETE FROM interpretations",
+                "UPDATE scopes SET to_key = 99",
+                "INSERT INTO revisions VALUES ('x', 'f', 'memo', 'en', '*', '{}', "
+                "'0000000000000000000000000000000000000000000000000000000000000000', 1)",
+                "INSERT INTO scopes VALUES (1, 0, 'f', 'p', 'c', 'r', 'soon', NULL)"):
+        with pytest.raises(sqlite3.DatabaseError):
+            conn.execute(sql)
+    conn.close()
+
+
+def test_database_is_wal_strict_and_versioned(seeded):
+    conn = sqlite3.connect(seeded)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+    strict = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                          "AND sql LIKE '%STRICT'").fetchone()[0]
+    assert strict == conn.execute("SELECT count(*) FROM sqlite_master "
+                                  "WHERE type = 'table'").fetchone()[0]
+    conn.close()
+
+
+def test_database_from_a_newer_schema_is_refused_and_left_alone(seeded, tmp_path):
+    conn = sqlite3.connect(seeded)
+    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+    conn.close()
+    before = dump(seeded)
+    with pytest.raises(BadDatabase, match="newer Amend"):
+        store.import_path(seeded, SEED / "competing.yaml")
+    with pytest.raises(BadDatabase, match="newer Amend"):
+        Registry.open(seeded)
+    assert dump(seeded) == before
+
+
+def test_corrupt_database_file_is_refused_and_left_alone(tmp_path):
+    db = write(tmp_path, "registry.db", "this is not sqlite at all " * 200)
+    before = db.read_bytes()
+    with pytest.raises(BadDatabase, match="not a readable registry database"):
+        store.import_path(db, SEED / "registry.yaml")
+    assert db.read_bytes() == before
+
+
+def test_unwritable_database_path_is_refused_without_creating_anything(tmp_path):
+    with pytest.raises(BadDatabase, match="does not exist"):
+        store.import_path(tmp_path / "missing-dir" / "r.db", SEED / "registry.yaml")
+    assert not (tmp_path / "missing-dir").exists()
