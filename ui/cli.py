@@ -21,7 +21,7 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # (module, attribute): a click command or group each. Missing modules are simply not listed.
 COMMANDS = (
     ("registry.cli", "registry"),
-    ("retrieval.cli", "retrieve"),
+    ("ui.retrieve_cli", "retrieve"),
     ("tools_sandbox.cli", "sandbox"),
     ("ui.chat", "chat"),
     ("audio.call_cli", "call"),
