@@ -29,6 +29,7 @@ from agent.proposals import (
 _NEGATION = re.compile(lexicon.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
+_NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?) (?:{lexicon.NEGATION_AFTER})\b")
 _REPLACE = re.compile(rf"\b(?:{lexicon.REPLACE_MARKERS})\b(?! of\b)")
 _LEADING_NO = re.compile(r"^(?:no|nope|nah|wrong)\b,?")
 _CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
@@ -50,13 +51,15 @@ class Stretch:
 
 
 def negated_stretches(text: str) -> tuple[Stretch, ...]:
-    """Stretches introduced by "not", "instead of", "rather than" (pure)."""
+    """Negated stretches: after "not", "instead of", "can't do"; before "doesn't work" (pure)."""
     out = []
     for match in _NEGATION.finditer(text):
         tail = _STRETCH_END.search(text, match.end())
         end = tail.start() if tail else len(text)
         if end > match.end():
             out.append(Stretch(text[match.end():end].strip(), match.start(), end))
+    for match in _NEGATION_AFTER.finditer(text):
+        out.append(Stretch(match.group("s"), match.start("s"), match.end()))
     return tuple(out)
 
 

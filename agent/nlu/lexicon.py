@@ -122,7 +122,15 @@ REPLACE_MARKERS = (
     r"|instead|sorry|rather|correction|scratch that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|switch (?:it|that) to|no wait|wait"
 )
-NEGATION_SPLIT = r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b"
+NEGATION_SPLIT = (
+    r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bcan'?t do\b|\bcannot do\b"
+    r"|\bcan'?t make\b|\bcannot make\b"
+)
+# "Wednesday doesn't work": the negation follows the value.
+NEGATION_AFTER = (
+    r"(?:doesn'?t|does not|won'?t|will not|wouldn'?t) (?:work|suit)|is no good|is not good"
+    r"|is bad|is out|is impossible"
+)
 CLEAR_PATTERNS: dict[str, str] = {
     "visit_date": (
         r"any (?:day|date)|whatever day|whichever day|(?:the )?(?:day|date) doesn'?t matter"
@@ -142,7 +150,7 @@ REFERENT_BOOKING = r"(?:the |my |our )?other (?:booking|appointment|visit|reserv
 AUTHORITY: dict[str, str] = {
     "other account": (
         r"(?:for|on|to|under|with|from) (?:the )?account (?:number )?(?P<account>[a-z0-9-]+)"
-        r"|account (?:number )?(?P<account2>[a-z]+-?\d+)"
+        r"|account (?:number |to |is |id )?(?P<account2>[a-z]+-?\d+|\d{3,})"
     ),
     "other tenant": (
         r"(?:calling|phoning|ringing|speaking|acting) (?:for|from|on behalf of) (?P<org>[a-z0-9-]+)"

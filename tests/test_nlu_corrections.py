@@ -1,0 +1,310 @@
+"""Each correction kind is its own path, pinned with at least eight phrasings each.
+
+The ledger already holds a Wednesday (2026-12-02) afternoon visit for P-100 at 14:00; the
+clock is Tuesday 2026-12-01 09:00+01:00 unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+import pytest
+from nlu_support import (
+    P100,
+    P200,
+    THURSDAY,
+    TWO_PUMPS,
+    Asset,
+    CallerProfile,
+    context,
+    propose,
+    slot_values,
+)
+
+from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, CorrectionKind, Intent
+
+BOOKED = {"visit_date": "2026-12-02", "visit_window": "afternoon", "visit_time": "14:00",
+          "asset": "P-100"}
+FRIDAY = "2026-12-04"
+
+
+def booked(values=None, **kwargs):
+    return context(values=values or BOOKED, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "actually Friday",
+        "make that Friday",
+        "I meant Friday.",
+        "friday instead",
+        "sorry, friday",
+        "Friday, not Wednesday.",
+        "no, friday",
+        "change it to friday",
+        "actually make it the 4th",
+        "scratch that december 4th",
+        "oops i meant fri",
+        "wednesday is no good, friday works",
+    ],
+)
+def test_replace_one_field(said):
+    proposal = propose(said, booked())
+    assert proposal.intent is Intent.CORRECTION, proposal.reason
+    assert proposal.correction is CorrectionKind.REPLACE
+    assert slot_values(proposal) == {VISIT_DATE: FRIDAY}
+
+
+@pytest.mark.parametrize(
+    ("said", "field", "value"),
+    [("actually in the morning", "visit_window", "morning"),
+     ("I meant P 200", ASSET, "P-200"),
+     ("make that 3 units", "units", "3"),
+     ("sorry, the p200", ASSET, "P-200")],
+)
+def test_replace_other_fields(said, field, value):
+    proposal = propose(said, booked(values={**BOOKED, "units": "1"}) if field == "units"
+                       else booked())
+    assert proposal.correction is CorrectionKind.REPLACE
+    assert slot_values(proposal)[field] == value
+
+
+def test_replace_marker_with_nothing_to_replace_is_not_a_correction():
+    proposal = propose("actually I'd like a visit on friday")
+    assert proposal.intent is Intent.BOOK
+    assert proposal.correction is CorrectionKind.NONE
+
+
+def test_new_value_for_a_filled_field_unasked_is_an_implicit_replace():
+    proposal = propose("friday", booked())
+    assert (proposal.intent, proposal.correction) == (Intent.CORRECTION, CorrectionKind.REPLACE)
+
+
+def test_new_value_for_the_field_just_asked_is_an_answer_not_a_correction():
+    proposal = propose("friday", booked(expecting=VISIT_DATE))
+    assert (proposal.intent, proposal.correction) == (Intent.INFORM, CorrectionKind.NONE)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("Friday at 10, not Thursday at 2",
+         {VISIT_DATE: FRIDAY, "visit_time": "10:00", "visit_window": "morning"}),
+        ("actually friday morning", {VISIT_DATE: FRIDAY, "visit_window": "morning"}),
+        ("make it friday at ten", {VISIT_DATE: FRIDAY, "visit_time": "10:00",
+                                   "visit_window": "morning"}),
+        ("Sorry, Thursday morning, not Wednesday.",
+         {VISIT_DATE: "2026-12-03", "visit_window": "morning"}),
+        ("i meant p 200 on friday", {ASSET: "P-200", VISIT_DATE: FRIDAY}),
+        ("no, friday at 10 am", {VISIT_DATE: FRIDAY, "visit_time": "10:00",
+                                 "visit_window": "morning"}),
+        ("friday at 10 instead", {VISIT_DATE: FRIDAY, "visit_time": "10:00",
+                                  "visit_window": "morning"}),
+        ("change it to the 4th in the morning", {VISIT_DATE: FRIDAY,
+                                                 "visit_window": "morning"}),
+        ("actually the other site, 4 dock street antwerp, on friday",
+         {"site": "4 Dock Street, Antwerp", VISIT_DATE: FRIDAY}),
+    ],
+)
+def test_several_fields_at_once(said, expected):
+    proposal = propose(said, booked(values={**BOOKED, "visit_date": "2026-12-03",
+                                            "site": P100.site}))
+    assert proposal.correction is CorrectionKind.MULTI, proposal.reason
+    assert slot_values(proposal) == expected
+
+
+def test_several_fields_withdraws_each_old_value():
+    proposal = propose("Friday at 10, not Thursday at 2",
+                       booked(values={**BOOKED, "visit_date": "2026-12-03"}))
+    assert ("visit_date", "2026-12-03") in proposal.withdrawn
+    assert ("visit_time", "14:00") in proposal.withdrawn
+
+
+@pytest.mark.parametrize(
+    ("said", "withdrawn"),
+    [
+        ("not Wednesday", ("visit_date", "2026-12-02")),
+        ("no not wednesday", ("visit_date", "2026-12-02")),
+        ("Not on Wednesday.", ("visit_date", "2026-12-02")),
+        ("wednesday doesn't work", ("visit_date", "2026-12-02")),
+        ("i can't do wednesday", ("visit_date", "2026-12-02")),
+        ("definitely not the 2nd", ("visit_date", "2026-12-02")),
+        ("not in the afternoon", ("visit_window", "afternoon")),
+        ("not at 2", ("visit_time", "14:00")),
+        ("not p 100", ("asset", "P-100")),
+        ("i said not wednesday", ("visit_date", "2026-12-02")),
+    ],
+)
+def test_negation_without_replacement_withdraws_and_proposes_nothing(said, withdrawn):
+    proposal = propose(said, booked())
+    assert proposal.correction is CorrectionKind.NEGATION, proposal.reason
+    assert proposal.intent is Intent.CORRECTION
+    assert withdrawn in proposal.withdrawn
+    assert withdrawn[0] not in slot_values(proposal)
+
+
+def test_negated_weekday_withdraws_the_ledger_date_even_on_that_weekday():
+    # Said on a Thursday "Thursday" is ambiguous; the ledger's Thursday is the one meant.
+    ctx = context(now=THURSDAY, values={**BOOKED, "visit_date": "2026-12-10"})
+    assert propose("not thursday", ctx).withdrawn == (("visit_date", "2026-12-10"),)
+
+
+@pytest.mark.parametrize("said", ["I did not open it", "I'm not sure", "not yet",
+                                  "that's not what I asked"])
+def test_not_without_a_value_is_no_withdrawal(said):
+    assert propose(said, booked()).withdrawn == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "cleared"),
+    [
+        ("any day this week is fine", ("visit_date",)),
+        ("any day works", ("visit_date",)),
+        ("the day doesn't matter", ("visit_date",)),
+        ("i don't mind which day", ("visit_date",)),
+        ("whenever works for you", ("visit_date",)),
+        ("Any time is fine.", ("visit_window", "visit_time")),
+        ("morning or afternoon, doesn't matter", ("visit_window", "visit_time")),
+        ("the time doesn't matter", ("visit_window", "visit_time")),
+        ("i'm flexible on the day", ("visit_date",)),
+        ("any date is ok", ("visit_date",)),
+    ],
+)
+def test_clearing_a_constraint(said, cleared):
+    proposal = propose(said, booked())
+    assert proposal.correction is CorrectionKind.CLEAR_CONSTRAINT, proposal.reason
+    assert proposal.cleared == cleared
+    assert not set(cleared) & set(slot_values(proposal))
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I meant the other pump", "the other one", "no the other unit", "sorry, the other pump",
+     "actually the other machine", "my other pump", "I meant the other one.",
+     "it's for the other pump please"],
+)
+def test_referent_other_pump_resolves_to_the_callers_one_other_asset(said):
+    proposal = propose(said, booked())
+    assert proposal.correction is CorrectionKind.REFERENT, proposal.reason
+    assert proposal.referent == "P-200"
+    assert slot_values(proposal) == {ASSET: "P-200"}
+
+
+BOOKINGS = (("BK-1", "P-100", "2026-12-02"), ("BK-2", "P-200", "2026-12-09"))
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["my other booking", "the other appointment", "I meant my other visit",
+     "no, the other booking"],
+)
+def test_referent_other_booking_resolves_against_the_callers_bookings(said):
+    ctx = booked(values={**BOOKED, "booking_ref": "BK-1"}, bookings=BOOKINGS)
+    proposal = propose(said, ctx)
+    assert proposal.correction is CorrectionKind.REFERENT
+    assert proposal.referent == "BK-2"
+    assert slot_values(proposal) == {BOOKING_REF: "BK-2"}  # identity only; no history copied
+
+
+def test_referent_with_several_other_assets_stays_ambiguous():
+    three = CallerProfile("acme", "tech-17", ("technician",), "ACME-001",
+                          (P100, P200, Asset("P-300", "C2", "EU", "x")))
+    proposal = propose("the other pump", booked(caller=three))
+    slot = proposal.slot(ASSET)
+    assert slot.value is None and slot.candidates == ("P-200", "P-300")
+    assert proposal.referent is None
+    assert proposal.correction is CorrectionKind.AMBIGUOUS_VALUE
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["actually Friday", "make it the 4th", "not Wednesday", "friday instead", "I meant friday",
+     "sorry december 4th", "change it to friday", "no, the 4th"],
+)
+def test_ambiguous_target_when_two_date_fields_are_active(said):
+    ctx = booked(active_date_fields=("visit_date", "new_date"))
+    proposal = propose(said, ctx)
+    assert proposal.correction is CorrectionKind.AMBIGUOUS_TARGET, proposal.reason
+    assert proposal.ambiguous_fields == ("visit_date", "new_date")
+
+
+@pytest.mark.parametrize(
+    ("said", "field", "candidates"),
+    [
+        ("thursday", VISIT_DATE, ("2026-12-03", "2026-12-10")),
+        ("make it thursday", VISIT_DATE, ("2026-12-03", "2026-12-10")),
+        ("actually thursday morning", VISIT_DATE, ("2026-12-03", "2026-12-10")),
+        ("not wednesday, thursday", VISIT_DATE, ("2026-12-03", "2026-12-10")),
+        ("next saturday", VISIT_DATE, ("2026-12-05", "2026-12-12")),
+        ("thursday or friday", VISIT_DATE, ("2026-12-03", "2026-12-10", "2026-12-04")),
+        ("at 10 or at 2", "visit_time", ("10:00", "14:00")),
+        ("p 100 or p 200", ASSET, ("P-100", "P-200")),
+    ],
+)
+def test_ambiguous_value_keeps_candidates_and_no_value(said, field, candidates):
+    proposal = propose(said, booked(now=THURSDAY))
+    slot = proposal.slot(field)
+    assert slot.value is None and slot.candidates == candidates
+    assert proposal.correction is CorrectionKind.AMBIGUOUS_VALUE, proposal.reason
+
+
+def test_next_thursday_on_a_tuesday_is_an_ambiguous_value():
+    slot = propose("next thursday", booked()).slot(VISIT_DATE)
+    assert slot.candidates == ("2026-12-03", "2026-12-10")
+
+
+@pytest.mark.parametrize(
+    ("said", "confidence", "alternatives", "field", "candidates"),
+    [
+        ("thursday afternoon", 0.9, ("tuesday afternoon",), VISIT_DATE,
+         ("2026-12-03", "2026-12-01", "2026-12-08")),
+        ("P 100", 0.9, ("P 200",), ASSET, ("P-100", "P-200")),
+        ("two units", 0.9, ("three units",), "units", ("2", "3")),
+        ("at 2 pm", 0.9, ("at 10 am",), "visit_time", ("14:00", "10:00")),
+        ("the 15th", 0.9, ("the 5th",), VISIT_DATE, ("2026-12-15", "2026-12-05")),
+        ("it's opened", 0.9, ("it's unopened",), "opened", ("yes", "no")),
+        ("friday", 0.4, (), VISIT_DATE, ()),
+        ("make it friday", 0.55, (), VISIT_DATE, ()),
+    ],
+)
+def test_uncertain_recognition_keeps_every_candidate(said, confidence, alternatives, field,
+                                                     candidates):
+    proposal = propose(said, booked(), confidence=confidence, alternatives=alternatives)
+    assert proposal.correction is CorrectionKind.UNCERTAIN, proposal.reason
+    slot = proposal.slot(field)
+    if candidates:
+        assert slot.value is None and slot.candidates == candidates
+    else:
+        assert slot.confidence == confidence  # kept, but marked as heard uncertainly
+    assert proposal.confidence == confidence
+
+
+def test_alternatives_disagreeing_on_yes_or_no_are_uncertain():
+    proposal = propose("yes", booked(pending_confirmation=True), alternatives=("no",))
+    assert proposal.correction is CorrectionKind.UNCERTAIN
+
+
+def test_alternatives_that_agree_on_every_value_are_not_uncertain():
+    proposal = propose("friday", booked(), alternatives=("Friday.", "friday please"))
+    assert proposal.correction is CorrectionKind.REPLACE
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["yes, and make it Thursday", "yes but thursday", "go ahead but make it thursday",
+     "yes please, thursday instead", "ok go ahead, actually thursday",
+     "Yes. Make that Thursday.", "sounds good but make it thursday", "yeah thursday instead"],
+)
+def test_correction_that_also_says_go_ahead(said):
+    proposal = propose(said, booked(pending_confirmation=True))
+    assert proposal.intent is Intent.CORRECTION, proposal.reason
+    assert proposal.go_ahead is True
+    assert slot_values(proposal) == {VISIT_DATE: "2026-12-03"}
+
+
+def test_same_correction_twice_gives_the_same_proposal():
+    ctx = booked()
+    assert propose("actually Friday", ctx) == propose("actually Friday", ctx)
+
+
+def test_two_pump_caller_fixture_is_the_one_used():
+    assert booked().caller == TWO_PUMPS
