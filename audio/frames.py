@@ -42,42 +42,57 @@ class PushToTalkFrame(SystemFrame):
     on: bool = False
 
 
-def context_id_for(generation: int) -> str:
-    """A fresh TTS context id that names ``generation``."""
-    return f"g{generation}:{uuid.uuid4().hex}"
+def context_id_for(generation: int, sentence: int = 0) -> str:
+    """A fresh TTS context id that names ``generation`` and the plan's sentence index."""
+    return f"g{generation}s{sentence}:{uuid.uuid4().hex}"
+
+
+def _parse(context_id: str | None) -> tuple[int, int]:
+    if not context_id or not context_id.startswith("g") or ":" not in context_id:
+        return UNSTAMPED, 0
+    gen, _, sentence = context_id[1:context_id.index(":")].partition("s")
+    if not gen.isdigit():
+        return UNSTAMPED, 0
+    return int(gen), int(sentence) if sentence.isdigit() else 0
 
 
 def generation_of_context(context_id: str | None) -> int:
     """The generation a context id names, or ``UNSTAMPED`` for foreign ids."""
-    if not context_id or not context_id.startswith("g") or ":" not in context_id:
-        return UNSTAMPED
-    head = context_id[1:context_id.index(":")]
-    return int(head) if head.isdigit() else UNSTAMPED
+    return _parse(context_id)[0]
+
+
+def sentence_of_context(context_id: str | None) -> int:
+    return _parse(context_id)[1]
 
 
 class GenerationAudio(TTSAudioRawFrame):
-    """Base of the per-generation audio classes; ``generation`` is a class attribute."""
+    """Base of the per-generation audio classes; ``generation`` and ``sentence`` are class
+    attributes, so they survive the output transport's re-chunking."""
 
     generation: int = UNSTAMPED
+    sentence: int = 0
 
 
-_CLASSES: dict[int, type[GenerationAudio]] = {}
+_CLASSES: dict[tuple[int, int], type[GenerationAudio]] = {}
 
 
-def audio_class(generation: int) -> type[GenerationAudio]:
-    """The (cached) audio frame class for ``generation`` (side effect: may create one)."""
-    cls = _CLASSES.get(generation)
+def audio_class(generation: int, sentence: int = 0) -> type[GenerationAudio]:
+    """The (cached) audio frame class for one sentence of ``generation`` (may create one)."""
+    key = (generation, sentence)
+    cls = _CLASSES.get(key)
     if cls is None:
-        cls = type(f"GenerationAudio{generation}", (GenerationAudio,),
-                   {"generation": generation, "__module__": __name__})
-        _CLASSES[generation] = cls
+        cls = type(f"GenerationAudio{generation}s{sentence}", (GenerationAudio,),
+                   {"generation": generation, "sentence": sentence, "__module__": __name__})
+        _CLASSES[key] = cls
     return cls
 
 
 def stamp_audio(frame: TTSAudioRawFrame | Frame, generation: int, audio: bytes | None = None,
                 sample_rate: int | None = None) -> GenerationAudio:
-    """A copy of an audio frame whose class carries ``generation``."""
-    cls = audio_class(generation)
+    """A copy of an audio frame whose class carries ``generation`` (and its sentence)."""
+    sentence = type(frame).sentence if isinstance(frame, GenerationAudio) else \
+        sentence_of_context(getattr(frame, "context_id", None))
+    cls = audio_class(generation, sentence)
     out = cls(audio if audio is not None else frame.audio,
               sample_rate=sample_rate or frame.sample_rate, num_channels=frame.num_channels)
     out.context_id = getattr(frame, "context_id", None)

@@ -53,7 +53,7 @@ class GateEvent:
     """Something the gate did, for the call's trace. ``t`` is ``time.monotonic()``."""
 
     name: str  # agent_speech_started | agent_speech_stopped | generation_invalidated |
-    #            barge_in_paused | barge_in_resumed | stale_audio_dropped
+    #            barge_in_paused | barge_in_resumed | tts_first_audio
     generation: int
     t: float
     data: tuple[tuple[str, object], ...] = ()
@@ -79,7 +79,7 @@ class GenerationGate(FrameProcessor):
         self._flush = flush
         self._pace = pace
         self._lead = lead_secs
-        self._on_event = on_event
+        self._listeners: list[Callable[[GateEvent], None]] = [on_event] if on_event else []
         self.floor = 0  # every generation <= floor is stale
         self.latest = 0  # newest generation seen
         self.counters = GateCounters()
@@ -90,6 +90,9 @@ class GenerationGate(FrameProcessor):
         self._release_task: asyncio.Task | None = None
         self._playing: int | None = None  # generation whose audio is being released
         self._clock_end = 0.0  # monotonic time the released audio finishes playing
+        self._heard_from: set[int] = set()  # generations whose first TTS audio arrived
+        self._unspoken: dict[int, int] = {}  # generation -> sentences not yet synthesised
+        self._last_admit = 0.0
 
     # -- decisions (synchronous) ---------------------------------------------------------
 
@@ -140,11 +143,23 @@ class GenerationGate(FrameProcessor):
     def paused(self) -> bool:
         return self._paused
 
+    def expect(self, generation: int, sentences: int) -> None:
+        """``generation`` will bring ``sentences`` TTS contexts: the agent keeps "speaking"
+        through the gaps between them (no false stop/start, no caller turn in the gap)."""
+        if not self.is_stale(generation) and sentences > 0:
+            self._unspoken[generation] = sentences
+            self._last_admit = time.monotonic()
+
+    def _awaiting_sentences(self) -> bool:
+        live = [g for g, n in self._unspoken.items() if n > 0 and not self.is_stale(g)]
+        # A TTS failure never sends its stop frame: stop waiting after 3 s without audio.
+        return bool(live) and time.monotonic() - self._last_admit < 3.0
+
     @property
     def speaking(self) -> bool:
-        """Audio is queued here or still playing at the caller."""
+        """Audio is queued here, still playing at the caller, or still being synthesised."""
         return bool(self._queue) or self._playing is not None or \
-            time.monotonic() < self._clock_end
+            time.monotonic() < self._clock_end or self._awaiting_sentences()
 
     @property
     def state(self) -> Playout:
@@ -185,12 +200,18 @@ class GenerationGate(FrameProcessor):
         generation = self._generation(frame)
         if generation != UNSTAMPED:
             self.latest = max(self.latest, generation)
+        self._last_admit = time.monotonic()
+        if isinstance(frame, TTSStoppedFrame) and self._unspoken.get(generation, 0) > 0:
+            self._unspoken[generation] -= 1
         if self._flush and self.is_stale(generation):
             if isinstance(frame, OutputAudioRawFrame):
                 self.counters.dropped_frames += 1
             return
         if isinstance(frame, OutputAudioRawFrame):
             stamped = generation if generation != UNSTAMPED else self.latest
+            if stamped not in self._heard_from:
+                self._heard_from.add(stamped)
+                self._emit("tts_first_audio", stamped)
             frame = stamp_audio(frame, stamped)
         self._queue.append(frame)
         self._wake.set()
@@ -212,6 +233,9 @@ class GenerationGate(FrameProcessor):
                     await self._wait(max(0.0, self._clock_end - time.monotonic()))
                     if not self._queue and not self._pending_controls and \
                             self._playing is not None and time.monotonic() >= self._clock_end:
+                        if self._awaiting_sentences():
+                            await self._wait(0.05)  # the next sentence is being synthesised
+                            continue
                         self._stopped(self._playing, cut=False)
                     continue
                 self._wake.clear()
@@ -251,7 +275,7 @@ class GenerationGate(FrameProcessor):
 
     def _stopped(self, generation: int, *, cut: bool) -> None:
         self._playing = None
-        self._emit("agent_speech_stopped", generation, cut=cut)
+        self._emit("agent_speech_stopped", generation, reason="cut" if cut else "completed")
         if cut:
             self._clock_end = time.monotonic()
 
@@ -271,9 +295,14 @@ class GenerationGate(FrameProcessor):
         await self._stop_release()
         await super().cleanup()
 
+    def add_listener(self, listener: Callable[[GateEvent], None]) -> None:
+        """Call ``listener`` synchronously for every gate event (side effect: registers it)."""
+        self._listeners.append(listener)
+
     def _emit(self, name: str, generation: int, **data: object) -> None:
-        if self._on_event is not None:
-            self._on_event(GateEvent(name, generation, time.monotonic(), tuple(data.items())))
+        event = GateEvent(name, generation, time.monotonic(), tuple(data.items()))
+        for listener in tuple(self._listeners):
+            listener(event)
 
 
 def _control(kind: str, generation: int) -> OutputTransportMessageUrgentFrame:

@@ -1,0 +1,290 @@
+"""The controller adapter: the ONLY module where pipecat meets ``agent/``.
+
+Placed after ``UserTurnProcessor`` and before the TTS. Upstream of it, frames are speech
+recognition; downstream, stamped sentences for the TTS. It:
+
+* turns a *final* user turn into ``Conversation.user_turn(Utterance(text, confidence))``;
+  interim transcripts never reach the controller (so never the ledger);
+* handles barge-in: at speech onset over agent speech it pauses the generation gate at once;
+  the recognised words then decide (``audio.barge_in``): a backchannel or noise resumes the
+  same generation, a real turn invalidates it and goes to the controller;
+* implements the controller's :class:`~agent.speech.SpeechSink` (``self.sink``): a plan
+  becomes one :class:`~audio.frames.StampedSpeakFrame` per sentence, in order; an
+  invalidation goes straight to the gate;
+* puts speech events and per-turn latency on the call's :class:`~agent.trace.Trace`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import numpy as np
+from pipecat.frames.frames import (
+    CancelFrame,
+    EndFrame,
+    Frame,
+    InputAudioRawFrame,
+    InterimTranscriptionFrame,
+    StartFrame,
+    TranscriptionFrame,
+    UserStartedSpeakingFrame,
+    UserStoppedSpeakingFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from agent.session import Conversation
+from agent.speech import SpeechPlan, Utterance
+from agent.trace import Trace
+from audio.barge_in import Overlap, classify_overlap
+from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
+from audio.generation_gate import GateEvent, GenerationGate
+from audio.latency import TurnClock
+from audio.services import SharedWhisperSTT
+
+VOICED_RMS = 10 ** (-45 / 20)  # a frame louder than -45 dBFS counts as voiced
+
+
+class AdapterSink:
+    """The controller's SpeechSink for one call. Never blocks."""
+
+    def __init__(self, adapter: ControllerAdapter):
+        self._adapter = adapter
+
+    def speak(self, plan: SpeechPlan) -> None:
+        self._adapter.speak(plan)
+
+    def invalidate(self, generation: int, reason: str) -> None:
+        self._adapter.gate.invalidate(generation, reason)
+
+
+class ControllerAdapter(FrameProcessor):
+    """Between speech recognition and the TTS. ``attach`` the conversation before frames flow."""
+
+    def __init__(self, gate: GenerationGate, trace: Trace, *, stt: SharedWhisperSTT | None = None,
+                 noise_resume_secs: float = 1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.gate = gate
+        self.stt = stt  # to wait for a segment still being transcribed when the turn ends
+        self.trace = trace
+        self.sink = AdapterSink(self)
+        self.conversation: Conversation | None = None
+        self.plans: dict[int, SpeechPlan] = {}
+        self.clock = TurnClock(trace)
+        self.transcripts: list[tuple[str, float]] = []  # every final STT result, for artifacts
+        self._noise_resume = noise_resume_secs
+        self._segments: list[tuple[str, float]] = []
+        self._overlapping = False  # this turn began over agent speech
+        self._barged = False  # this turn already invalidated the agent's speech
+        self._onset = 0.0
+        self._last_voiced: float | None = None
+        self._voice_run_start = 0.0  # first voiced frame after a silence: speech onset
+        self._received = 0  # transcripts received from self.stt
+        self._noise_task: asyncio.Task | None = None
+        self._outbox: asyncio.Queue[StampedSpeakFrame] = asyncio.Queue()
+        self._pusher: asyncio.Task | None = None
+        self._turns = asyncio.Lock()
+        self._deliveries: set[asyncio.Task] = set()
+        gate.add_listener(self.on_gate_event)
+
+    def attach(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+
+    # -- speech out ------------------------------------------------------------------------
+
+    def speak(self, plan: SpeechPlan) -> None:
+        """Queue ``plan``'s sentences for the TTS, stamped with its generation."""
+        self.plans[plan.generation] = plan
+        self.clock.decided(plan.generation)
+        sentences = [s for s in plan.sentences if s.strip()]
+        self.gate.expect(plan.generation, len(sentences))
+        for i, sentence in enumerate(sentences):
+            self._outbox.put_nowait(StampedSpeakFrame(text=sentence, append_to_context=False,
+                                                      generation=plan.generation, sentence=i))
+
+    async def _push_plans(self) -> None:
+        while True:
+            frame = await self._outbox.get()
+            if not self.gate.is_stale(frame.generation):  # invalidated before synthesis
+                await self.push_frame(frame)
+
+    # -- frames in -------------------------------------------------------------------------
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            await self.push_frame(frame, direction)
+            self._pusher = self.create_task(self._push_plans(), "adapter_outbox")
+        elif isinstance(frame, (EndFrame, CancelFrame)):
+            await self._stop_tasks()
+            await self.push_frame(frame, direction)
+        elif isinstance(frame, InputAudioRawFrame):
+            self._note_voice(frame)  # consumed: nothing downstream plays caller audio
+        elif isinstance(frame, VADUserStartedSpeakingFrame):
+            self._speech_started()
+            await self.push_frame(frame, direction)
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._speech_paused()
+            await self.push_frame(frame, direction)
+        elif isinstance(frame, InterimTranscriptionFrame):
+            pass  # never reaches the controller: interim words can still change
+        elif isinstance(frame, TranscriptionFrame):
+            self._transcribed(frame)
+        elif isinstance(frame, UserStartedSpeakingFrame):
+            await self.push_frame(frame, direction)
+        elif isinstance(frame, UserStoppedSpeakingFrame):
+            if self._transcripts_pending():
+                self.create_task(self._turn_ended_after_stt(), "turn_end")
+            else:
+                self._turn_ended()
+            await self.push_frame(frame, direction)
+        elif isinstance(frame, TypedTurnFrame):
+            if frame.text.strip():
+                if self.gate.speaking:
+                    self._barge_in()
+                self._deliver(frame.text.strip(), 1.0, "typed")
+        elif isinstance(frame, PushToTalkFrame):
+            if frame.on:
+                self._speech_started()
+        else:
+            await self.push_frame(frame, direction)
+
+    def _note_voice(self, frame: InputAudioRawFrame) -> None:
+        samples = np.frombuffer(frame.audio[: len(frame.audio) // 2 * 2], dtype=np.int16)
+        if samples.size and np.sqrt(np.mean((samples / 32768.0) ** 2)) > VOICED_RMS:
+            now = time.monotonic()
+            if self._last_voiced is None or now - self._last_voiced > 0.3:
+                self._voice_run_start = now
+            self._last_voiced = now
+
+    def _speech_started(self) -> None:
+        self._cancel_noise_timer()
+        if self.gate.speaking and not self.gate.paused:
+            self._overlapping = True
+            # onset = the first voiced frame of this run (VAD needs start_secs to be sure)
+            recent = time.monotonic() - self._voice_run_start < 1.0
+            self._onset = self._voice_run_start if recent else time.monotonic()
+            self.gate.pause()
+
+    def _speech_paused(self) -> None:
+        if self.gate.paused and not self._barged:
+            # No words may follow (a cough, a door): resume unless a transcript arrives first.
+            self._cancel_noise_timer()
+            self._noise_task = self.create_task(self._resume_after_noise(), "noise_resume")
+
+    async def _resume_after_noise(self) -> None:
+        await asyncio.sleep(self._noise_resume)  # a timeout, not a race: STT had its chance
+        if self.gate.paused and not self._barged:
+            self.gate.resume()
+
+    def _cancel_noise_timer(self) -> None:
+        if self._noise_task is not None and not self._noise_task.done():
+            self._noise_task.cancel()
+        self._noise_task = None
+
+    def _transcribed(self, frame: TranscriptionFrame) -> None:
+        self._cancel_noise_timer()
+        result = frame.result if isinstance(frame.result, dict) else {}
+        confidence = float(result.get("confidence", 1.0))
+        self._received += 1
+        self._segments.append((frame.text.strip(), confidence))
+        self.transcripts.append((frame.text.strip(), confidence))
+        self.clock.transcribed()
+        if not self._overlapping or self._barged:
+            return
+        if classify_overlap(self._text()) is Overlap.TURN:
+            self._barge_in()
+        elif self.gate.paused:
+            self.gate.resume()
+
+    def _transcripts_pending(self) -> bool:
+        return self.stt is not None and (self.stt.in_flight > 0 or
+                                         self._received < self.stt.emitted)
+
+    async def _turn_ended_after_stt(self, limit: float = 3.0) -> None:
+        """The turn timer fired while the last segment was still being recognised."""
+        deadline = time.monotonic() + limit
+        while self._transcripts_pending() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # polls a condition (two counters); bounded
+        self._turn_ended()
+
+    def _turn_ended(self) -> None:
+        text, segments = self._text(), self._segments
+        overlapping, barged = self._overlapping, self._barged
+        self._segments, self._overlapping, self._barged = [], False, False
+        if not text:
+            return
+        if overlapping and not barged and classify_overlap(text) is not Overlap.TURN:
+            self.trace.emit("backchannel_ignored", **self._where(self.gate.latest),
+                            text=self.trace.private(text))
+            return
+        confidence = min(c for _, c in segments)
+        self._deliver(text, confidence, "voice")
+
+    def _text(self) -> str:
+        return " ".join(t for t, _ in self._segments if t).strip()
+
+    def _barge_in(self) -> None:
+        """A real turn over agent speech: the controller invalidates; make sure it happened."""
+        self._barged = True
+        self._cancel_noise_timer()
+        playing = self.gate.latest
+        if self.conversation is not None:
+            self.conversation.barge_in()
+        if self.gate.floor < playing and (self.gate.paused or self.gate.speaking):
+            self.gate.invalidate(playing, "barge_in")
+
+    def _deliver(self, text: str, confidence: float, channel: str) -> None:
+        last_voiced = self._last_voiced if channel == "voice" else None
+        self.clock.turn(last_voiced, self.gate.latest)
+        where = self._where(self.gate.latest)
+        extra = {"last_voiced_t": self.clock.trace_t(last_voiced)} if last_voiced else {}
+        self.trace.emit("user_turn_final", **where, text=self.trace.private(text),
+                        confidence=confidence, channel=channel, **extra)
+        task = self.create_task(self._user_turn(Utterance(text, confidence)), "user_turn")
+        self._deliveries.add(task)
+        task.add_done_callback(self._deliveries.discard)
+
+    async def _user_turn(self, utterance: Utterance) -> None:
+        if self.conversation is None:
+            return
+        async with self._turns:  # one turn at a time, in order
+            await self.conversation.user_turn(utterance)
+
+    # -- gate events -> trace --------------------------------------------------------------
+
+    def on_gate_event(self, event: GateEvent) -> None:
+        data = dict(event.data)
+        if event.name == "tts_first_audio":
+            self.clock.first_tts_audio(event.generation, event.t)
+            return
+        if event.name == "barge_in_paused":
+            data["onset_to_paused_ms"] = round((event.t - self._onset) * 1000, 1)
+        if event.name == "generation_invalidated":
+            data["invalidated"] = event.generation
+        self.trace.emit(event.name, **self._where(event.generation), **data)
+        if event.name == "agent_speech_started":
+            self.clock.first_output(event.generation, event.t)
+
+    def _where(self, generation: int) -> dict:
+        plan = self.plans.get(generation)
+        if plan is not None:
+            return {"question": plan.question, "revision": plan.revision,
+                    "generation": generation}
+        if self.conversation is not None:
+            snap = self.conversation.ledger.current
+            return {"question": snap.question, "revision": snap.revision,
+                    "generation": generation}
+        return {"question": "", "revision": -1, "generation": generation}
+
+    async def _stop_tasks(self) -> None:
+        self._cancel_noise_timer()
+        if self._pusher is not None:
+            await self.cancel_task(self._pusher)
+            self._pusher = None
+
+    async def cleanup(self):
+        await self._stop_tasks()
+        await super().cleanup()

@@ -1,0 +1,77 @@
+"""Per-turn latency milestones, measured on the monotonic clock and put on the trace.
+
+Zero is the caller's last voiced input frame (a typed turn: the moment it arrived). The
+milestones follow one turn through the pipeline: final transcript, controller decision (the
+first plan of a newer generation), first TTS audio of that generation, first output frame.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from agent.trace import Trace
+
+
+@dataclass
+class TurnTiming:
+    """Monotonic timestamps of one turn (None: not reached)."""
+
+    zero: float  # last voiced frame, or arrival of a typed turn
+    transcript: float | None
+    after_generation: int  # the generation playing/queued when the turn ended
+    generation: int | None = None  # the answer's generation, once decided
+    decision: float | None = None
+    first_tts_audio: float | None = None
+    first_output: float | None = None
+
+    def ms(self) -> dict[str, float | None]:
+        def rel(t: float | None) -> float | None:
+            return None if t is None else round((t - self.zero) * 1000, 1)
+        return {"transcript_ms": rel(self.transcript), "decision_ms": rel(self.decision),
+                "first_tts_audio_ms": rel(self.first_tts_audio),
+                "first_output_ms": rel(self.first_output)}
+
+
+class TurnClock:
+    """Collects :class:`TurnTiming` rows; emits ``turn_latency`` when a turn's answer plays."""
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        self.turns: list[TurnTiming] = []
+        self._open: TurnTiming | None = None
+        self._last_transcript: float | None = None
+
+    def trace_t(self, monotonic: float | None) -> float | None:
+        """A monotonic timestamp on the trace's clock (seconds since call start)."""
+        if monotonic is None:
+            return None
+        return round(self.trace.clock() - (time.monotonic() - monotonic), 4)
+
+    def transcribed(self) -> None:
+        self._last_transcript = time.monotonic()
+
+    def turn(self, last_voiced: float | None, after_generation: int) -> None:
+        now = time.monotonic()
+        zero = last_voiced if last_voiced is not None else now
+        transcript = self._last_transcript if last_voiced is not None else None
+        self._open = TurnTiming(zero, transcript, after_generation)
+        self.turns.append(self._open)
+
+    def decided(self, generation: int) -> None:
+        turn = self._open
+        if turn is not None and turn.decision is None and generation > turn.after_generation:
+            turn.generation, turn.decision = generation, time.monotonic()
+
+    def first_tts_audio(self, generation: int, t: float) -> None:
+        if self._open is not None and self._open.generation == generation:
+            self._open.first_tts_audio = t
+
+    def first_output(self, generation: int, t: float) -> None:
+        turn = self._open
+        if turn is None or turn.generation != generation:
+            return
+        turn.first_output = t
+        self._open = None
+        self.trace.emit("turn_latency", question="", revision=-1, generation=generation,
+                        **turn.ms())

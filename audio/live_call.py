@@ -1,0 +1,122 @@
+"""One running call over the scripted caller transport: the harness behind audio-mode calls,
+the barge-in tests and the benchmark.
+
+Usage::
+
+    async with LiveCall(make_conversation) as call:      # warm models, start the pipeline
+        said = await call.say(load_wav("turn.wav"))       # real-time caller audio
+        await call.wait_idle()                            # agent finished speaking, not busy
+    call.recording                                        # what the caller heard
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from pipecat.workers.runner import WorkerRunner
+
+from agent.session import Conversation
+from agent.speech import SpeechSink
+from agent.trace import Trace
+from audio import services
+from audio.pipeline import CallPipeline, PipelineConfig, build_pipeline
+from audio.scripted import Recording, SaidTurn, ScriptedCaller
+from audio.wav_input import CallerAudio
+
+ConversationFactory = Callable[[SpeechSink, Trace], Conversation]
+
+
+class LiveCall:
+    """A call in progress. Enter to start it (greets the caller), exit to end it."""
+
+    def __init__(self, make_conversation: ConversationFactory, *, trace: Trace | None = None,
+                 config: PipelineConfig | None = None):
+        self._make = make_conversation
+        self.trace = trace or Trace()
+        self.config = config or PipelineConfig()
+        self.transport = ScriptedCaller(out_rate=self.config.out_sample_rate)
+        self.pipeline: CallPipeline | None = None
+        self.conversation: Conversation | None = None
+        self._runner: WorkerRunner | None = None
+        self._task: asyncio.Task | None = None
+
+    @property
+    def recording(self) -> Recording:
+        return self.transport.recording
+
+    async def __aenter__(self) -> LiveCall:
+        await asyncio.to_thread(services.warm)  # no-op after the first call in this process
+        self.pipeline = build_pipeline(self.transport, self.trace, self.config)
+        self.conversation = self._make(self.pipeline.sink, self.trace)
+        self.pipeline.attach(self.conversation)
+        started = asyncio.Event()
+
+        @self.pipeline.worker.event_handler("on_pipeline_started")
+        async def _started(worker, frame):
+            started.set()
+
+        self._runner = WorkerRunner(handle_sigint=False)
+        await self._runner.add_workers(self.pipeline.worker)
+        self._task = asyncio.create_task(self._runner.run())
+        await asyncio.wait_for(started.wait(), timeout=30)
+        self.transport.t0 = time.monotonic()
+        await self.conversation.start()
+        return self
+
+    async def say(self, audio: CallerAudio) -> SaidTurn:
+        """Play caller audio in real time; returns once the last sample was fed."""
+        return await self.transport.say(audio)
+
+    async def wait_for(self, name: str, *, after: int = 0, timeout: float = 20.0,
+                       **match: object):
+        """The first trace event ``name`` at index >= ``after`` matching ``match``."""
+        found = asyncio.Event()
+
+        def look(_event=None) -> object | None:
+            for e in self.trace.events[after:]:
+                if e.name == name and all(e.get(k, getattr(e, k, None)) == v
+                                          for k, v in match.items()):
+                    found.set()
+                    return e
+            return None
+
+        hit = look()
+        if hit is not None:
+            return hit
+        self.trace.listeners.append(look)
+        try:
+            await asyncio.wait_for(found.wait(), timeout=timeout)
+        finally:
+            self.trace.listeners.remove(look)
+        return look()
+
+    async def wait_idle(self, *, quiet_secs: float = 0.3, timeout: float = 30.0) -> None:
+        """Return once the agent is not speaking, not busy, and stayed so for ``quiet_secs``."""
+        deadline = time.monotonic() + timeout
+        quiet_since = None
+        while time.monotonic() < deadline:
+            busy = self.pipeline.gate.speaking or self.pipeline.gate.paused or \
+                (self.conversation is not None and self.conversation.busy)
+            if busy:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_secs:
+                return
+            await asyncio.sleep(0.05)  # polling a condition, not forcing an order
+        raise TimeoutError(f"the call did not go idle within {timeout:.0f} s")
+
+    async def __aexit__(self, *exc) -> None:
+        try:
+            if self.conversation is not None:
+                await self.conversation.close()
+        finally:
+            if self._runner is not None:
+                await self._runner.cancel()
+            if self._task is not None:
+                try:
+                    await asyncio.wait_for(self._task, timeout=10)
+                except (asyncio.CancelledError, TimeoutError):
+                    pass

@@ -1,0 +1,101 @@
+"""The call pipeline, one per call, over the process-wide models (``audio.services``).
+
+Stages, in order:
+
+1. ``transport.input()``: 20 ms PCM16 frames at 16 kHz (scripted caller, browser, sound card).
+2. ``VADProcessor(SileroVADAnalyzer)``: speech start/stop. Stop after 0.2 s of silence.
+3. ``SharedWhisperSTT``: transcribes each VAD segment at its stop, i.e. *speculatively* at the
+   first silence, while the end-of-turn timer below still runs. If the caller goes on
+   speaking, the segment is just the first part of the turn: nothing reaches the controller
+   before the turn ends, so nothing needs undoing.
+4. ``UserTurnProcessor``: a turn ends after ``user_speech_timeout`` of silence *and* a final
+   transcript. Pipecat's own interruptions are off: barge-in is decided by the adapter.
+5. ``ControllerAdapter``: final turn -> ``Conversation.user_turn``; plans -> stamped sentences.
+6. ``GenerationPiperTTS``: sentence -> audio under a generation-naming context id.
+7. ``GenerationGate``: drops stale generations, paces, pauses, flushes.
+8. ``transport.output()``.
+
+Runs under ``PipelineWorker`` (``idle_timeout_secs=None``: a caller may think for a while).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADParams
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.transports.base_transport import BaseTransport
+from pipecat.turns.user_start import (
+    TranscriptionUserTurnStartStrategy,
+    VADUserTurnStartStrategy,
+)
+from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy
+from pipecat.turns.user_turn_processor import UserTurnProcessor
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
+
+from agent.session import Conversation
+from agent.speech import SpeechSink
+from agent.trace import Trace
+from audio.adapter import ControllerAdapter
+from audio.generation_gate import GenerationGate
+from audio.services import GenerationPiperTTS, SharedWhisperSTT
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    """Tuned on this 2-core CPU: see ``audio/bench.py`` for the figures they produce."""
+
+    vad_start_secs: float = 0.15  # speech onset detection (barge-in pause latency floor)
+    vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
+    user_speech_timeout: float = 0.3  # end of turn: runs while Whisper works
+    noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
+    flush: bool = True  # False only under the no_audio_flush agent fault
+    hotwords: str | None = None  # recognition biasing (see audio/biasing.py)
+    initial_prompt: str | None = None
+    out_sample_rate: int = 24000
+
+
+@dataclass
+class CallPipeline:
+    worker: PipelineWorker
+    adapter: ControllerAdapter
+    gate: GenerationGate
+    stt: SharedWhisperSTT
+    transport: BaseTransport
+
+    @property
+    def sink(self) -> SpeechSink:
+        """The controller's SpeechSink for this call."""
+        return self.adapter.sink
+
+    def attach(self, conversation: Conversation) -> None:
+        self.adapter.attach(conversation)
+
+
+def build_pipeline(transport: BaseTransport, trace: Trace,
+                   config: PipelineConfig = PipelineConfig()) -> CallPipeline:
+    """Wire one call's processors. Pure construction: models come from the shared cache."""
+    vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(
+        start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs)))
+    stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt)
+    turns = UserTurnProcessor(user_turn_strategies=UserTurnStrategies(
+        start=[VADUserTurnStartStrategy(enable_interruptions=False),
+               TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
+        stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=config.user_speech_timeout)]))
+    gate = GenerationGate(flush=config.flush)
+    adapter = ControllerAdapter(gate, trace, stt=stt,
+                                noise_resume_secs=config.noise_resume_secs)
+    tts = GenerationPiperTTS()
+    pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
+                         transport.output()])
+    worker = PipelineWorker(pipeline, params=PipelineParams(
+        audio_in_sample_rate=16000, audio_out_sample_rate=config.out_sample_rate),
+        idle_timeout_secs=None, enable_rtvi=False)
+    return CallPipeline(worker, adapter, gate, stt, transport)
+
+
+ConversationFactory = Callable[[SpeechSink, Trace], Conversation]

@@ -1,0 +1,233 @@
+"""The scripted caller: a pipecat transport that plays WAVs in and records what is heard.
+
+* Input: a continuous 20 ms frame stream at real-time pace, like a microphone: silence,
+  except while :meth:`ScriptedCaller.say` is playing caller audio (any WAV, made 16 kHz mono
+  by :mod:`audio.wav_input`).
+* Output: a simulated playback device. Each chunk written by the output transport is
+  scheduled right after the previous one; a flush (``InterruptionFrame``) removes what was
+  scheduled but not yet played and cuts the chunk playing now. Every played chunk is kept
+  with its start time and generation: that is what the caller heard (``heard_seconds``,
+  ``write_wav``), and what the stale-audio invariant is checked against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from pipecat.frames.frames import (
+    Frame,
+    InputAudioRawFrame,
+    InterruptionFrame,
+    OutputAudioRawFrame,
+    OutputTransportMessageFrame,
+    OutputTransportMessageUrgentFrame,
+    StartFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.transports.base_input import BaseInputTransport
+from pipecat.transports.base_output import BaseOutputTransport
+from pipecat.transports.base_transport import BaseTransport, TransportParams
+
+from audio.frames import UNSTAMPED, GenerationAudio
+from audio.wav_input import FRAME, RATE, CallerAudio, last_voiced_offset, to_pcm16
+
+
+@dataclass
+class PlayedChunk:
+    start: float  # monotonic time the chunk starts playing
+    generation: int
+    sentence: int
+    samples: np.ndarray  # int16 at the output rate (shortened if cut)
+    rate: int
+
+    @property
+    def end(self) -> float:
+        return self.start + self.samples.size / self.rate
+
+
+@dataclass(frozen=True, slots=True)
+class SaidTurn:
+    onset: float  # monotonic time the first caller sample was fed
+    end: float  # ... the last
+    last_voiced: float | None  # ... the end of the last voiced 20 ms frame
+
+
+@dataclass
+class Recording:
+    """Everything the simulated device played, plus the control messages clients would get."""
+
+    chunks: list[PlayedChunk] = field(default_factory=list)
+    controls: list[tuple[float, dict]] = field(default_factory=list)
+    flushes: list[float] = field(default_factory=list)
+    said: list[SaidTurn] = field(default_factory=list)
+
+    def played(self, until: float | None = None) -> list[PlayedChunk]:
+        until = time.monotonic() if until is None else until
+        return [c for c in self.chunks if c.start <= until]
+
+    def heard_seconds(self) -> dict[tuple[int, int], float]:
+        """Seconds played per (generation, sentence), up to now."""
+        now, out = time.monotonic(), {}
+        for c in self.played(now):
+            key = (c.generation, c.sentence)
+            out[key] = out.get(key, 0.0) + min(c.end, now) - c.start
+        return out
+
+    def first_output_after(self, t: float, *, newer_than: int = UNSTAMPED) -> PlayedChunk | None:
+        for c in self.chunks:
+            if c.start >= t and c.generation > newer_than and np.any(c.samples):
+                return c
+        return None
+
+    def write_wav(self, path: str | Path, t0: float) -> None:
+        """The output timeline since ``t0`` as a mono PCM16 WAV (silence between chunks)."""
+        chunks = self.played()
+        rate = chunks[0].rate if chunks else RATE
+        end = max((c.end for c in chunks), default=t0)
+        out = np.zeros(int((end - t0) * rate) + 1, dtype=np.int16)
+        for c in chunks:
+            i = max(0, int(round((c.start - t0) * rate)))
+            piece = c.samples[: max(0, out.size - i)]
+            out[i:i + piece.size] = piece
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(out.tobytes())
+
+
+class ScriptedInput(BaseInputTransport):
+    """A microphone that plays queued caller audio, else silence, 20 ms at a time."""
+
+    def __init__(self, params: TransportParams, recording: Recording, **kwargs):
+        super().__init__(params, **kwargs)
+        self._recording = recording
+        self._pending: asyncio.Queue[tuple[np.ndarray, asyncio.Future]] = asyncio.Queue()
+        self._mic_task: asyncio.Task | None = None
+
+    async def start(self, frame: StartFrame):
+        await super().start(frame)
+        await self.set_transport_ready(frame)
+        if self._mic_task is None:
+            self._mic_task = self.create_task(self._mic(), "scripted_mic")
+
+    async def stop(self, frame):
+        await self._stop_mic()
+        await super().stop(frame)
+
+    async def cancel(self, frame):
+        await self._stop_mic()
+        await super().cancel(frame)
+
+    async def _stop_mic(self):
+        if self._mic_task is not None:
+            await self.cancel_task(self._mic_task)
+            self._mic_task = None
+
+    async def say(self, audio: CallerAudio) -> SaidTurn:
+        """Play ``audio`` into the pipeline at real-time pace; returns when it has been fed."""
+        done: asyncio.Future = asyncio.get_running_loop().create_future()
+        await self._pending.put((audio.samples, done))
+        return await done
+
+    async def _mic(self) -> None:
+        silence = bytes(FRAME * 2)
+        start, n = time.monotonic(), 0
+        current: tuple[np.ndarray, asyncio.Future] | None = None
+        pos, onset = 0, 0.0
+        while True:
+            if current is None and not self._pending.empty():
+                current, pos, onset = self._pending.get_nowait(), 0, time.monotonic()
+            if current is not None:
+                samples, done = current
+                chunk = samples[pos:pos + FRAME]
+                audio = to_pcm16(np.pad(chunk, (0, FRAME - chunk.size)))
+                pos += FRAME
+                if pos >= samples.size:
+                    voiced = last_voiced_offset(samples)
+                    said = SaidTurn(onset, time.monotonic() + 0.02,
+                                    None if voiced is None else onset + voiced)
+                    self._recording.said.append(said)
+                    if not done.done():
+                        done.set_result(said)
+                    current = None
+            else:
+                audio = silence
+            await self.push_audio_frame(InputAudioRawFrame(audio, RATE, 1))
+            n += 1
+            await asyncio.sleep(max(0.0, start + n * 0.02 - time.monotonic()))  # real-time pace
+
+
+class ScriptedOutput(BaseOutputTransport):
+    """A playback device: schedules chunks back to back, records what actually played."""
+
+    def __init__(self, params: TransportParams, recording: Recording, **kwargs):
+        super().__init__(params, **kwargs)
+        self._recording = recording
+        self._play_end = 0.0
+
+    async def start(self, frame: StartFrame):
+        await super().start(frame)
+        await self.set_transport_ready(frame)
+
+    async def write_audio_frame(self, frame: OutputAudioRawFrame) -> bool:
+        samples = np.frombuffer(frame.audio, dtype=np.int16).copy()
+        generation = type(frame).generation if isinstance(frame, GenerationAudio) else UNSTAMPED
+        sentence = type(frame).sentence if isinstance(frame, GenerationAudio) else 0
+        start = max(time.monotonic(), self._play_end)
+        chunk = PlayedChunk(start, generation, sentence, samples, frame.sample_rate)
+        self._play_end = chunk.end
+        self._recording.chunks.append(chunk)
+        return True
+
+    async def send_message(self, frame: OutputTransportMessageFrame |
+                           OutputTransportMessageUrgentFrame):
+        if isinstance(frame.message, dict):
+            self._recording.controls.append((time.monotonic(), dict(frame.message)))
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        if isinstance(frame, InterruptionFrame):
+            self._flush_device()
+        await super().process_frame(frame, direction)
+
+    def _flush_device(self) -> None:
+        """Drop what was scheduled but not played; cut the chunk playing now."""
+        now = time.monotonic()
+        kept = []
+        for c in self._recording.chunks:
+            if c.start >= now:
+                continue
+            if c.end > now:
+                c.samples = c.samples[: int((now - c.start) * c.rate)]
+            kept.append(c)
+        self._recording.chunks[:] = kept
+        self._recording.flushes.append(now)
+        self._play_end = now
+
+
+class ScriptedCaller(BaseTransport):
+    """Transport pair for scripted calls and tests. ``recording`` is what the caller heard."""
+
+    def __init__(self, *, out_rate: int = 24000, **kwargs):
+        super().__init__(**kwargs)
+        self.recording = Recording()
+        self.t0 = time.monotonic()
+        params = TransportParams(audio_in_enabled=True, audio_in_sample_rate=RATE,
+                                 audio_out_enabled=True, audio_out_sample_rate=out_rate,
+                                 audio_out_end_silence_secs=0)
+        self._input = ScriptedInput(params, self.recording, name="scripted-in")
+        self._output = ScriptedOutput(params, self.recording, name="scripted-out")
+
+    def input(self) -> ScriptedInput:
+        return self._input
+
+    def output(self) -> ScriptedOutput:
+        return self._output
+
+    async def say(self, audio: CallerAudio) -> SaidTurn:
+        return await self._input.say(audio)

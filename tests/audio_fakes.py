@@ -1,0 +1,56 @@
+"""A small fake Conversation for the audio tests: echoes turns, invalidates on barge-in."""
+
+from __future__ import annotations
+
+from agent.ledger import Ledger
+from agent.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
+from agent.trace import Trace
+
+LONG_GREETING = (
+    "Hello, this is the Amend service desk.",
+    "I can book a service visit, move one, or cancel one for you.",
+    "I can also answer maintenance questions about your pumps and valves.",
+    "Tell me what you need, and correct me any time.",
+)
+
+
+class EchoConversation:
+    """Speaks a long greeting, then answers every turn with what it heard."""
+
+    def __init__(self, sink: SpeechSink, trace: Trace, greeting=LONG_GREETING):
+        self.sink, self.trace, self.greeting = sink, trace, greeting
+        self.generations = Generations()
+        self.turns: list[Utterance] = []
+        self.barge_ins = 0
+        self._ledger = Ledger("q-test")
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._ledger
+
+    @property
+    def busy(self) -> bool:
+        return False
+
+    def _say(self, *sentences: str) -> SpeechPlan:
+        plan = SpeechPlan(self.generations.next(), "q-test", 0, tuple(sentences),
+                          SpeechKind.INFO)
+        self.sink.speak(plan)
+        return plan
+
+    async def start(self) -> None:
+        self._say(*self.greeting)
+
+    async def user_turn(self, utterance: Utterance) -> None:
+        self.turns.append(utterance)
+        self._say("Got it.", f"You said: {utterance.text}")
+
+    def barge_in(self) -> None:
+        self.barge_ins += 1
+        self.sink.invalidate(self.generations.invalidate(), "barge_in")
+
+    async def wait_idle(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
