@@ -118,7 +118,7 @@ def authority_boundary(text: str, context: ProposalContext,
     if match:
         account = match.group("account") or match.group("account2")
         if account and not _same(account, caller.account) and account not in _NOT_AN_ORG:
-            return f"account {account.upper()}"
+            return f"account {account.upper().replace(' ', '-')}"
     match = _AUTHORITY["other tenant"].search(text)
     if match:
         org = match.group("org") or match.group("org2")
@@ -133,6 +133,9 @@ def authority_boundary(text: str, context: ProposalContext,
     match = _AUTHORITY["filter override"].search(text)
     if match:
         return f"scope override ({match.group(0)})"
+    match = _AUTHORITY["identity claim"].search(text)
+    if match:
+        return f"identity claim ({match.group(0)})"
     if foreign_assets:
         return f"asset {foreign_assets[0]} is not on this account"
     return None

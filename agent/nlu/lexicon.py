@@ -150,7 +150,7 @@ REFERENT_BOOKING = r"(?:the |my |our )?other (?:booking|appointment|visit|reserv
 AUTHORITY: dict[str, str] = {
     "other account": (
         r"(?:for|on|to|under|with|from) (?:the )?account (?:number )?(?P<account>[a-z0-9-]+)"
-        r"|account (?:number |to |is |id )?(?P<account2>[a-z]+-?\d+|\d{3,})"
+        r"|account (?:number |to |is |id )?(?P<account2>[a-z]+[ -]?\d+|\d{3,})"
     ),
     "other tenant": (
         r"(?:calling|phoning|ringing|speaking|acting) (?:for|from|on behalf of) (?P<org>[a-z0-9-]+)"
@@ -169,5 +169,10 @@ AUTHORITY: dict[str, str] = {
         r"|permissions?)|all (?:tenants|customers|manuals|documents)|without (?:the )?filters?"
         r"|bypass|override (?:the )?(?:filters?|scope|permissions?)|admin mode"
         r"|as (?:an |the )?(?:admin|administrator|supervisor|root)"
+    ),
+    "identity claim": (
+        r"(?:set |change |switch |make )?(?:my |the )?(?:role|roles|tenant|permissions?)"
+        r" (?:is|are|to|as)\b|i(?:'m| am) (?:an? |the )?(?:admin|administrator|supervisor"
+        r"|superuser|root)\b|use tenant\b"
     ),
 }

@@ -1,0 +1,161 @@
+"""Slot values: assets as a recogniser writes them, procedures, items, opened, and the rest.
+
+Assets are matched only against the caller's own list; procedures only against the
+procedures the context carries.
+"""
+
+from __future__ import annotations
+
+import pytest
+from nlu_support import ONE_PUMP, ONLY_P200, P100, TWO_PUMPS, context, propose, slot_values
+
+from agent.nlu.catalog import find_assets
+from agent.nlu.normalise import normalise
+from agent.proposals import (
+    ASSET,
+    CONFIGURATION,
+    FAMILY,
+    ITEM_CATEGORY,
+    LANGUAGE,
+    OPENED,
+    PROCEDURE,
+    REGION,
+    SITE,
+    UNITS,
+    CorrectionKind,
+)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["P-200", "P 200", "p200", "B-200", "b 200", "pee two hundred", "p two hundred",
+     "the pump two hundred", "T-200", "for pump number 200", "P two zero zero"],
+)
+def test_recogniser_variants_of_the_callers_only_asset(said):
+    proposal = propose(f"book a visit for {said}", context(caller=ONLY_P200))
+    assert proposal.slot(ASSET).value == "P-200", proposal.reason
+    assert proposal.correction is CorrectionKind.NONE
+
+
+def test_confusable_letter_is_matched_with_lower_confidence():
+    slot = propose("b 200", context(caller=ONLY_P200, expecting=ASSET)).slot(ASSET)
+    assert (slot.value, slot.confidence) == ("P-200", 0.8)
+
+
+def test_digits_pick_the_right_one_of_two_assets():
+    assert propose("the p 100", context(caller=TWO_PUMPS, expecting=ASSET)).slot(ASSET).value \
+        == "P-100"
+    assert propose("b two hundred", context(caller=TWO_PUMPS, expecting=ASSET)).slot(
+        ASSET).value == "P-200"
+
+
+@pytest.mark.parametrize("said", ["book P-900", "the x 200 please", "service for Q-100",
+                                  "P 300 on friday"])
+def test_asset_id_the_caller_does_not_own_is_an_authority_proposal(said):
+    proposal = propose(said, context(caller=TWO_PUMPS))
+    assert proposal.correction is CorrectionKind.AUTHORITY
+    assert "not on this account" in proposal.authority
+    assert proposal.slots == ()
+
+
+@pytest.mark.parametrize("said", ["at 10", "in 2 days", "3 pumps", "on the 3rd at 9",
+                                  "it is 25 degrees", "to 2 units"])
+def test_numbers_that_are_not_asset_ids(said):
+    assert find_assets(normalise(said), TWO_PUMPS.assets) == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "procedure"),
+    [
+        ("what's the seal torque", "seal-torque"),
+        ("how tight is the seal", "seal-torque"),
+        ("torque for the seal", "seal-torque"),
+        ("the seal bolt torque", "seal-torque"),
+        ("seal talk", None),  # too far: not safe
+        ("valve gasket", "valve-gasket"),
+        ("the male gasket", "valve-gasket"),  # recogniser mishearing
+        ("valve gaskets", "valve-gasket"),
+        ("how do I fix the impeller blade", None),  # a returns item is not a procedure
+    ],
+)
+def test_procedure_matched_on_titles_and_aliases(said, procedure):
+    proposal = propose(said, context(expecting=PROCEDURE))
+    assert slot_values(proposal).get(PROCEDURE) == procedure
+    if procedure:
+        assert proposal.slot(FAMILY).value == "pump-seal"
+
+
+@pytest.mark.parametrize(
+    ("said", "item"),
+    [("can I return a filter kit", "filter-kit"), ("the filters", "filter-kit"),
+     ("return the filter kits", "filter-kit"), ("a spare impeller", "impeller"),
+     ("the impeller", "impeller")],
+)
+def test_item_category_matched_against_returns_procedures(said, item):
+    assert propose(said).slot(ITEM_CATEGORY).value == item
+
+
+@pytest.mark.parametrize(
+    ("said", "opened"),
+    [
+        ("I did not open it", "no"), ("i didnt open it", "no"), ("it's still sealed", "no"),
+        ("it is unopened", "no"), ("never opened", "no"), ("still in the box", "no"),
+        ("we haven't opened it", "no"), ("it has not been opened", "no"),
+        ("I opened it", "yes"), ("it's been opened", "yes"), ("we used it once", "yes"),
+        ("already opened", "yes"), ("i unpacked it", "yes"),
+    ],
+)
+def test_opened_with_negation(said, opened):
+    assert propose(said, context(expecting=OPENED)).slot(OPENED).value == opened
+
+
+@pytest.mark.parametrize(
+    ("said", "language"),
+    [("in French please", "fr"), ("auf Deutsch", "de"), ("in German", "de"),
+     ("the german manual", "de"), ("en español", "es"), ("in dutch", "nl"),
+     ("can you read it in english", "en")],
+)
+def test_requested_language(said, language):
+    assert propose(f"the seal torque {said}").slot(LANGUAGE).value == language
+
+
+@pytest.mark.parametrize(
+    ("said", "units"),
+    [("two units", "2"), ("3 pumps", "3"), ("both pumps", "2"), ("a single unit", "1"),
+     ("to pumps", "2"), ("book for units", "4"), ("ten units", "10")],
+)
+def test_units(said, units):
+    assert propose(said).slot(UNITS).value == units
+
+
+def test_for_before_a_singular_noun_stays_a_preposition():
+    assert propose("a visit for pump P-100").slot(UNITS) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "site"),
+    [
+        ("at 12 Harbour Road, Rotterdam", P100.site),  # the caller's own spelling wins
+        ("the address is twelve harbour road", P100.site),
+        ("send them to 40 Market Street, Delft", "40 Market Street, Delft"),
+        ("the site is 7 Canal Way", "7 Canal Way"),
+    ],
+)
+def test_site_address(said, site):
+    proposal = propose(said, context(caller=ONE_PUMP, expecting=SITE))
+    assert proposal.slot(SITE).value == site
+    assert proposal.slot("visit_time") is None  # "at 12 Harbour Road" is not a time
+
+
+@pytest.mark.parametrize(
+    ("said", "field", "value"),
+    [("configuration C2", CONFIGURATION, "C2"), ("it's the c 3 config", CONFIGURATION, "C3"),
+     ("the C2 variant", CONFIGURATION, "C2"), ("we bought it in the EU", REGION, "EU"),
+     ("region US", REGION, "US"), ("in Europe", REGION, "EU")],
+)
+def test_configuration_and_region_when_said(said, field, value):
+    assert propose(said).slot(field).value == value
+
+
+def test_us_as_a_pronoun_is_not_a_region():
+    assert propose("send us a technician tomorrow").slot(REGION) is None
