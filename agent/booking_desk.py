@@ -1,0 +1,235 @@
+"""The booking desk: turn the ledger's booking fields into exactly the right side effects.
+
+It proposes one action at a time from the ledger, asks for one confirmation per action, and
+realigns the system of record with the ledger after every correction, following seed 001's
+decision matrix (:mod:`agent.policy`). Dispatch, outcomes and reconciliation by key live in
+:mod:`agent.dispatch`. Every method here runs under the call's lock.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from agent.actions import Action, ActionStatus, propose
+from agent.dependencies import Dependent, DependentKind
+from agent.dialogue import CallContext
+from agent.dispatch import IN_FLIGHT, Dispatcher
+from agent.gate import Disposition, Stamp, classify
+from agent.ports import BookingPort, BookingRecord
+from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.render import (
+    ask_for,
+    confirm_cancel,
+    confirm_create,
+    confirm_reschedule,
+    notice_already_sent,
+)
+from agent.slots import BOOKING_READS, booking_args, change_args, missing_slot, present_reads
+from agent.speech import SpeechKind
+
+
+class Goal(StrEnum):
+    NONE = "none"
+    BOOK = "book"
+    RESCHEDULE = "reschedule"
+    CANCEL = "cancel"
+
+
+# The fields a confirmation question names (CALL_SCRIPTS: confirmation_requested `fields`).
+CONFIRM_FIELDS = {"create_booking": (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
+                  "reschedule_booking": (BOOKING_REF, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
+                  "cancel_booking": (BOOKING_REF,)}
+
+
+class BookingDesk:
+    """Owns the call's actions and the verified booking records it has seen."""
+
+    def __init__(self, ctx: CallContext, port: BookingPort):
+        self.ctx = ctx
+        self.goal = Goal.NONE
+        self.target_ref: str | None = None  # the booking this task changes or cancels
+        self.awaiting: str | None = None  # the draft waiting for the caller's yes
+        self.confirmed_once = False  # the caller has said yes in this task
+        self.consent_revision: int | None = None  # a correction that itself said "go ahead"
+        self.told_notice: set[tuple[str, int]] = set()
+        self.dispatcher = Dispatcher(ctx, port, self)
+
+    # -- views ---------------------------------------------------------------------------
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(self.dispatcher.actions.values())
+
+    @property
+    def records(self) -> dict[str, BookingRecord]:
+        return self.dispatcher.records
+
+    def draft(self) -> Action | None:
+        for action in reversed(self.actions):
+            if action.status is ActionStatus.PROPOSED:
+                return action
+        return None
+
+    def in_flight(self) -> bool:
+        return any(a.status in IN_FLIGHT for a in self.actions)
+
+    def consent_now(self) -> bool:
+        """The caller already confirmed this task and the latest correction said go ahead."""
+        return self.confirmed_once and self.consent_revision == self.ctx.ledger.revision
+
+    # -- a correction meets the actions (seed 001 decision matrix) -----------------------------
+    def on_change(self, changed: tuple[str, ...]) -> None:
+        """Invalidate exactly the actions that read a changed field; preserve the rest."""
+        hit = {d.id for d in self.ctx.deps.invalidated_by(changed)
+               if d.kind is DependentKind.ACTION}
+        for action_id in sorted(hit):
+            self.dispatcher.supersede(action_id)
+
+    # -- intents ---------------------------------------------------------------------------
+    def cancel_intent(self) -> bool:
+        """The caller wants to cancel. A draft dies at once (seed 001 case 14).
+
+        Returns True when nothing booked remains to cancel (the draft was all there was).
+        """
+        self.goal = Goal.CANCEL
+        draft = self.draft()
+        if draft is not None:
+            self.dispatcher.drop(draft, "caller_cancelled")
+        for action in self.actions:
+            if action.status is ActionStatus.COMMITTING:
+                self.dispatcher.supersede(action.id)
+        if self.target_ref is None and not self.in_flight():
+            self.goal = Goal.NONE
+            return draft is not None
+        return False
+
+    def yes(self) -> bool:
+        """Dispatch the draft the caller just confirmed. False when nothing was awaiting."""
+        if self.awaiting is None:
+            return False
+        action = self.dispatcher.actions.get(self.awaiting)
+        self.awaiting = None
+        if action is None or action.status is not ActionStatus.PROPOSED:
+            return False
+        self.confirmed_once = True
+        self.dispatcher.go(action)
+        return True
+
+    def no(self) -> bool:
+        if self.awaiting is None:
+            return False
+        action = self.dispatcher.actions.get(self.awaiting)
+        self.awaiting = None
+        if action is not None and action.status is ActionStatus.PROPOSED:
+            self.dispatcher.drop(action, "caller_declined")
+        return True
+
+    # -- realigning the system of record with the ledger --------------------------------------
+    async def realign(self) -> None:
+        """Propose whatever makes the booking match the ledger now, or ask what is missing.
+
+        Waits (does nothing) while a request is in flight: its reconciliation calls back here.
+        """
+        ctx = self.ctx
+        if ctx.closed or ctx.handed_off or self.goal is Goal.NONE or self.in_flight():
+            return
+        snap = ctx.ledger.current
+        draft = self.draft()
+        if self.goal is Goal.CANCEL:
+            record = self.records.get(self.target_ref or "")
+            if record is None:
+                self.ask(BOOKING_REF)
+            elif record.status == "cancelled":
+                self.goal = Goal.NONE
+                ctx.say((f"Booking {record.ref} is already cancelled.",))
+            elif draft is None or draft.op != "cancel_booking":
+                self.offer(self.new_action("cancel_booking", self.cancel_args(record),
+                                           (BOOKING_REF,)))
+            return
+        if self.goal is Goal.RESCHEDULE and self.target_ref is None:
+            self.ask(BOOKING_REF)
+            return
+        slot = missing_slot(snap)
+        if slot is not None:
+            if draft is not None:
+                self.dispatcher.drop(draft, "missing_" + slot)
+            record = snap.get(slot)
+            self.ask(slot, (record.candidates if record is not None else ())
+                     or self.ctx.candidates.get(slot, ()))
+            return
+        if draft is not None and self.is_current(draft):
+            return  # already proposed from exactly these values; its question stands
+        record = self.records.get(self.target_ref or "")
+        if record is None:
+            self.offer(self.new_action("create_booking", self.create_args(),
+                                       present_reads(snap)))
+            return
+        changes = change_args(snap, ctx.caller)
+        if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()
+               if k in ("date", "window", "time")) and record.status != "cancelled":
+            ctx.say((f"Booking {record.ref} is already for that time.",
+                     "Nothing needs to change."))
+            return
+        prefix: tuple[str, ...] = ()
+        if (record.ref, record.version) in self.dispatcher.notified \
+                and (record.ref, record.version) not in self.told_notice:
+            self.told_notice.add((record.ref, record.version))
+            prefix = notice_already_sent(record)
+        args = {**changes, "ref": record.ref, "expected_version": str(record.version),
+                "asset": record.asset}
+        self.offer(self.new_action("reschedule_booking", args,
+                                   present_reads(snap) + (BOOKING_REF,)), prefix)
+
+    # -- building blocks ------------------------------------------------------------------------
+    def create_args(self) -> dict[str, str]:
+        return booking_args(self.ctx.ledger.current, self.ctx.caller)
+
+    @staticmethod
+    def cancel_args(record: BookingRecord) -> dict[str, str]:
+        return {"ref": record.ref, "expected_version": str(record.version),
+                "asset": record.asset, "date": record.date, "window": record.window or "",
+                "time": record.time or ""}
+
+    def new_action(self, op: str, args: dict[str, str], reads: tuple[str, ...]) -> Action:
+        """Propose an action from the ledger now (``action_proposed``)."""
+        snap = self.ctx.ledger.current
+        action = propose(self.ctx.next_id("a"), op, args, snap, reads)
+        all_reads = BOOKING_READS + ((BOOKING_REF,) if op != "create_booking" else ())
+        self.dispatcher.add(action, Stamp.of(snap, all_reads, request=action.idempotency_key))
+        self.ctx.deps = self.ctx.deps.with_dependent(
+            Dependent(DependentKind.ACTION, action.id), all_reads)
+        self.ctx.emit("action_proposed", op=op, request=action.idempotency_key,
+                      action=action.id, based_on_revision=action.based_on_revision,
+                      vector=dict(action.dependency_vector))
+        return action
+
+    def is_current(self, action: Action) -> bool:
+        stamp = self.dispatcher.stamps.get(action.id)
+        return stamp is not None and classify(self.ctx.ledger.current, stamp) \
+            is Disposition.CURRENT
+
+    def offer(self, action: Action, prefix: tuple[str, ...] = ()) -> None:
+        """Ask for the one confirmation this action needs, or go when consent was given."""
+        if self.consent_now():
+            if prefix:
+                self.ctx.say(prefix, SpeechKind.INFO)
+            self.dispatcher.go(action)
+            return
+        snap = self.ctx.ledger.current
+        fields = [f for f in CONFIRM_FIELDS[action.op] if snap.get(f) is not None
+                  and snap.get(f).usable]
+        if action.op == "create_booking":
+            sentences = confirm_create(dict(action.args))
+        elif action.op == "reschedule_booking":
+            sentences = confirm_reschedule(self.records[action.arg("ref")], dict(action.args))
+        else:
+            sentences = confirm_cancel(self.records[action.arg("ref")])
+        self.awaiting = action.id
+        self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
+                      request=action.idempotency_key)
+        self.ctx.say(prefix + sentences, SpeechKind.QUESTION, reads=BOOKING_READS)
+
+    def ask(self, field: str, candidates: tuple[str, ...] = ()) -> None:
+        self.ctx.emit("clarification_requested", fields=[field],
+                      candidates=[self.ctx.trace.private(c) for c in candidates])
+        self.ctx.say(ask_for(field, self.ctx.caller, candidates), SpeechKind.QUESTION,
+                     reads=(field,))

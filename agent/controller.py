@@ -1,0 +1,386 @@
+"""The correction-aware dialogue controller: final turns in, accepted facts, actions and speech out.
+
+One turn at a time (an asyncio lock): understand (the :class:`~agent.proposals.Proposer`),
+validate the proposal against the caller's authority and the call's rules, accept it as ONE new
+ledger revision with provenance, invalidate exactly the dependents of the changed fields, then
+decide the next step on the booking desk or the answer desk. Work those desks start (dispatched
+actions, retrievals) runs in the background, passes the gate or ``may_commit`` when it returns,
+and may speak later as a new generation. No I/O here: everything outside goes through ports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from agent.actions import Action
+from agent.answer_desk import QUERY, AnswerDesk, Topic
+from agent.booking_desk import BookingDesk, Goal
+from agent.caller import CallerProfile
+from agent.clock import Clock
+from agent.dialogue import RESPONSE, CallContext, ControllerOptions
+from agent.dispatch import handoff
+from agent.faults import AgentFaults
+from agent.gate import AdmissionGate
+from agent.ledger import FieldOp, Ledger, LedgerSnapshot, UpdateOutcome
+from agent.ports import BookingPort, EvidenceBundle, Resolution, Resolver, Retriever
+from agent.proposals import (
+    ASSET,
+    BOOKING_REF,
+    LANGUAGE,
+    VISIT_DATE,
+    CorrectionKind,
+    Intent,
+    Proposal,
+    ProposalContext,
+    Proposer,
+)
+from agent.render import ask_for, ask_which_field, spoken_date, values_line
+from agent.speech import SpeechKind, SpeechSink, Utterance
+from agent.trace import Trace
+from agent.validation import Rejection, validate
+
+RetrieverFactory = Callable[[AdmissionGate, Trace], Retriever]
+
+
+class Controller:
+    """Implements :class:`agent.session.Conversation` for one call."""
+
+    def __init__(self, caller: CallerProfile, clock: Clock, proposer: Proposer,
+                 resolver: Resolver, retriever_factory: RetrieverFactory,
+                 booking: BookingPort, sink: SpeechSink, trace: Trace,
+                 faults: AgentFaults | None = None, options: ControllerOptions | None = None):
+        self.ctx = CallContext(caller, clock, trace, sink, faults or AgentFaults(),
+                               options or ControllerOptions())
+        self.trace = trace
+        self.proposer = proposer
+        self.port = booking
+        self.bookings = BookingDesk(self.ctx, booking)
+        self.answers = AnswerDesk(self.ctx, resolver, retriever_factory(self.ctx.gate, trace),
+                                  self._handoff)
+        self.focus: str | None = None  # "booking" | "question"
+        self.offered_person = False
+        self._turns = 0
+
+    # -- read-only views for UIs --------------------------------------------------------------
+    @property
+    def ledger(self) -> Ledger:
+        return self.ctx.ledger
+
+    @property
+    def snapshot(self) -> LedgerSnapshot:
+        return self.ctx.ledger.current
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return self.bookings.actions
+
+    @property
+    def last_resolution(self) -> Resolution | None:
+        return self.answers.last_resolution
+
+    @property
+    def last_evidence(self) -> EvidenceBundle | None:
+        return self.answers.last_bundle
+
+    @property
+    def caller(self) -> CallerProfile:
+        return self.ctx.caller
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready summary of the call's state (ledger, actions, evidence)."""
+        snap = self.snapshot
+        return {
+            "question": snap.question, "revision": snap.revision,
+            "generation": self.ctx.generations.current,
+            "fields": {n: {"value": r.value, "status": str(r.status), "version": r.version,
+                           "source": r.source, "revision": r.updated_at,
+                           "candidates": list(r.candidates)} for n, r in snap.fields},
+            "actions": [{"id": a.id, "op": a.op, "status": str(a.status),
+                         "based_on_revision": a.based_on_revision, "key": a.idempotency_key,
+                         "args": dict(a.args), "result": dict(a.result)} for a in self.actions],
+            "resolution": str(self.last_resolution.outcome) if self.last_resolution else None,
+            "citations": [c.revision for c in self.last_evidence.citations]
+            if self.last_evidence else [],
+            "busy": self.busy, "handed_off": self.ctx.handed_off,
+        }
+
+    # -- Conversation ------------------------------------------------------------------------
+    async def start(self) -> None:
+        async with self.ctx.lock:
+            self.ctx.say(("Hello, Northwind Pumps service line.",
+                          "I can book, move or cancel a service visit, or answer maintenance "
+                          "and return questions."))
+
+    def barge_in(self) -> None:
+        self.ctx.invalidate_response("barge_in")
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.ctx.tasks) or self.bookings.in_flight()
+
+    async def wait_idle(self) -> None:
+        await self.ctx.wait_idle()
+
+    async def close(self) -> None:
+        """End the call: seal the ledger and stop background work (results would be closed)."""
+        async with self.ctx.lock:
+            self.ctx.closed = True
+            self.ctx.ledger.close()
+        tasks = tuple(self.ctx.tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def set_caller(self, caller: CallerProfile) -> None:
+        """The session's authorisation changed (roles, epoch): answers in flight re-check it."""
+        self.ctx.caller = caller
+
+    async def user_turn(self, utterance: Utterance) -> None:
+        ctx = self.ctx
+        async with ctx.lock:
+            if ctx.closed:
+                return
+            self._turns += 1
+            uid = utterance.id or f"u{self._turns}"
+            ctx.emit("user_turn_final", utterance=uid,
+                     text=ctx.trace.private(utterance.text), confidence=utterance.confidence)
+            proposal = self.proposer.propose(utterance, await self._context())
+            ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
+                     correction=str(proposal.correction),
+                     fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
+                     reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
+            before = len(ctx.plans)
+            await self._handle(proposal, utterance, f"utterance:{uid}")
+            if len(ctx.plans) == before:
+                self._acknowledge()
+
+    # -- one turn ------------------------------------------------------------------------------
+    async def _handle(self, p: Proposal, utterance: Utterance, source: str) -> None:
+        ctx, desk = self.ctx, self.bookings
+        if p.intent is Intent.HUMAN:
+            await self._handoff("caller_asked", ())
+            return
+        if p.intent is Intent.GOODBYE:
+            ctx.say(("Thanks for calling.", "Goodbye."))
+            return
+        self._set_focus(p)
+        if p.correction is CorrectionKind.AUTHORITY:
+            field = p.slots[0].field if p.slots else (p.authority or "identity")
+            ctx.reject(field, f"authority:{p.authority or 'boundary'}")
+            self._offer_person("I can't change that for you: it's outside your account.")
+            return
+        if p.correction is CorrectionKind.AMBIGUOUS_TARGET and p.ambiguous_fields:
+            ctx.emit("clarification_requested", fields=list(p.ambiguous_fields))
+            ctx.say(ask_which_field(p.ambiguous_fields), SpeechKind.QUESTION)
+            return
+        uncertain = p.correction is CorrectionKind.UNCERTAIN or bool(p.slots) and min(
+            p.confidence, utterance.confidence) < ctx.options.confidence_floor
+        checked = await validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
+                                 self.port, source, uncertain=uncertain)
+        if checked.rejections:
+            self._rejected(checked.rejections)
+            return
+        for record in checked.records:
+            desk.records[record.ref] = record
+            desk.target_ref = record.ref
+        ops = list(checked.ops)
+        ops += await self._implied_target(ops)
+        ops += self._implied(ops, source)
+        changed: tuple[str, ...] = ()
+        unsettled = [op for op in ops if op.candidates and ctx.ledger.current.get(op.name) is None]
+        for op in unsettled:
+            ctx.emit("field_unresolved", fields=[op.name],
+                     candidates=[ctx.trace.private(c) for c in op.candidates])
+        if ops:
+            result = ctx.accept(ops, source)
+            if result.outcome is UpdateOutcome.ACCEPTED:
+                changed = result.changed
+                self._invalidate(changed)
+            elif result.outcome is UpdateOutcome.DUPLICATE and p.intent in (
+                    Intent.CORRECTION, Intent.INFORM):
+                ctx.emit("correction_duplicate", fields=[op.name for op in ops])
+                line = values_line(ctx.ledger.current.values())
+                ctx.say(("I already have that.",) + ((f"{line}.",) if line else ()))
+                return
+        if p.go_ahead and changed:
+            desk.consent_revision = ctx.ledger.revision
+        if p.intent is Intent.CANCEL:
+            if desk.cancel_intent():
+                ctx.say(("Okay, I've dropped that request.", "Nothing was booked."))
+                return
+        elif p.intent is Intent.YES or (p.go_ahead and not changed):
+            if await self._yes():
+                return
+        elif p.intent is Intent.NO:
+            self.offered_person = self.answers.offered_person = False
+            self.answers.offered_language = None
+            if desk.no():
+                ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
+                return
+        await self._next(changed)
+
+    async def _next(self, changed: tuple[str, ...]) -> None:
+        if self.focus == "booking":
+            await self.bookings.realign()
+        elif self.focus == "question":
+            reads = set(self.answers.reads())
+            if not changed or reads & set(changed) or self.answers.last_resolution is None:
+                await self.answers.pursue()
+        elif not self.bookings.in_flight():
+            self.ctx.say(("How can I help?",
+                          "I can book a service visit or answer a maintenance question."),
+                         SpeechKind.QUESTION)
+
+    async def _yes(self) -> bool:
+        """The caller agreed to whatever was last put to them. True when that was handled."""
+        if self.bookings.yes():
+            return True
+        if self.answers.offered_language:
+            language, self.answers.offered_language = self.answers.offered_language, None
+            result = self.ctx.accept([FieldOp.set(LANGUAGE, language, "agent_offer_accepted")],
+                                     "agent_offer_accepted")
+            self._invalidate(result.changed)
+            await self.answers.pursue()
+            return True
+        if self.offered_person or self.answers.offered_person:
+            await self._handoff("caller_accepted_person", ())
+            return True
+        return False
+
+    def _set_focus(self, p: Proposal) -> None:
+        desk = self.bookings
+        if p.intent in (Intent.BOOK, Intent.RESCHEDULE):
+            self.focus = "booking"
+            wanted = Goal.BOOK if p.intent is Intent.BOOK else Goal.RESCHEDULE
+            if desk.goal in (Goal.NONE, Goal.CANCEL) or wanted is Goal.RESCHEDULE:
+                desk.goal = wanted if desk.target_ref is None or wanted is Goal.RESCHEDULE \
+                    else Goal.RESCHEDULE
+        elif p.intent is Intent.CANCEL:
+            self.focus = "booking"
+        elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION):
+            self.focus = "question"
+            self.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION
+                                  else Topic.MAINTENANCE)
+
+    def _implied(self, ops: list[FieldOp], source: str) -> list[FieldOp]:
+        """Values the trusted records imply: the only asset, its configuration and region."""
+        snap = self.ctx.ledger.current
+        names = {op.name for op in ops}
+        extra: list[FieldOp] = []
+        asset = next((op.value for op in ops if op.name == ASSET and op.value), None)
+        if asset is None and snap.get(ASSET) is None and self.focus is not None:
+            only = self.ctx.caller.assets[0].id if len(self.ctx.caller.assets) == 1 else None
+            if only is not None and ASSET not in names:
+                asset = only
+                extra.append(FieldOp.set(ASSET, only, f"asset:{only}"))
+        if self.focus == "question":
+            probe = snap if asset is None else _with_value(snap, ASSET, asset)
+            extra += [op for op in self.answers.scope_ops(probe, source)
+                      if op.name not in names]
+        return extra
+
+    async def _implied_target(self, ops: list[FieldOp]) -> list[FieldOp]:
+        """A reschedule or cancel means the caller's only active booking when there is one."""
+        desk = self.bookings
+        if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None \
+                or any(op.name == BOOKING_REF for op in ops):
+            return []
+        try:
+            records = await self.port.bookings()
+        except Exception:  # noqa: BLE001 - without the list the agent asks which booking
+            return []
+        mine = [r for r in records
+                if r.account == self.ctx.caller.account and r.status != "cancelled"]
+        if len(mine) != 1:
+            return []
+        record = mine[0]
+        desk.records[record.ref] = record
+        desk.target_ref = record.ref
+        source = f"tool:booking:{record.ref}"
+        return [FieldOp.set(BOOKING_REF, record.ref, source),
+                FieldOp.set(ASSET, record.asset, source)]
+
+    def _invalidate(self, changed: tuple[str, ...]) -> None:
+        """Exactly the dependents of the changed fields; everything else stays current."""
+        if not changed:
+            return
+        hit = self.ctx.deps.invalidated_by(changed)
+        if RESPONSE in hit:
+            self.ctx.invalidate_response("correction")
+        self.bookings.on_change(changed)
+        if QUERY in hit:
+            self.ctx.emit("query_invalidated", fields=list(changed))
+
+    def _rejected(self, rejections: tuple[Rejection, ...]) -> None:
+        ctx = self.ctx
+        for r in rejections:
+            ctx.reject(r.field, r.reason, r.value)
+        first = rejections[0]
+        if first.reason.startswith("authority"):
+            self._offer_person("I can't make that change: it isn't on your account.")
+        elif first.reason == "past_date":
+            ctx.emit("clarification_requested", fields=[VISIT_DATE])
+            ctx.say((f"{spoken_date(first.value)} has already passed.",
+                     *ask_for(VISIT_DATE, ctx.caller)), SpeechKind.QUESTION)
+        else:
+            ctx.emit("clarification_requested", fields=[first.field])
+            ctx.say(("Sorry, I couldn't use that.", *ask_for(first.field, ctx.caller)),
+                    SpeechKind.QUESTION)
+
+    def _offer_person(self, first: str) -> None:
+        self.offered_person = True
+        self.ctx.say((first, "A colleague can help with that. Shall I put you through?"),
+                     SpeechKind.QUESTION)
+
+    def _acknowledge(self) -> None:
+        """Nothing else was said this turn: say truthfully what is going on."""
+        if self.bookings.in_flight():
+            line = values_line(self.snapshot.values())
+            self.ctx.say(("Got it." + (f" {line}." if line else ""),
+                          "The earlier request is still being settled.",
+                          "I'll tell you as soon as it is."), SpeechKind.WAITING)
+        else:
+            self.ctx.say(("Okay.",))
+
+    async def _handoff(self, reason: str, ambiguity: tuple[str, ...]) -> None:
+        await handoff(self.ctx, self.port, self.bookings.actions, reason, ambiguity)
+
+    async def _context(self) -> ProposalContext:
+        snap = self.ctx.ledger.current
+        try:
+            records = await self.port.bookings()
+        except Exception:  # noqa: BLE001 - the context is a hint for understanding only
+            records = ()
+        bookings = tuple((r.ref, r.asset, r.date) for r in records
+                         if r.account == self.ctx.caller.account and r.status != "cancelled")
+        return ProposalContext(
+            now=self.ctx.clock.now(), ledger=snap, caller=self.ctx.caller,
+            procedures=self.answers._procedures(), expecting=self._expecting(),
+            pending_confirmation=self.bookings.awaiting is not None,
+            active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (),
+            bookings=bookings)
+
+    def _expecting(self) -> str | None:
+        for event in reversed(self.trace.events):
+            if event.name == "user_turn_final":
+                return None
+            if event.name == "clarification_requested":
+                fields = event.get("fields") or ()
+                return fields[0] if fields else None
+        return None
+
+
+def _with_value(snap: LedgerSnapshot, name: str, value: str) -> LedgerSnapshot:
+    """A probe snapshot with one value replaced (never stored; used to derive scope)."""
+    from dataclasses import replace
+
+    from agent.fields import FieldRecord
+
+    fields = dict(snap.fields)
+    fields[name] = FieldRecord(value, "probe")
+    return replace(snap, fields=tuple(sorted(fields.items())))
+
+
+__all__ = ["Controller", "ControllerOptions", "RetrieverFactory"]

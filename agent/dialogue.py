@@ -1,0 +1,154 @@
+"""The state one call shares between the controller and its two desks (bookings, answers).
+
+:class:`CallContext` owns the question's ledger, admission gate, dependency map and response
+generations, and is the only place that emits trace events, speaks plans and starts background
+work. It does no I/O itself: speech goes to the :class:`~agent.speech.SpeechSink`, events to the
+:class:`~agent.trace.Trace`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.caller import CallerProfile
+from agent.clock import Clock
+from agent.dependencies import DependencyMap, Dependent, DependentKind
+from agent.faults import AgentFaults
+from agent.gate import AdmissionGate, GateMode
+from agent.ledger import FieldOp, Ledger, UpdateOutcome, UpdateResult
+from agent.speech import Generations, SpeechKind, SpeechPlan, SpeechSink
+from agent.trace import Trace
+
+RESPONSE = Dependent(DependentKind.RESPONSE, "current")
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerOptions:
+    """Tunables. Timeouts of the booking client itself belong to the client."""
+
+    confidence_floor: float = 0.6  # below it a turn's values are kept as unresolved candidates
+    retrieval_timeout_s: float = 15.0  # after it the caller hears that the search did not answer
+
+
+class CallContext:
+    """Shared, mutable per-call state. Every mutation happens under :attr:`lock`."""
+
+    def __init__(self, caller: CallerProfile, clock: Clock, trace: Trace, sink: SpeechSink,
+                 faults: AgentFaults, options: ControllerOptions, ledger: Ledger | None = None):
+        self.caller = caller
+        self.clock = clock
+        self.trace = trace
+        self.sink = sink
+        self.faults = faults
+        self.options = options
+        self.ledger = ledger or Ledger()
+        # gate_off (a known-answer control) admits everything; shadow mode still records what
+        # enforcing would have withheld, so the trace shows the miss.
+        self.gate = AdmissionGate(self.ledger,
+                                  GateMode.SHADOW if faults.gate_off else GateMode.ENFORCE)
+        self.deps = DependencyMap()
+        self.generations = Generations()
+        self.lock = asyncio.Lock()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.plans: list[SpeechPlan] = []
+        # Candidates of values the caller has not settled (uncertain or ambiguous). The ledger
+        # records UNRESOLVED for a field that had a value; a field never set keeps them here.
+        self.candidates: dict[str, tuple[str, ...]] = {}
+        self.closed = False
+        self.handed_off = False
+        self._request_seq = 0
+
+    # -- identifiers -------------------------------------------------------------------------
+    def next_id(self, prefix: str) -> str:
+        self._request_seq += 1
+        return f"{prefix}{self._request_seq}"
+
+    # -- trace -------------------------------------------------------------------------------
+    def emit(self, name: str, *, request: str | None = None, disposition: str | None = None,
+             **data: Any) -> None:
+        """Append one event stamped with the question, revision and generation now."""
+        snap = self.ledger.current
+        self.trace.emit(name, question=snap.question, revision=snap.revision,
+                        generation=self.generations.current, request=request,
+                        disposition=disposition, **data)
+
+    # -- speech ------------------------------------------------------------------------------
+    def say(self, sentences: Sequence[str], kind: SpeechKind = SpeechKind.INFO, *,
+            reads: Iterable[str] = (), record: tuple[str, int] | None = None,
+            citations: tuple[str, ...] = (), outcome: str | None = None) -> SpeechPlan:
+        """Plan one response as a new generation and hand it to the sink (side effect).
+
+        ``reads`` are the fields the response depends on: a correction to one of them
+        invalidates it while it is still being spoken.
+        """
+        from agent.gate import Stamp
+
+        generation = self.generations.next()
+        snap = self.ledger.current
+        reads = tuple(reads)
+        plan = SpeechPlan(generation, snap.question, snap.revision, tuple(sentences), kind,
+                          record, citations, outcome,
+                          Stamp.of(snap, reads, request=f"g{generation}"))
+        self.deps = self.deps.with_dependent(RESPONSE, reads)
+        self.plans.append(plan)
+        self.sink.speak(plan)
+        return plan
+
+    def invalidate_response(self, reason: str) -> None:
+        """Make the current generation stale: the sink drops its audio wherever it is queued."""
+        generation = self.generations.current
+        if generation == 0 or not self.generations.is_live(generation):
+            return
+        self.generations.invalidate()
+        self.emit("generation_invalidated", reason=reason, invalidated=generation)
+        self.sink.invalidate(generation, reason)
+
+    # -- the ledger --------------------------------------------------------------------------
+    def accept(self, ops: Sequence[FieldOp], provenance: str) -> UpdateResult:
+        """Apply ``ops`` as ONE revision; emit ``field_accepted`` naming the changed fields."""
+        result = self.ledger.revise(list(ops))
+        if result.outcome in (UpdateOutcome.ACCEPTED, UpdateOutcome.DUPLICATE):
+            for op in ops:
+                if op.candidates:
+                    self.candidates[op.name] = op.candidates
+                elif op.value is not None:
+                    self.candidates.pop(op.name, None)
+        if result.outcome is UpdateOutcome.ACCEPTED and result.changed:
+            snap = self.ledger.current
+            self.emit("field_accepted", fields=list(result.changed), source=provenance,
+                      versions={n: snap.version(n) for n in result.changed},
+                      values={n: self.trace.private(snap.value(n)) for n in result.changed},
+                      statuses={n: str(snap.get(n).status) for n in result.changed})
+        return result
+
+    def reject(self, field: str, reason: str, value: str | None = None) -> None:
+        self.emit("field_rejected", field=field, fields=[field], reason=reason,
+                  value=self.trace.private(value))
+
+    # -- background work ---------------------------------------------------------------------
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background; it counts as in-flight work until it ends."""
+        task = asyncio.get_running_loop().create_task(self._guard(coro, name), name=name)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    async def _guard(self, coro: Coroutine[Any, Any, Any], name: str) -> Any:
+        # A background failure must be visible and spoken about, never a silent dead task.
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported on the trace and to the caller
+            self.emit("agent_error", task=name, error=f"{type(exc).__name__}: {exc}")
+            if not self.closed:
+                self.say(("Sorry, something went wrong on my side.",
+                          "I can pass you to a colleague if you like."))
+            return None
+
+    async def wait_idle(self) -> None:
+        while self.tasks:
+            await asyncio.gather(*tuple(self.tasks), return_exceptions=True)

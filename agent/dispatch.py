@@ -1,0 +1,349 @@
+"""Dispatch and reconciliation: the only code that calls the booking system of record.
+
+The dispatch worker re-checks ``may_commit`` and the action's dependency vector against the
+ledger immediately before the side effect; the target enforces the version again. Outcomes
+follow :mod:`agent.policy`: a verified record is confirmed from the record, an unknown outcome
+is looked up by its key before anything else, a stale precondition (412) is explained and asked
+about, and whatever stays uncertain goes to a person with an explicit :class:`HandoffState`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agent.actions import Action, ActionStatus, CommitDecision, may_commit
+from agent.dependencies import Dependent, DependentKind
+from agent.dialogue import CallContext
+from agent.gate import Disposition, Stamp, classify
+from agent.policy import Step, after_dispatch, after_lookup
+from agent.ports import BookingOutcome, BookingOutcomeKind, BookingPort, BookingRecord, HandoffState
+from agent.proposals import BOOKING_REF
+from agent.render import booked, cancelled, from_plan, requested, rescheduled, staff_changed
+from agent.speech import SpeechKind
+
+if TYPE_CHECKING:
+    from agent.booking_desk import BookingDesk
+
+IN_FLIGHT = frozenset({ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED,
+                       ActionStatus.UNKNOWN})
+_VERIFIED_TEXT = {"create_booking": booked, "reschedule_booking": rescheduled,
+                  "cancel_booking": cancelled}
+
+
+class Dispatcher:
+    def __init__(self, ctx: CallContext, port: BookingPort, desk: BookingDesk):
+        self.ctx = ctx
+        self.port = port
+        self.desk = desk
+        self.actions: dict[str, Action] = {}
+        self.stamps: dict[str, Stamp] = {}
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.records: dict[str, BookingRecord] = {}  # verified records, by ref
+        self.notified: set[tuple[str, int]] = set()  # (ref, version) whose notice went out
+
+    def add(self, action: Action, stamp: Stamp) -> None:
+        self.actions[action.id] = action
+        self.stamps[action.id] = stamp
+
+    def _set(self, action: Action, status: ActionStatus, **changes: object) -> Action:
+        moved = action.to(status, **changes)
+        self.actions[action.id] = moved
+        if status in (ActionStatus.CANCELLED, ActionStatus.FAILED, ActionStatus.COMMITTED):
+            self.ctx.deps = self.ctx.deps.without(Dependent(DependentKind.ACTION, action.id))
+        return moved
+
+    def _emit(self, name: str, action: Action, **data: object) -> None:
+        self.ctx.emit(name, op=action.op, request=action.idempotency_key, action=action.id,
+                      **data)
+
+    # -- invalidation --------------------------------------------------------------------------
+    def drop(self, action: Action, reason: str) -> None:
+        """A draft that was never dispatched dies here; no worker may commit it later."""
+        self._set(action, ActionStatus.CANCELLED)
+        self._emit("action_cancelled", action, reason=reason, dispatched=False)
+        if self.desk.awaiting == action.id:
+            self.desk.awaiting = None
+
+    def supersede(self, action_id: str) -> None:
+        """A correction met this action: apply the decision matrix row for its status."""
+        action = self.actions[action_id]
+        step = {ActionStatus.PROPOSED: Step.REPROPOSE,
+                ActionStatus.COMMITTING: Step.CANCEL_THEN_RECONCILE}.get(action.status)
+        if step is Step.REPROPOSE:
+            self.drop(action, "superseded")
+        elif step is Step.CANCEL_THEN_RECONCILE:
+            self._set(action, ActionStatus.CANCEL_REQUESTED)
+            self._emit("action_cancel_requested", action, reason="superseded")
+            self.ctx.spawn(self._withdraw(action_id), f"withdraw:{action_id}")
+        # UNKNOWN and CANCEL_REQUESTED are already being reconciled; that path realigns after.
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def go(self, action: Action, *, retried: bool = False) -> None:
+        """Queue ``action`` for the dispatch worker and say truthfully that it is on its way."""
+        self.ctx.say(requested(action.op), SpeechKind.PENDING)
+        self.tasks[action.id] = self.ctx.spawn(self._dispatch(action, retried),
+                                               f"dispatch:{action.id}")
+
+    def recheck(self, action: Action | None) -> CommitDecision:
+        """``may_commit`` plus the full dependency vector, against the ledger now."""
+        if action is None or action.status is not ActionStatus.PROPOSED:
+            return CommitDecision.NOT_COMMITTING
+        snap = self.ctx.ledger.current
+        decision = may_commit(snap, action.to(ActionStatus.COMMITTING))
+        if decision.allowed and classify(snap, self.stamps[action.id]) is not Disposition.CURRENT:
+            return CommitDecision.STALE
+        return decision
+
+    async def _dispatch(self, message: Action, retried: bool) -> None:
+        async with self.ctx.lock:
+            live = self.actions.get(message.id)
+            if self.ctx.faults.no_recheck_before_dispatch:
+                # Known-answer control: a worker that trusts its queue message blindly.
+                action = message.to(ActionStatus.COMMITTING)
+                self.actions[action.id] = action
+            else:
+                decision = self.recheck(live)
+                if not decision.allowed:
+                    if live is not None and live.status is ActionStatus.PROPOSED:
+                        self.drop(live, f"recheck_{decision}")
+                    self.ctx.emit("dispatch_refused", request=message.idempotency_key,
+                                  op=message.op, reason=str(decision))
+                    return
+                action = self._set(live, ActionStatus.COMMITTING)
+            self._emit("action_dispatched", action, based_on_revision=action.based_on_revision,
+                       vector=dict(action.dependency_vector), retry=retried)
+        outcome = await self._call(action)
+        async with self.ctx.lock:
+            await self._on_outcome(action.id, outcome, retried)
+
+    async def _call(self, action: Action) -> BookingOutcome:
+        args = dict(action.args)
+        key, revision = action.idempotency_key, action.based_on_revision
+        try:
+            if action.op == "create_booking":
+                payload: dict[str, object] = {k: args[k] for k in
+                                              ("asset", "date", "site", "contact")}
+                payload["units"] = int(args.get("units", "1"))
+                for optional in ("window", "time"):
+                    if args.get(optional):
+                        payload[optional] = args[optional]
+                return await self.port.create(key, revision, payload)
+            ref, expected = args["ref"], int(args["expected_version"])
+            if action.op == "reschedule_booking":
+                changes = {k: args[k] for k in ("date", "window", "time", "site")
+                           if args.get(k)}
+                if args.get("units"):
+                    changes["units"] = int(args["units"])
+                return await self.port.reschedule(key, revision, ref, expected, changes)
+            return await self.port.cancel(key, revision, ref, expected)
+        except Exception as exc:  # noqa: BLE001 - an unobserved result is UNKNOWN, never "failed"
+            return BookingOutcome(BookingOutcomeKind.UNKNOWN, detail=f"{type(exc).__name__}")
+
+    async def _on_outcome(self, action_id: str, outcome: BookingOutcome, retried: bool) -> None:
+        action = self.actions[action_id]
+        if action.status is not ActionStatus.COMMITTING:
+            return  # a correction asked to cancel it meanwhile: the withdrawal reconciles it
+        step = after_dispatch(outcome.kind)
+        if step is Step.CONFIRM and outcome.record is not None:
+            self.commit(action, outcome.record)
+        elif step is Step.EXPLAIN_AND_ASK:
+            await self._explain_conflict(action)
+        elif step is Step.PROPOSE_NEW:
+            self._set(action, ActionStatus.FAILED)
+            self._emit("action_failed", action, detail=outcome.detail)
+            self.ctx.say(("The booking system couldn't do that.", "Nothing was changed."))
+        else:
+            self._set(action, ActionStatus.UNKNOWN)
+            self._emit("action_unknown", action, detail=outcome.detail)
+            self.ctx.say(("The booking system hasn't answered.",
+                          "I'm checking whether your request went through."),
+                         SpeechKind.WAITING)
+            self.ctx.spawn(self._resolve_unknown(action_id, retried), f"lookup:{action_id}")
+
+    # -- verified results ------------------------------------------------------------------------
+    def verify(self, action: Action, record: BookingRecord) -> bool:
+        """The record is the one this action asked for, on the version it expected."""
+        args = dict(action.args)
+        if action.op == "cancel_booking":
+            return record.status == "cancelled" and record.ref == args["ref"] and \
+                record.version == int(args["expected_version"]) + 1
+        wanted = {k: args[k] for k in ("asset", "date", "window", "time") if args.get(k)}
+        if any(str(getattr(record, k) or "") != v for k, v in wanted.items()):
+            return False
+        if action.op == "reschedule_booking":
+            return record.version == int(args["expected_version"]) + 1
+        return record.account == self.ctx.caller.account
+
+    def commit(self, action: Action, record: BookingRecord) -> None:
+        """Record a verified commit and confirm it to the caller from the record only."""
+        action = self._set(action, ActionStatus.COMMITTED,
+                           result=(("ref", record.ref), ("version", str(record.version))))
+        self.records[record.ref] = record
+        self.notified.add((record.ref, record.version))
+        self._emit("action_committed", action, ref=record.ref, version=record.version)
+        if not self.verify(action, record):
+            # Seed 001 case 15: the target reported success for something else (a stale
+            # version, other values). Never report it as done.
+            self.ctx.emit("commit_unverified", request=action.idempotency_key, op=action.op,
+                          ref=record.ref, version=record.version)
+            self.ctx.spawn(self._locked_handoff("unverified_commit"), f"handoff:{action.id}")
+            return
+        self.desk.target_ref = record.ref
+        if action.op == "cancel_booking":
+            self.desk.goal = type(self.desk.goal).NONE
+        if self.ctx.faults.confirm_from_plan:
+            sentences, values = from_plan(action.op, dict(action.args)), dict(action.args)
+        else:
+            sentences = _VERIFIED_TEXT[action.op](record)
+            values = {"asset": record.asset, "date": record.date, "window": record.window,
+                      "time": record.time, "status": record.status}
+        plan = self.ctx.say(sentences, SpeechKind.CONFIRMATION,
+                            record=(record.ref, record.version))
+        self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
+                      ref=record.ref, version=record.version, spoken_generation=plan.generation,
+                      **{k: self.ctx.trace.private(v) for k, v in values.items() if k in
+                         ("asset", "date", "window", "time", "status")})
+        from agent.ledger import FieldOp
+
+        self.ctx.accept([FieldOp.set(BOOKING_REF, record.ref, f"tool:{action.op}")],
+                        f"tool:{action.op}")
+
+    async def _explain_conflict(self, action: Action) -> None:
+        """412: someone changed the record. Fetch it, explain, ask; never overwrite blindly."""
+        self._set(action, ActionStatus.FAILED)
+        ref = action.arg("ref") or ""
+        latest = await self.port.get(ref)
+        self._emit("action_reconciled", action, state="REJECTED_STALE", ref=ref,
+                   version=latest.version if latest else None)
+        if latest is None:
+            await self.desk_handoff("record_vanished")
+            return
+        self.records[ref] = latest
+        wanted = dict(action.args)
+        if action.op == "cancel_booking":
+            redo = self.desk.new_action(action.op, self.desk.cancel_args(latest), (BOOKING_REF,))
+        else:
+            wanted["expected_version"] = str(latest.version)
+            reads = tuple(b.field for b in action.basis)
+            redo = self.desk.new_action(action.op, wanted, reads)
+        self.desk.awaiting = redo.id
+        self.ctx.emit("confirmation_requested", fields=[b.field for b in redo.basis],
+                      op=redo.op, request=redo.idempotency_key, reason="staff_changed")
+        self.ctx.say(staff_changed(latest, wanted), SpeechKind.QUESTION)
+
+    # -- reconciliation by key ----------------------------------------------------------------
+    async def _lookup(self, key: str) -> BookingOutcome | None:
+        try:
+            return await self.port.lookup(key)
+        except Exception:  # noqa: BLE001 - no answer: the outcome stays uncertain
+            return None
+
+    async def _withdraw(self, action_id: str) -> None:
+        """Dispatched and pending: request cancellation, await the answer, look up by key."""
+        key = self.actions[action_id].idempotency_key
+        try:
+            await self.port.request_cancel(key)
+        except Exception:  # noqa: BLE001 - the lookup below decides what actually happened
+            pass
+        task = self.tasks.get(action_id)
+        if task is not None and not task.done():
+            await asyncio.wait([task])
+        outcome = await self._lookup(key)
+        async with self.ctx.lock:
+            action = self.actions[action_id]
+            state = outcome.request_state if outcome is not None else None
+            step = after_lookup(state)
+            self._emit("action_reconciled", action, state=str(state) if state else "no_answer")
+            if step is Step.PROPOSE_NEW:
+                self._set(action, ActionStatus.CANCELLED)
+                self._emit("action_cancelled", action, reason="withdrawn", dispatched=True)
+                await self.desk.realign()
+            elif step is Step.CONFIRM and outcome is not None and outcome.record is not None:
+                # It completed before the cancellation arrived: it is history now, and the
+                # ledger's new values become a change of THAT booking, never a second create.
+                record = outcome.record
+                self._set(action, ActionStatus.COMMITTED,
+                          result=(("ref", record.ref), ("version", str(record.version))))
+                self.records[record.ref] = record
+                self.notified.add((record.ref, record.version))
+                self.desk.target_ref = record.ref
+                self._emit("action_committed", action, ref=record.ref, version=record.version,
+                           superseded=True)
+                self.ctx.say(("The earlier request had already gone through.",
+                              "I'll change that booking instead."))
+                await self.desk.realign()
+            else:
+                self._set(action, ActionStatus.UNKNOWN)
+                await self.desk_handoff("cancellation_unconfirmed")
+
+    async def _resolve_unknown(self, action_id: str, retried: bool) -> None:
+        """No answer: look the request up by key before any new action (never a new key)."""
+        action = self.actions[action_id]
+        if self.ctx.faults.retry_with_new_key:
+            # Known-answer control: the duplicate-risk mistake seed 001 case 11 must catch.
+            async with self.ctx.lock:
+                fresh = self.desk.new_action(action.op, dict(action.args),
+                                             tuple(b.field for b in action.basis))
+                self.go(fresh, retried=True)
+            return
+        outcome = await self._lookup(action.idempotency_key)
+        async with self.ctx.lock:
+            action = self.actions[action_id]
+            state = outcome.request_state if outcome is not None else None
+            step = after_lookup(state, after_timeout=True, retried=retried)
+            self._emit("action_reconciled", action, state=str(state) if state else "no_answer")
+            if step is Step.CONFIRM and outcome is not None and outcome.record is not None:
+                self.commit(action, outcome.record)
+            elif step is Step.RETRY_SAME_KEY:
+                self._set(action, ActionStatus.FAILED)
+                retry = replace(action, id=self.ctx.next_id("a"), status=ActionStatus.PROPOSED,
+                                result=())
+                self.add(retry, replace(self.stamps[action_id],
+                                        request=retry.idempotency_key))
+                if self.recheck(retry).allowed:
+                    self.go(retry, retried=True)
+                else:
+                    self.drop(retry, "stale_on_retry")
+                    await self.desk.realign()
+            elif step is Step.PROPOSE_NEW:
+                self._set(action, ActionStatus.CANCELLED)
+                self._emit("action_cancelled", action, reason="target_cancelled", dispatched=True)
+                await self.desk.realign()
+            else:
+                await self.desk_handoff("outcome_unknown")
+
+    async def _locked_handoff(self, reason: str) -> None:
+        async with self.ctx.lock:
+            await self.desk_handoff(reason)
+
+    async def desk_handoff(self, reason: str, ambiguity: tuple[str, ...] = ()) -> None:
+        await handoff(self.ctx, self.port, self.actions.values(), reason, ambiguity)
+
+
+async def handoff(ctx: CallContext, port: BookingPort, actions, reason: str,
+                  ambiguity: tuple[str, ...] = ()) -> None:
+    """Give a person the explicit state (field versions, pending effects, ambiguity)."""
+    if ctx.handed_off:
+        return
+    ctx.handed_off = True
+    snap = ctx.ledger.current
+    unresolved = tuple(f"{name}: {'/'.join(r.candidates) or 'unresolved'}"
+                       for name, r in snap.fields if str(r.status) == "unresolved")
+    state = HandoffState(
+        question=snap.question, revision=snap.revision,
+        field_versions=tuple((n, r.value, r.version, str(r.status)) for n, r in snap.fields),
+        pending_effects=tuple((a.id, a.op, str(a.status)) for a in actions
+                              if a.status is not ActionStatus.CANCELLED),
+        ambiguity=ambiguity + unresolved, reason=reason,
+        summary=f"{reason}; revision {snap.revision}")
+    try:
+        ticket = await port.handoff(state)
+    except Exception as exc:  # noqa: BLE001 - the caller still needs to hear the truth
+        ticket = f"not-queued ({type(exc).__name__})"
+    ctx.emit("handoff", reason=reason, ticket=ticket,
+             pending=[f"{a}:{o}:{s}" for a, o, s in state.pending_effects])
+    ctx.say(("I'm passing you to a colleague.",
+             "They get everything we've said, including what is still open."), SpeechKind.INFO)
+

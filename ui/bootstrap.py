@@ -1,0 +1,229 @@
+"""The composition root: build one isolated world (registry, corpus, sandbox) and wire sessions.
+
+Used by ``amend chat``, the scripted-call runner (one world per call: fresh sandbox database,
+fresh registry database, fixed clock), the audio pipeline and the browser demo::
+
+    async with open_world(caller=DEFAULT_CALLER, clock=FixedClock(now)) as world:
+        controller = world.controller(sink, Trace())
+        await controller.start()
+
+Side effects of :func:`open_world`: a temporary directory with two SQLite files and a uvicorn
+thread serving the sandbox on 127.0.0.1 (a free port). Leaving the block stops the server,
+closes every client the world handed out and deletes the files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent.caller import Asset, CallerProfile
+from agent.clock import Clock, FixedClock, SystemClock
+from agent.controller import Controller, RetrieverFactory
+from agent.dialogue import ControllerOptions
+from agent.errors import InvalidInput
+from agent.faults import AgentFaults
+from agent.ports import Resolver
+from agent.proposals import Proposer
+from agent.speech import SpeechSink
+from agent.trace import Trace
+
+DEFAULT_CALLER = CallerProfile(
+    tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+    assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam"),
+            Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam")),
+    name="Sam")
+
+_PROPOSERS: dict[str, Proposer] = {}  # construction warms dateparser; reuse per process
+
+
+def caller_from_mapping(data: object, where: str = "caller") -> CallerProfile:
+    """A caller profile from a call script's ``caller:`` block. Raises InvalidInput."""
+    if not isinstance(data, Mapping):
+        raise InvalidInput(f"{where}: a mapping with tenant, subject, roles, account, assets "
+                           "is required")
+    missing = [k for k in ("tenant", "subject", "account") if not data.get(k)]
+    if missing:
+        raise InvalidInput(f"{where}: missing {', '.join(missing)}; add them to the caller block")
+    roles = data.get("roles", [])
+    if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
+        raise InvalidInput(f"{where}.roles: a list of role names is required, e.g. [technician]")
+    assets = []
+    for i, raw in enumerate(data.get("assets") or []):
+        if not isinstance(raw, Mapping) or not all(raw.get(k) for k in (
+                "id", "configuration", "region")):
+            raise InvalidInput(f"{where}.assets[{i}]: needs id, configuration and region")
+        assets.append(Asset(str(raw["id"]), str(raw["configuration"]), str(raw["region"]),
+                            str(raw.get("site") or ""), str(raw.get("family") or "pump-seal"),
+                            str(raw.get("title") or "")))
+    return CallerProfile(str(data["tenant"]), str(data["subject"]), tuple(roles),
+                         str(data["account"]), tuple(assets), str(data.get("name") or ""),
+                         int(data.get("auth_epoch") or 0),
+                         str(data["region"]) if data.get("region") else None)
+
+
+def load_caller(path: str | Path) -> CallerProfile:
+    """Read a caller YAML file (the shape of a call script's ``caller:`` block, or a whole
+    script with one). Raises InvalidInput naming the file."""
+    import yaml
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read the caller file ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise InvalidInput(f"{path}: not valid YAML ({exc.__class__.__name__}); fix the file") \
+            from None
+    if isinstance(data, Mapping) and "caller" in data:
+        data = data["caller"]
+    return caller_from_mapping(data, f"{path}: caller")
+
+
+def rule_proposer(now: datetime | None = None) -> Proposer:
+    """The default deterministic proposer (one per process: construction is slow)."""
+    if "rule" not in _PROPOSERS:
+        from agent.nlu.proposer import RuleProposer
+
+        _PROPOSERS["rule"] = RuleProposer(now)
+    return _PROPOSERS["rule"]
+
+
+@dataclass
+class World:
+    """One isolated set of systems a call talks to. Build sessions with :meth:`controller`."""
+
+    caller: CallerProfile
+    clock: Clock
+    sandbox: Any  # tools_sandbox.server.SandboxHandle
+    registry: Resolver
+    corpus: Any  # retrieval.corpus.Corpus
+    tmp: Path
+    client_timeout: float = 3.0
+    refs: dict[str, str] = field(default_factory=dict)  # seeded booking handle -> ref
+    _clients: list[Any] = field(default_factory=list)
+    _tokens: dict[tuple[str, str, str], str] = field(default_factory=dict)
+
+    def token(self, caller: CallerProfile | None = None) -> str:
+        """A sandbox bearer token for the caller (minted once per world)."""
+        caller = caller or self.caller
+        key = (caller.tenant, caller.subject, caller.account)
+        if key not in self._tokens:
+            self._tokens[key] = self.sandbox.admin.mint(*key)
+        return self._tokens[key]
+
+    def client(self, caller: CallerProfile | None = None, timeout: float | None = None):
+        """A booking client (``agent.ports.BookingPort``) for the caller; closed with the world."""
+        from tools_sandbox.client import SandboxClient
+
+        client = SandboxClient(self.sandbox.base_url, self.token(caller),
+                               timeout=timeout or self.client_timeout)
+        self._clients.append(client)
+        return client
+
+    def retriever_factory(self, caller: CallerProfile | None = None) -> RetrieverFactory:
+        from retrieval.retriever import ScopedRetriever
+
+        roles = (caller or self.caller).roles
+        return lambda gate, trace: ScopedRetriever(self.corpus, gate, trace, roles=roles)
+
+    def controller(self, sink: SpeechSink, trace: Trace | None = None, *,
+                   faults: AgentFaults | None = None, clock: Clock | None = None,
+                   caller: CallerProfile | None = None, proposer: Proposer | None = None,
+                   options: ControllerOptions | None = None,
+                   resolver: Resolver | None = None,
+                   retriever_factory: RetrieverFactory | None = None) -> Controller:
+        """A new session (controller) in this world. Nothing starts until ``start()``."""
+        caller = caller or self.caller
+        clock = clock or self.clock
+        return Controller(caller, clock, proposer or rule_proposer(clock.now()),
+                          resolver or self.registry,
+                          retriever_factory or self.retriever_factory(caller),
+                          self.client(caller), sink, trace or Trace(), faults or AgentFaults(),
+                          options)
+
+    def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
+        """Change a booking as a staff member would (bumps its version)."""
+        return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
+                                             dict(changes), notify=notify)
+
+    def set_faults(self, faults: Iterable[Mapping[str, object]]) -> None:
+        """Replace the sandbox's fault rules (CALL_SCRIPTS ``sandbox.faults`` entries)."""
+        self.sandbox.faults.set(list(faults))
+
+    def resync(self) -> None:
+        """Bring the retrieval corpus up to the registry's latest snapshot."""
+        self.corpus.sync(self.registry.revision_texts(), self.registry.snapshot)
+
+
+def open_registry(path: str | Path | None, db_path: Path, clock: Clock):
+    """The demo registry (``None`` or "default") or a registry YAML file, in a fresh DB."""
+    from registry.demo import load_demo
+    from registry.resolver import Registry
+    from registry.store import import_path
+
+    if path in (None, "default"):
+        return load_demo(db_path, clock=clock)
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidInput(f"registry {file}: no such file; give a registry YAML "
+                           "(REGISTRY_FORMAT.md) or 'default'")
+    import_path(db_path, file)
+    return Registry.open(db_path, clock=clock)
+
+
+@contextlib.asynccontextmanager
+async def open_world(*, caller: CallerProfile | None = None, clock: Clock | None = None,
+                     registry: str | Path | None = "default",
+                     sandbox_faults: Iterable[Mapping[str, object]] = (),
+                     bookings: Iterable[Mapping[str, object]] = (),
+                     client_timeout: float = 3.0) -> AsyncIterator[World]:
+    """Start an isolated world; everything is stopped and deleted on exit."""
+    from retrieval.corpus import Corpus
+    from tools_sandbox.server import serve_in_background
+
+    caller = caller or DEFAULT_CALLER
+    clock = clock or SystemClock()
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="amend-world-")))
+        resolver = open_registry(registry, tmp / "registry.db", clock)
+        stack.callback(resolver.close)
+        corpus = Corpus(tmp / "corpus.db")
+        stack.callback(corpus.close)
+        corpus.sync(resolver.revision_texts(), resolver.snapshot)
+        sandbox = serve_in_background(faults=list(sandbox_faults))
+        stack.callback(sandbox.stop)
+        world = World(caller, clock, sandbox, resolver, corpus, tmp, client_timeout)
+        seeded = [dict(b) for b in bookings]
+        if seeded:
+            for b in seeded:
+                b.setdefault("account", caller.account)
+            world.refs.update(sandbox.admin.seed(caller.tenant, seeded))
+        try:
+            yield world
+        finally:
+            for client in world._clients:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+
+
+def fixed_clock(text: str) -> FixedClock:
+    """A FixedClock from an RFC 3339 text with an offset. Raises InvalidInput."""
+    try:
+        instant = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput(f"clock {text!r}: use RFC 3339 with an offset, e.g. "
+                           "2026-12-01T09:00:00+01:00") from None
+    if instant.tzinfo is None:
+        raise InvalidInput(f"clock {text!r}: add an offset, e.g. +01:00")
+    return FixedClock(instant)
+
+
+__all__ = ["DEFAULT_CALLER", "World", "caller_from_mapping", "fixed_clock", "load_caller",
+           "open_world", "rule_proposer"]
+
