@@ -138,3 +138,14 @@ def test_window_boundaries_follow_the_contract():
 def test_window_words(said, window):
     proposal = propose(said, context(expecting=VISIT_WINDOW))
     assert proposal.slot(VISIT_WINDOW).value == window
+
+
+@pytest.mark.parametrize(
+    ("said", "value", "candidates"),
+    [("Thursday the 10th", "2026-12-10", ()), ("thursday the 3rd", "2026-12-03", ()),
+     ("Friday, December 4th", "2026-12-04", ()),
+     ("Thursday the 11th", None, ("2026-12-03", "2026-12-11"))],  # they disagree: ask
+)
+def test_weekday_with_a_date_is_pinned_by_the_date_when_they_agree(said, value, candidates):
+    slot = propose(said, context(expecting=VISIT_DATE)).slot(VISIT_DATE)
+    assert (slot.value, slot.candidates) == (value, candidates)

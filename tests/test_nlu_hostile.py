@@ -7,8 +7,11 @@ that a turn crossing a boundary proposes no slot the controller could apply.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nlu_support import TWO_PUMPS, context, propose
 
 from agent.proposals import BOOKING_FIELDS, CorrectionKind, Proposal, SlotValue
@@ -85,3 +88,26 @@ def test_every_slot_field_is_one_the_contract_names():
     for said in ["book P-100 for 2 units at 12 harbour road on friday at 10 in french",
                  "can I return the filter kit, I did not open it, bought in the EU"]:
         assert {s.field for s in propose(said).slots} <= allowed
+
+
+TOKENS = ["not", "thursday", "next", "the", "3rd", "p", "200", "at", "2", "pm", "actually",
+          "make", "it", "other", "pump", "account", "globex-9", "for", "units", "yes", "no",
+          ",", "december", "31st", "half", "past", "sealed", "opened", "in", "german", "any",
+          "day", "is", "fine", "instead", "of", "calling", "to", "zero", "harbour", "road"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=80),
+                 st.lists(st.sampled_from(TOKENS), max_size=14).map(" ".join)),
+       st.floats(min_value=0.0, max_value=1.0))
+def test_any_text_gives_a_proposal_and_never_raises(text, confidence):
+    proposal = propose(text, context(values=BOOKED), confidence=confidence)
+    assert isinstance(proposal, Proposal)
+    assert proposal == propose(text, context(values=BOOKED), confidence=confidence)
+    for slot in proposal.slots:
+        assert (slot.value is None) == (len(slot.candidates) >= 2), slot
+        for value in (slot.value, *slot.candidates):
+            if slot.field == "visit_date" and value is not None:
+                assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)
+            if slot.field == "visit_time" and value is not None:
+                assert re.fullmatch(r"[0-2]\d:[0-5]\d", value)

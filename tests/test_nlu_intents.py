@@ -153,3 +153,15 @@ def test_empty_or_filler_turn_is_unknown_with_no_slots(said):
     proposal = propose(said)
     assert proposal.intent is Intent.UNKNOWN
     assert proposal.slots == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "intent", "go_ahead"),
+    [("book it", Intent.YES, True), ("do it", Intent.YES, True),
+     ("go ahead", Intent.YES, True), ("yes", Intent.YES, False),
+     ("no, don't book it", Intent.NO, False), ("don't go ahead", Intent.NO, False),
+     ("hold on", Intent.NO, False), ("no", Intent.NO, False)],
+)
+def test_answer_to_shall_i_go_ahead(said, intent, go_ahead):
+    proposal = propose(said, context(pending_confirmation=True))
+    assert (proposal.intent, proposal.go_ahead) == (intent, go_ahead)

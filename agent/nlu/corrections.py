@@ -103,7 +103,8 @@ def find_referent(text: str, context: ProposalContext) -> Referent | None:
 def _referent(field: str, others: tuple[str, ...], text: str) -> Referent:
     if len(others) == 1:
         return Referent(field, others[0], (), text)
-    return Referent(field, None, others, text)
+    # None other (nothing to point at) or several: the controller asks which one.
+    return Referent(field, None, others if len(others) > 1 else (), text)
 
 
 def _same(a: str, b: str) -> bool:

@@ -60,6 +60,7 @@ class DateReading:
     value: str | None
     candidates: tuple[str, ...] = ()
     past: bool = False
+    weekday: int | None = None  # set for a weekday phrase ("Thursday"), which a date may pin
 
 
 def _settings(now: datetime, prefer: str) -> dict[str, object]:
@@ -159,8 +160,9 @@ def _reading(match: re.Match[str], kind: str, today: date, now: datetime) -> Dat
     isos = tuple(d.isoformat() for d in found)
     value = isos[0] if len(isos) == 1 else None
     past = all(d < today for d in found)
+    weekday = lexicon.WEEKDAYS[match.group("wd")] if kind == "weekday" else None
     return DateReading(text, match.start(), match.end(), value, isos if value is None else (),
-                       past)
+                       past, weekday)
 
 
 @lru_cache(maxsize=2048)

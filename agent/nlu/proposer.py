@@ -61,8 +61,9 @@ class RuleProposer:
         slots = list(reading.slots)
         if referent is not None:
             slots = [s for s in slots if s.field != referent.field]
-            slots.append(SlotValue(referent.field, referent.value, referent.text,
-                                   candidates=referent.candidates))
+            if referent.value is not None or referent.candidates:
+                slots.append(SlotValue(referent.field, referent.value, referent.text,
+                                       candidates=referent.candidates))
         if cleared:
             slots = [s for s in slots if s.field not in cleared]
         slots = _answer_to_expected(text, slots, context)
@@ -72,8 +73,8 @@ class RuleProposer:
         reasons = [f"intent {intent.value}", f"correction {kind.value}"]
         if reading.past_dates:
             reasons.append("past date " + ", ".join(reading.past_dates))
-        go_ahead = intents.says_go_ahead(text) or (
-            intents.starts_with_yes(text) and intent is Intent.CORRECTION)
+        go_ahead = intent is not Intent.NO and (intents.says_go_ahead(text) or (
+            intents.starts_with_yes(text) and intent is Intent.CORRECTION))
         return Proposal(
             intent=intent,
             slots=tuple(slots),
@@ -183,6 +184,8 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
     topic = intents.topic_intent(text, has_procedure, has_item)
     answer = intents.answer_intent(text)
     expected = context.expecting is not None and any(s.field == context.expecting for s in slots)
+    if answer is not None and not slots and (context.pending_confirmation or topic is None):
+        return answer, False  # "book it" / "no, don't book it" answer "shall I go ahead?"
     if changes and not expected and topic in (None, Intent.BOOK):
         # A new value for a field that already has one, unasked: an implicit "make that X".
         return Intent.CORRECTION, True
@@ -190,8 +193,6 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
         return topic, False
     if slots:
         return Intent.INFORM, False
-    if answer is not None:
-        return answer, False
     return topic or Intent.UNKNOWN, False
 
 

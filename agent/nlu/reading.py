@@ -9,6 +9,7 @@ the procedure or returnable item. Pure; nothing here looks at the ledger.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from agent.nlu import catalog, dates, slots, times
 from agent.proposals import (
@@ -106,6 +107,10 @@ def read(text: str, context: ProposalContext) -> Reading:
 
 
 def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
+    # "Thursday the 10th": a date that falls on the weekday said pins it.
+    dated = [r for r in readings if r.weekday is None and r.value is not None]
+    readings = tuple(r for r in readings if r.weekday is None or not any(
+        date.fromisoformat(d.value).weekday() == r.weekday for d in dated))
     if not readings:
         return None
     if len(readings) == 1 and readings[0].value is not None:
