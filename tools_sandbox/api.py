@@ -64,7 +64,7 @@ async def caller(request: Request,
     return Caller(row["tenant"], row["subject"], row["account"], row["role"])
 
 
-def idempotency_key(key: str | None = Header(
+async def idempotency_key(key: str | None = Header(
         None, alias="Idempotency-Key",
         description="Required on every POST. Same key + same payload replays the response "
                     "(Idempotent-Replayed: true); scoped per account; kept 24 h.")) -> str:
@@ -74,7 +74,7 @@ def idempotency_key(key: str | None = Header(
     return key
 
 
-def amend_revision(value: str | None = Header(
+async def amend_revision(value: str | None = Header(
         None, alias="Amend-Revision",
         description="The agent revision this request was built on (recorded)")) -> int | None:
     if value is None:
@@ -85,7 +85,7 @@ def amend_revision(value: str | None = Header(
     return int(value)
 
 
-def if_match(value: str | None = Header(
+async def if_match(value: str | None = Header(
         None, alias="If-Match",
         description='The booking version the change was built on, as an ETag: "3"')) -> int | None:
     if value is None:
@@ -96,6 +96,7 @@ def if_match(value: str | None = Header(
     return int(found.group(1))
 
 
+# Dependencies are async on purpose: FastAPI runs plain `def` ones in a thread pool.
 Who = Annotated[Caller, Depends(caller)]
 Key = Annotated[str, Depends(idempotency_key)]
 Revision = Annotated[int | None, Depends(amend_revision)]

@@ -46,6 +46,12 @@ class Outbox:
     async def _deliver(self, nid: int) -> None:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             decision = self._faults.decide("send_notification")
+            if not decision.any:  # the common case: one write records attempt and delivery
+                self._store.conn.execute(
+                    "UPDATE notifications SET attempts = attempts + 1, status = 'delivered', "
+                    "deliveries = deliveries + 1, delivered_at = COALESCE(delivered_at, ?) "
+                    "WHERE id = ?", (now_iso(), nid))
+                return
             self._store.conn.execute(
                 "UPDATE notifications SET attempts = attempts + 1 WHERE id = ?", (nid,))
             if decision.delay_ms:

@@ -69,7 +69,9 @@ def serve_in_background(db_path: str | None = None,
         tmp = tempfile.TemporaryDirectory(prefix="amend-sandbox-")
         db_path = f"{tmp.name}/sandbox.db"
     app = create_app(db_path, config, plan)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted sockets only then,
+    # and without it every keep-alive response waits 40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     actual = sock.getsockname()[1]

@@ -1,0 +1,93 @@
+"""``amend bench --only sandbox``: idempotent creates per second and GET latency on loopback.
+
+The server runs alone in a child process (``amend sandbox serve``: one uvicorn worker, one
+event loop) so the client's own Python work does not share its GIL. Creates are sent by
+``CONCURRENCY`` keep-alive connections with distinct keys; each is a full idempotent write (key
+claim, booking, event, notification, key finish in one SQLite transaction, outbox delivery).
+GETs are sequential on one connection, so p50/p99 are round-trip latencies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+from agent.bench import BenchRow, median, percentile, register
+
+CMD = "amend bench --only sandbox"
+
+
+CONCURRENCY = 4
+BODY = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "site": "12 Harbour Road"}
+
+
+async def _run(base_url: str, token: str, creates: int, gets: int) -> tuple[float, list[float],
+                                                                             float]:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"}
+    limits = httpx.Limits(max_connections=CONCURRENCY)
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=10,
+                                 limits=limits) as http:
+        refs: list[str] = []
+
+        async def worker(first: int) -> None:
+            for i in range(first, creates, CONCURRENCY):
+                response = await http.post("/v1/bookings", json=BODY,
+                                           headers={"Idempotency-Key": f"bench-{i}"})
+                response.raise_for_status()
+                refs.append(response.json()["ref"])
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(n) for n in range(CONCURRENCY)))
+        rate = creates / (time.perf_counter() - start)
+        ref = refs[-1]
+        replay_start = time.perf_counter()
+        for i in range(min(creates, 200)):
+            (await http.post("/v1/bookings", headers={"Idempotency-Key": f"bench-{i}"},
+                             json=BODY)).raise_for_status()
+        replay_ms = (time.perf_counter() - replay_start) * 1000 / min(creates, 200)
+        samples = []
+        for _ in range(gets):
+            t0 = time.perf_counter_ns()
+            (await http.get(f"/v1/bookings/{ref}")).raise_for_status()
+            samples.append((time.perf_counter_ns() - t0) / 1e6)
+    return rate, samples, replay_ms
+
+
+@contextmanager
+def _server_process():
+    """``amend sandbox serve --test-mode`` in a child process; yields its URL and a token."""
+    code = ("import sys; from ui.cli import main; sys.argv = ['amend', 'sandbox', 'serve', "
+            "'--port', '0', '--test-mode', '--caller', 'bench/bench/BENCH-1', "
+            "'--capacity', '1000000000']; main()")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split()[3]
+        token = proc.stdout.readline().rsplit(" ", 1)[1].strip()
+        yield url, token
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@register("sandbox")
+def sandbox_bench(quick: bool):
+    creates, gets = (300, 300) if quick else (2000, 2000)
+    with _server_process() as (base_url, token):
+        rate, samples, replay_ms = asyncio.run(_run(base_url, token, creates, gets))
+    return [
+        BenchRow("idempotent creates per second (1 worker, 4 connections)", rate, "req/s",
+                 "≥ 500", CMD),
+        BenchRow("replayed create (same key) mean", replay_ms, "ms", "≤ 2 ms", CMD),
+        BenchRow("GET booking p50", median(samples), "ms", "≤ 2 ms", CMD),
+        BenchRow("GET booking p99", percentile(samples, 99), "ms", "≤ 10 ms", CMD),
+    ]
