@@ -172,9 +172,10 @@ class SessionHub:
         session.sink.downstream = sink
         return session
 
-    def detach_voice(self, tab: str | None = None) -> None:
+    def detach_voice(self, sink: SpeechSink, tab: str | None = None) -> None:
+        """Stop routing speech to ``sink`` (a no-op when a newer link replaced it)."""
         session = self.get(tab or CURRENT_TAB.get())
-        if session is not None:
+        if session is not None and session.sink.downstream is sink:
             session.sink.downstream = None
 
 

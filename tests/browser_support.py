@@ -1,0 +1,195 @@
+"""Browser-test plumbing: Chromium flags, a fake-mic WAV from Piper, a live server, a tone voice.
+
+The tone voice is a stand-in for the audio pipeline that speaks the websocket protocol exactly
+(binary frames with a generation header, ``pause``/``clear`` control messages): it lets the page's
+capture, playback and flush be tested before or without the real models.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+import threading
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+from fastapi import APIRouter, WebSocket
+
+from agent.speech import SpeechPlan
+from ui.session_hub import CURRENT_TAB, SessionHub, TabSession
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
+         "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run", "--disable-quic"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+def chromium_flags(mic_wav: Path | None) -> list[str]:
+    extra = [f"--use-file-for-fake-audio-capture={mic_wav}"] if mic_wav else []
+    return FLAGS + extra
+
+
+def synthesize_mic_wav(path: Path, text: str, lead_s: float, tail_s: float) -> float:
+    """Write silence, Piper speech of ``text``, silence (Chromium loops the file).
+
+    Returns the speech duration in seconds. Side effect: writes ``path``.
+    """
+    from piper import PiperVoice as Piper
+
+    from audio.models import piper_voice
+
+    voice = piper_voice()
+    tts = Piper.load(voice.model, voice.config)
+    speech = np.concatenate([c.audio_int16_array for c in tts.synthesize(text)])
+    rate = voice.sample_rate
+    pcm = np.concatenate([np.zeros(int(lead_s * rate), np.int16), speech,
+                          np.zeros(int(tail_s * rate), np.int16)])
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())
+    return len(speech) / rate
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """uvicorn on 127.0.0.1 in a thread; ``stop()`` shuts it down and closes every session."""
+
+    def __init__(self, app, hub: SessionHub):
+        import uvicorn
+
+        self.port = free_port()
+        self.hub = hub
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("demo server did not start within 30 s")
+            time.sleep(0.05)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+
+
+class ToneVoice:
+    """A SpeechSink that 'speaks' each plan as a tone over the socket, with energy barge-in."""
+
+    RATE = 24000
+    ONSET_RMS = 0.02
+    REAL_TURN_FRAMES = 10  # 200 ms of voice over agent speech is a real turn, not a blip
+
+    def __init__(self, ws: WebSocket, session: TabSession):
+        self.ws = ws
+        self.session = session
+        self.generation = 0
+        self.until = 0.0  # monotonic time the current generation stops sounding
+        self.paused = False
+        self.voiced = 0
+        self.task: asyncio.Task | None = None
+        self.stats = {"pause_sent": None, "clear_sent": None}
+
+    def _emit(self, name: str, **data: object) -> None:
+        snap = self.session.conversation.ledger.current
+        self.session.trace.emit(name, question=snap.question, revision=snap.revision,
+                                generation=self.generation, **data)
+
+    def speak(self, plan: SpeechPlan) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        self.task = asyncio.get_running_loop().create_task(self._stream(plan))
+
+    async def _stream(self, plan: SpeechPlan) -> None:
+        self.generation, self.paused, self.voiced = plan.generation, False, 0
+        seconds = max(4.0, len(plan.text) / 15)
+        self.until = time.monotonic() + seconds + 0.3
+        t = np.arange(int(seconds * self.RATE)) / self.RATE
+        tone = (0.3 * np.sin(2 * np.pi * 220 * t) * 32767).astype("<i2")
+        header = struct.pack("<II", plan.generation, self.RATE)
+        self._emit("agent_speech_started")
+        step = self.RATE // 10
+        for start in range(0, len(tone), step):
+            await self.ws.send_bytes(header + tone[start:start + step].tobytes())
+            await asyncio.sleep(0.05)  # transport pacing at 2x real time, not a race
+        self._emit("agent_speech_stopped", reason="completed")
+
+    def invalidate(self, generation: int, reason: str) -> None:
+        if self.task is not None and self.generation <= generation:
+            self.task.cancel()
+        self.until = 0.0
+        self.stats["clear_sent"] = time.monotonic()
+        self._emit("generation_invalidated", reason=reason, invalidated=generation)
+        asyncio.get_running_loop().create_task(
+            self.ws.send_text(json.dumps({"type": "clear", "generation": generation})))
+
+    async def hear(self, frame: bytes) -> None:
+        pcm = np.frombuffer(frame[: len(frame) // 2 * 2], "<i2").astype(np.float32) / 32768
+        rms = float(np.sqrt(np.mean(pcm * pcm))) if len(pcm) else 0.0
+        speaking = time.monotonic() < self.until
+        if rms >= self.ONSET_RMS and speaking:
+            if not self.paused:
+                self.paused = True
+                self.stats["pause_sent"] = time.monotonic()
+                self._emit("barge_in_paused")
+                await self.ws.send_text(json.dumps({"type": "pause",
+                                                    "generation": self.generation}))
+            self.voiced += 1
+            if self.voiced >= self.REAL_TURN_FRAMES:
+                self.session.conversation.barge_in()
+        elif rms < self.ONSET_RMS and not speaking:
+            self.voiced = 0
+
+
+def tone_voice_router(hub: SessionHub, voices: list[ToneVoice]) -> APIRouter:
+    """The protocol's server side with a tone voice; typed turns go into the tab's session."""
+    router = APIRouter()
+
+    @router.websocket("/ws/voice")
+    async def voice(ws: WebSocket) -> None:
+        await ws.accept()
+        session = hub.get(CURRENT_TAB.get())
+        if session is None:
+            await ws.close(code=4404)
+            return
+        out = ToneVoice(ws, session)
+        voices.append(out)
+        hub.attach_voice(out)
+        try:
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                if msg.get("bytes"):
+                    await out.hear(msg["bytes"])
+                elif msg.get("text"):
+                    data = json.loads(msg["text"])
+                    if data.get("type") == "text":
+                        await session.typed_turn(data["text"])
+        finally:
+            if out.task is not None:
+                out.task.cancel()
+            hub.detach_voice(out)
+
+    return router

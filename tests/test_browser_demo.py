@@ -1,0 +1,130 @@
+"""The demo page in headless Debian Chromium: typed booking with a correction, and a barge-in.
+
+The page, its JS, the worklets, the websocket protocol and the panels are all real; the agent
+behind them is the fake conversation of ``ui_support`` and the voice is the tone voice of
+``browser_support`` (the protocol's server side). The fake microphone plays a Piper-synthesized
+WAV: 2 s of silence, the caller's words, then a long silence (Chromium loops the file).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    LiveServer,
+    chromium_flags,
+    synthesize_mic_wav,
+    tone_voice_router,
+)
+from ui_support import build_fake_world
+
+from ui.app import build_app
+from ui.personas import load_personas
+from ui.session_hub import SessionHub
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason="BROWSER TESTS SKIPPED: /usr/bin/chromium is missing; install "
+                              "Debian's chromium package (.ci/run does) to run them"),
+]
+
+
+@pytest.fixture(scope="module")
+def mic_wav(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mic") / "caller.wav"
+    synthesize_mic_wav(path, "Sorry, Thursday morning, not Wednesday.", lead_s=2.0, tail_s=8.0)
+    return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    hub = SessionHub(build_fake_world, load_personas())
+    voices: list = []
+    live = LiveServer(build_app(hub, tone_voice_router(hub, voices)), hub).start()
+    live.voices = voices
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(mic_wav):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=chromium_flags(mic_wav))
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, server):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server.url)
+    page.wait_for_function("window.amendVoice && window.amendVoice.open()", timeout=20000)
+    return page
+
+
+def _type_turn(page, text: str) -> None:
+    box = page.locator("#amend-typed textarea, #amend-typed input").first
+    box.focus()
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+
+
+def test_booking_with_correction_completes_through_the_page(browser, server):
+    page = _open(browser, server)
+    _type_turn(page, "Book P-100 on Wednesday afternoon")
+    page.locator("#amend-transcript").get_by_text("Shall I book P-100 on 2026-12-02").wait_for()
+    _type_turn(page, "Sorry, Thursday morning, not Wednesday")
+    page.locator("#amend-transcript").get_by_text("on 2026-12-03 in the morning").wait_for()
+    _type_turn(page, "Yes, please go ahead")
+    page.locator("#amend-transcript").get_by_text("It is booked").wait_for()
+
+    # The system of record holds the corrected booking ...
+    (session,) = [s for s in server.hub._tabs.values() if s.conversation.book]
+    (record,) = session.conversation.book
+    assert (record.asset, record.date, record.window) == ("P-100", "2026-12-03", "morning")
+    # ... the ledger panel shows the corrected field at version 2 ...
+    row = page.locator("#amend-ledger tr", has_text="visit_date")
+    row.get_by_text("2026-12-03").wait_for()
+    assert row.locator("td").nth(2).inner_text() == "2"
+    # ... and the transcript has the confirmation rendered from the verified record.
+    assert "It is booked: P-100 on 2026-12-03, morning." in page.locator(
+        "#amend-transcript").inner_text()
+    page.get_by_role("tab", name="Sandbox").click()
+    page.locator("#amend-bookings").get_by_text("BK-1").wait_for()
+    page.get_by_role("tab", name="Ledger").click()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "browser-booking-correction.png"), full_page=True)
+    page.close()
+
+
+def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server):
+    page = _open(browser, server)
+    page.locator("#amend-mic").click()  # keyboard users: Tab to it and press Enter
+    page.wait_for_function("window.amendVoice.micOn")
+    _type_turn(page, "Book P-100 on Wednesday afternoon")
+    # The fake mic speaks 2 s after capture starts, over the agent's ~4 s answer.
+    page.wait_for_function("window.amendVoice.bargeInReport().length > 0", timeout=20000)
+    measures = page.evaluate("""() => ({report: window.amendVoice.bargeInReport(),
+        pauses: window.amendVoice.measures.pauses, started: window.amendVoice.measures.started,
+        drained: window.amendVoice.measures.drained, sampleRate: window.amendVoice.ctx.sampleRate,
+        outputLatency: window.amendVoice.ctx.outputLatency})""")
+    report = measures["report"][0]
+    stale = report["gen"]
+    assert measures["pauses"] and measures["pauses"][0]["gen"] == stale  # paused first ...
+    assert any(s["gen"] == stale for s in measures["started"])  # ... it was really playing ...
+    assert not any(d["gen"] == stale for d in measures["drained"])  # ... and never finished.
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "browser-barge-in.json").write_text(json.dumps(measures, indent=1))
+    # The transcript shows the agent's answer as cut.
+    page.locator("#amend-transcript .amend-cut").first.wait_for()
+    print(f"\nbarge-in: speech onset -> last stale sample played "
+          f"{report['onsetToLastStaleMs']:.0f} ms (target <= 350 ms); onset -> clear "
+          f"{report['onsetToClearMs']:.0f} ms; context {measures['sampleRate']} Hz")
+    page.screenshot(path=str(ARTIFACTS / "browser-barge-in.png"), full_page=True)
+    page.close()
