@@ -37,14 +37,18 @@ EDGE_KEYS = ("revision", "procedure", "decision")
 SECTION_KEYS = ("id", "when", "text")
 
 
-class _StringTimes(yaml.SafeLoader):
+# libyaml's parser when present (about 10x faster on large files); same safe constructors.
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StringTimes(_BaseLoader):
     """SafeLoader that keeps dates and timestamps as the strings written, so a bare date can be
     told apart from an instant and offsets are never silently dropped."""
 
 
 _StringTimes.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
 
 

@@ -90,6 +90,7 @@ class Registry:
         self.now_tick = now_tick
         self.policy_version = policy_version
         self._lock = threading.Lock()  # one connection, used from worker threads too
+        self._time_kind: TimeKind | None = None
 
     @classmethod
     def open(cls, path: str | Path, **kwargs) -> Registry:
@@ -101,8 +102,13 @@ class Registry:
 
     @property
     def time_kind(self) -> TimeKind:
-        info = store.registry_info(self.db)
-        return TimeKind(info.get("time", "ticks"))
+        """The registry's time axis; fixed by its first import, so cached once known."""
+        if self._time_kind is None:
+            info = store.registry_info(self.db)
+            if not info:
+                return TimeKind.TICKS
+            self._time_kind = TimeKind(info["time"])
+        return self._time_kind
 
     @property
     def snapshot(self) -> int:
