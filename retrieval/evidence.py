@@ -30,12 +30,13 @@ def bundle_of(stamp: Stamp, token: ScopeToken, hits: Sequence[Hit]) -> EvidenceB
     """A frozen, cited bundle of ``hits``. Raises ValueError if a hit is out of scope."""
     if not in_scope(hits, token):
         raise ValueError("evidence outside the scope token's allowed revisions")
-    return EvidenceBundle(stamp, token, tuple(_passage(hit, token) for hit in hits))
+    scope = token.cache_key  # hashed once per bundle, not per passage
+    return EvidenceBundle(stamp, token, tuple(_passage(hit, token, scope) for hit in hits))
 
 
-def _passage(hit: Hit, token: ScopeToken) -> Passage:
+def _passage(hit: Hit, token: ScopeToken, scope: str) -> Passage:
     citation = Citation(
-        request_scope=token.cache_key,
+        request_scope=scope,
         revision=hit.revision,
         digest=hit.revision_digest,
         chunk=hit.chunk,

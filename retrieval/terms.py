@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 
 import snowballstemmer
 
@@ -41,9 +41,15 @@ def terms(text: str, language: str = "en") -> list[str]:
     "returned", "returns" and "return" meet; "unopened" and "opened" stay apart, which does
     not matter because opened/unopened is decided by a ``when`` filter, never by words.
     """
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    lang = language.split("-")[0].lower()
+    return [_stem(lang, w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+@lru_cache(maxsize=200_000)
+def _stem(language: str, word: str) -> str:
+    # The Snowball stemmers are pure Python; a vocabulary is small, so memoise per word.
     stemmer = _stemmer(language)
-    return stemmer.stemWords(words) if stemmer else words
+    return stemmer.stemWord(word) if stemmer else word
 
 
 def frequencies(text: str, language: str = "en") -> Counter[str]:
