@@ -9,8 +9,21 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import asdict
+from datetime import datetime
 
 from agent.ports import RegistryOutcome, Resolution
+
+
+def spoken_label(resolution: Resolution) -> str:
+    """"current", "as of tick 6", or "as of 3 March 2026, 09:00 +01:00" for an instant."""
+    if not resolution.historical or resolution.instant.lstrip("-").isdigit():
+        return resolution.label
+    try:
+        moment = datetime.fromisoformat(resolution.instant.replace("Z", "+00:00"))
+    except ValueError:
+        return resolution.label
+    offset = moment.isoformat()[-6:]  # "+01:00", as written
+    return f"as of {moment.day} {moment:%B %Y, %H:%M} {offset}"
 
 
 def token_text(resolution: Resolution) -> str:
@@ -26,7 +39,7 @@ def resolution_json(resolution: Resolution, sections=None) -> dict:
                    language=resolution.language, valid=list(resolution.valid))
     out.update(known_at=resolution.known_at, instant=resolution.instant,
                mode="historical" if resolution.historical else "current",
-               label=resolution.label)
+               label=spoken_label(resolution))
     if resolution.missing:
         out["missing"] = list(resolution.missing)
     if resolution.token is not None:
@@ -41,7 +54,7 @@ def resolution_json(resolution: Resolution, sections=None) -> dict:
 
 
 def resolution_line(resolution: Resolution, sections=None) -> str:
-    label = f"{resolution.label}, snapshot {resolution.known_at}"
+    label = f"{spoken_label(resolution)}, snapshot {resolution.known_at}"
     if resolution.outcome is RegistryOutcome.MISSING_SCOPE:
         return f"MISSING_SCOPE: ask for {', '.join(resolution.missing)} ({label})"
     if resolution.outcome is not RegistryOutcome.RESOLVED:

@@ -183,3 +183,14 @@ def test_resolve_with_fields_prints_the_matching_section(tmp_path):
                          "--field", "opened=no", "--db", path, "--json").stdout)
     assert out["revision"] == "returns-eu-2026"
     assert [s["id"] for s in out["sections"]] == ["unopened"]
+
+
+def test_historical_instant_answer_is_labelled_with_its_date(tmp_path):
+    from registry.demo import demo_files
+
+    path = tmp_path / "demo.db"
+    for f in demo_files():
+        run("import", f, "--db", path)
+    out = json.loads(run("resolve", *ASK, "--at", "2026-03-03T09:00:00+01:00", "--db", path,
+                         "--json").stdout)
+    assert (out["revision"], out["label"]) == ("nw-manual-a", "as of 3 March 2026, 09:00 +01:00")
