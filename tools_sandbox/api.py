@@ -206,14 +206,18 @@ async def get_request(request: Request, key: KeyPath, who: Who):
 
 @v1.post("/requests/{key}/cancel", response_model=m.RequestView,
          responses=_responses(401, 404, 422), tags=["requests"])
-async def cancel_request(request: Request, key: KeyPath, who: Who):
+async def cancel_request(request: Request, key: KeyPath, who: Who,
+                         wait_ms: int | None = Query(None, ge=0, le=10_000,
+                                                     description="How long to wait for the "
+                                                     "request to settle (default 2000)")):
     """Ask a PENDING request to cancel (`cancel_requested`) and wait briefly for it to settle.
 
     It ends CANCELLED (nothing written) or SUCCEEDED anyway (the booking stands). Finished
     requests are returned unchanged. Needs no Idempotency-Key: asking twice is harmless.
     """
     service = request.app.state.service
-    row = await service.executor.request_cancel(who, key, service.config.cancel_wait_s)
+    wait_s = service.config.cancel_wait_s if wait_ms is None else wait_ms / 1000
+    row = await service.executor.request_cancel(who, key, wait_s)
     if row is None:
         return respond(error(404, "not_found", f"no request with key {key!r} for this account"))
     return request_view(row)
