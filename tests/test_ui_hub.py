@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from ui_support import build_fake_world
 
@@ -54,7 +56,19 @@ async def test_invalidated_plan_without_audio_shows_as_cut(hub):
     await s.typed_turn("Book P-100 on Wednesday afternoon")
     s.conversation.barge_in()
     cut = [line for line in transcript(s) if line.cut]
-    assert len(cut) == 1 and cut[0].text.startswith("Shall I book")
+    assert cut and cut[-1].text.startswith("Shall I book")
+
+
+@pytest.mark.anyio
+async def test_plan_that_finished_playing_before_invalidation_is_not_cut(hub):
+    s = await hub.open("tab")
+    base = time.monotonic()
+    now = [base]
+    s.sink.clock = lambda: now[0]
+    await s.typed_turn("Book P-100 on Wednesday afternoon")
+    now[0] = base + 60.0  # a minute later: the answer has long been heard in full
+    s.conversation.barge_in()
+    assert not any(line.cut for line in transcript(s))
 
 
 @pytest.mark.anyio

@@ -64,6 +64,7 @@ class FakeConversation:
         self._say("Hello, this is Northwind Pumps service.", kind=SpeechKind.INFO)
 
     async def user_turn(self, utterance: Utterance) -> None:
+        self._emit("user_turn_final", text=self.trace.private(utterance.text))
         text = utterance.text.lower()
         found = [(m.start(), m.group(0)) for m in re.finditer(r"wednesday|thursday", text)]
         day = min(found)[1] if found else None  # "Thursday, not Wednesday": the first one

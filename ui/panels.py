@@ -123,9 +123,11 @@ def render_bookings(records: Sequence[Any]) -> str:
 
 def render_notifications(items: Sequence[Mapping[str, object]]) -> str:
     """The sandbox outbox. Sent notifications cannot be recalled."""
-    rows = [((n.get("kind"), n.get("booking") or n.get("ref"), n.get("to") or n.get("contact"),
-              n.get("text") or n.get("body")), "") for n in items]
-    return _table(("kind", "booking", "to", "text"), rows, "Outbox empty.", "notifications")
+    rows = [((n.get("kind"), n.get("booking_ref") or n.get("booking"),
+              n.get("booking_version", ""), n.get("contact") or n.get("to"),
+              n.get("status", ""), n.get("body") or n.get("text")), "") for n in items]
+    return _table(("kind", "booking", "version", "to", "status", "text"), rows, "Outbox empty.",
+                  "notifications (cannot be recalled)")
 
 
 def render_trace(events: Sequence[TraceEvent], limit: int = 60) -> str:

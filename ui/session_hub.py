@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -23,6 +24,7 @@ from agent.session import Conversation
 from agent.speech import SpeechPlan, SpeechSink, Utterance
 from agent.trace import Trace
 
+TEXT_CPS = 15.0  # how fast typed-mode speech "plays" (CALL_SCRIPTS.md)
 CURRENT_TAB: contextvars.ContextVar[str | None] = contextvars.ContextVar("amend_tab", default=None)
 
 
@@ -61,21 +63,25 @@ class RecordingSink:
     trace: Trace | None = None
     plans: list[SpeechPlan] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)  # trace length when each plan was spoken
+    spoken_at: list[float] = field(default_factory=list)
     invalidated: dict[int, str] = field(default_factory=dict)
     downstream: SpeechSink | None = None
+    clock: Callable[[], float] = time.monotonic
 
     def speak(self, plan: SpeechPlan) -> None:
         self.plans.append(plan)
         self.positions.append(len(self.trace.events) if self.trace is not None else 0)
+        self.spoken_at.append(self.clock())
         if self.downstream is not None:
             self.downstream.speak(plan)
 
     def invalidate(self, generation: int, reason: str) -> None:
-        # Without audio, only the newest plan at or below ``generation`` can still be "playing";
-        # older ones were superseded by it (the voice path reports real cuts in the trace).
-        older = [p.generation for p in self.plans if p.generation <= generation]
-        if older:
-            self.invalidated.setdefault(max(older), reason)
+        # Without audio a plan "plays" at 15 characters per second from the moment it was
+        # planned (CALL_SCRIPTS.md text mode); only a plan still playing is cut.
+        now = self.clock()
+        for plan, at in zip(self.plans, self.spoken_at, strict=True):
+            if plan.generation <= generation and now < at + len(plan.text) / TEXT_CPS:
+                self.invalidated.setdefault(plan.generation, reason)
         if self.downstream is not None:
             self.downstream.invalidate(generation, reason)
 
@@ -97,7 +103,10 @@ class TabSession:
         return self.world.conversation
 
     async def typed_turn(self, text: str) -> None:
-        """Feed one typed caller turn into the conversation (side effect: the agent responds)."""
+        """Feed one typed caller turn into the conversation (side effect: the agent responds).
+
+        The controller records the turn on the trace (``user_turn_final``) itself.
+        """
         text = text.strip()
         if not text:
             raise InvalidInput("typed turn: the text is empty; type what the caller says")
@@ -105,12 +114,6 @@ class TabSession:
             raise InvalidInput("typed turn: longer than 500 characters; say it in shorter turns")
         async with self.lock:
             turn = Utterance(text=text, id=f"typed-{len(self.trace.events)}")
-            snap = self.conversation.ledger.current
-            last = self.trace.events[-1].generation if self.trace.events else 0
-            # A typed turn has no voice pipeline to announce it, so the page does.
-            self.trace.emit("user_turn_final", question=snap.question, revision=snap.revision,
-                            generation=last, request=turn.id, text=self.trace.private(text),
-                            source="typed")
             await self.conversation.user_turn(turn)
 
 

@@ -1,0 +1,96 @@
+"""The world behind a demo tab: ``ui.bootstrap.open_world`` and a controller, as panels see it.
+
+Each tab gets its own world (fresh sandbox database and server thread, fresh registry and
+corpus), so "Reset session" really starts from nothing and tabs never see each other's
+bookings. Sandbox admin calls are blocking HTTP on loopback; they run in a worker thread so the
+event loop that carries the voice keeps moving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from agent.caller import CallerProfile
+from agent.clock import Clock
+from agent.errors import InvalidInput
+from agent.speech import SpeechSink
+from agent.trace import Trace
+from ui.session_hub import WorldBuilder
+
+
+@dataclass
+class DemoWorld:
+    """Adapts a bootstrap ``World`` and its ``Controller`` to :class:`ui.session_hub.DemoWorld`."""
+
+    world: Any  # ui.bootstrap.World
+    conversation: Any  # agent.controller.Controller
+    stack: contextlib.AsyncExitStack
+
+    async def bookings(self) -> tuple[Any, ...]:
+        rows = await asyncio.to_thread(self.world.sandbox.admin.bookings)
+        return tuple(SimpleNamespace(**{k: row.get(k) for k in (
+            "ref", "asset", "date", "window", "time", "units", "status", "version")})
+            for row in rows)
+
+    async def notifications(self) -> tuple[dict[str, object], ...]:
+        return tuple(await asyncio.to_thread(self.world.sandbox.admin.notifications))
+
+    def actions(self) -> tuple[Any, ...]:
+        return tuple(self.conversation.actions)
+
+    def evidence(self) -> tuple[dict[str, object], ...]:
+        """The last resolution's outcome and the citations of the last admitted bundle."""
+        resolution = self.conversation.last_resolution
+        bundle = self.conversation.last_evidence
+        outcome = str(resolution.outcome) if resolution is not None else ""
+        if bundle is None:
+            return ({"outcome": outcome, "revision": resolution.revision or "—"},) \
+                if resolution is not None else ()
+        return tuple({"outcome": outcome, "revision": c.revision,
+                      "interval": f"[{c.valid[0]}, {c.valid[1]})", "snapshot": c.registry_snapshot,
+                      "chunk": c.chunk} for c in bundle.citations)
+
+    async def set_fault(self, op: str, fault: Mapping[str, object]) -> None:
+        """Arm ``fault`` for the next call of ``op`` only (side effect: sandbox fault plan)."""
+        plan = self.world.sandbox.faults
+        rule = {"op": op, **fault, "nth": plan.calls(op) + 1}
+        try:
+            plan.add(rule)
+        except (ValueError, KeyError) as exc:
+            raise InvalidInput(f"fault {rule}: {exc}") from None
+
+    async def staff_edit(self, ref: str, changes: Mapping[str, object]) -> None:
+        """Change booking ``ref`` as staff would (bumps its version; the caller is not asked)."""
+        try:
+            await asyncio.to_thread(self.world.staff_edit, ref, dict(changes))
+        except InvalidInput:
+            raise
+        except Exception as exc:  # the admin client reports HTTP errors its own way
+            raise InvalidInput(f"staff edit of {ref}: {str(exc).splitlines()[0]}") from None
+
+    async def aclose(self) -> None:
+        await self.stack.aclose()
+
+
+def world_builder(clock: Clock | None = None, registry: str = "default") -> WorldBuilder:
+    """A :data:`~ui.session_hub.WorldBuilder` opening one isolated world per tab."""
+
+    async def build(caller: CallerProfile, trace: Trace, sink: SpeechSink) -> DemoWorld:
+        from ui.bootstrap import open_world
+
+        stack = contextlib.AsyncExitStack()
+        try:
+            world = await stack.enter_async_context(
+                open_world(caller=caller, clock=clock, registry=registry))
+            controller = world.controller(sink, trace)
+        except BaseException:
+            await stack.aclose()
+            raise
+        return DemoWorld(world, controller, stack)
+
+    return build
