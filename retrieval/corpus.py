@@ -32,7 +32,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from agent.ports import ScopeToken
+from agent.ports import RevisionSource, ScopeToken
 from retrieval.passages import SourceRevision, chunk, source_of
 from retrieval.ranking import bm25
 from retrieval.terms import frequencies, match_expression
@@ -81,7 +81,7 @@ class Corpus:
     def __init__(self, path: str | Path | None = None):
         conn = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
         self._db = sqlite_utils.Database(conn)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # snapshot is read inside sync and search too
         self._create_schema()
 
     # -- schema ----------------------------------------------------------------------------
@@ -103,11 +103,23 @@ class Corpus:
     @property
     def snapshot(self) -> int | None:
         """The registry snapshot this corpus mirrors; None before the first sync."""
-        rows = list(self._db.query("select value from meta where key = 'snapshot'"))
-        return int(rows[0]["value"]) if rows else None
+        with self._lock:
+            row = self._db.execute("select value from meta where key = 'snapshot'").fetchone()
+        return int(row[0]) if row else None
 
     def __len__(self) -> int:
-        return self._db["passages"].count
+        with self._lock:
+            return self._db["passages"].count
+
+    def sync_from(self, source: RevisionSource) -> SyncReport:
+        """Mirror a registry (``agent.ports.RevisionSource``); call after every import.
+
+        Cheap when nothing changed: only ``source.snapshot`` is read, never its texts.
+        """
+        snapshot = source.snapshot
+        if snapshot == self.snapshot:
+            return SyncReport(SyncOutcome.UNCHANGED, snapshot)
+        return self.sync(source.revision_texts(), snapshot)
 
     # -- sync ------------------------------------------------------------------------------
     def sync(self, revision_texts: Iterable[object], snapshot: int) -> SyncReport:

@@ -137,6 +137,21 @@ def test_sync_with_the_same_snapshot_reads_and_writes_nothing():
     assert corpus.snapshot == 3
 
 
+def test_sync_from_a_registry_reads_no_texts_when_its_snapshot_is_unchanged():
+    class Registry:
+        snapshot = 4
+        reads = 0
+
+        def revision_texts(self):
+            self.reads += 1
+            return seal_registry()
+
+    registry, corpus = Registry(), Corpus()
+    assert corpus.sync_from(registry).outcome is SyncOutcome.UPDATED
+    assert corpus.sync_from(registry).outcome is SyncOutcome.UNCHANGED
+    assert registry.reads == 1
+
+
 def test_sync_adds_removes_and_applies_metadata_corrections():
     registry = list(seal_registry())
     corpus = corpus_with(*registry)
