@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from nlu_support import (
+    ONE_PUMP,
     P100,
     P200,
     THURSDAY,
@@ -308,3 +309,35 @@ def test_same_correction_twice_gives_the_same_proposal():
 
 def test_two_pump_caller_fixture_is_the_one_used():
     assert booked().caller == TWO_PUMPS
+
+
+def test_cancel_that_with_a_new_value_is_a_replace_not_a_cancel():
+    proposal = propose("cancel that, make it thursday", booked())
+    assert (proposal.intent, proposal.correction) == (Intent.CORRECTION, CorrectionKind.REPLACE)
+
+
+def test_cancel_my_booking_for_a_day_stays_a_cancel():
+    assert propose("cancel my booking for thursday", booked()).intent is Intent.CANCEL
+
+
+def test_move_it_before_anything_is_booked_corrects_the_request():
+    proposal = propose("move it to friday", booked())
+    assert (proposal.intent, proposal.correction) == (Intent.CORRECTION, CorrectionKind.REPLACE)
+
+
+def test_move_it_with_a_booking_on_record_is_a_reschedule():
+    proposal = propose("move it to friday", booked(bookings=BOOKINGS))
+    assert proposal.intent is Intent.RESCHEDULE
+    assert proposal.slot(VISIT_DATE).value == FRIDAY
+
+
+def test_i_dont_want_a_day_withdraws_it():
+    proposal = propose("I don't want wednesday", booked())
+    assert proposal.correction is CorrectionKind.NEGATION
+    assert proposal.withdrawn == (("visit_date", "2026-12-02"),)
+
+
+def test_other_pump_when_the_caller_has_one_pump_points_at_nothing():
+    proposal = propose("I meant the other pump", booked(caller=ONE_PUMP))
+    assert proposal.correction is CorrectionKind.REFERENT
+    assert proposal.referent is None and proposal.slots == ()

@@ -165,3 +165,18 @@ def test_empty_or_filler_turn_is_unknown_with_no_slots(said):
 def test_answer_to_shall_i_go_ahead(said, intent, go_ahead):
     proposal = propose(said, context(pending_confirmation=True))
     assert (proposal.intent, proposal.go_ahead) == (intent, go_ahead)
+
+
+def test_booking_a_visit_for_a_procedure_is_a_booking_not_a_question():
+    proposal = propose("can you book a visit to replace the valve gasket")
+    assert proposal.intent is Intent.BOOK
+    assert proposal.slot(PROCEDURE).value == "valve-gasket"
+
+
+def test_see_you_with_a_date_is_not_goodbye():
+    assert propose("see you on thursday").intent is not Intent.GOODBYE
+
+
+@pytest.mark.parametrize("said", ["I don't want the visit anymore", "we do not need the booking"])
+def test_not_wanting_the_visit_is_cancel(said):
+    assert propose(said).intent is Intent.CANCEL

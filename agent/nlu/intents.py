@@ -1,8 +1,9 @@
 """What the caller wants, from the words alone (before corrections are considered).
 
-Explicit requests win over everything (a person, goodbye, cancel, reschedule); then questions
-(maintenance, return policy); then booking; yes and no are read only at the start of the turn
-("no, Thursday" is handled as a correction by the proposer). Pure.
+Explicit requests win over everything (a person, goodbye, cancel, reschedule); then a return
+policy; then a booking unless question words are present; then maintenance. Yes and no are
+read only at the start of the turn ("no, Thursday" is a correction, decided by the proposer).
+Pure.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ _RESCHEDULE = re.compile(rf"\b(?:{lexicon.RESCHEDULE})\b")
 _POLICY = re.compile(rf"\b(?:{lexicon.POLICY})\b")
 _MAINTENANCE = re.compile(rf"\b(?:{lexicon.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{lexicon.BOOK})\b")
+_QUESTION = re.compile(rf"\b(?:{lexicon.QUESTION})\b")
 _YES = re.compile(rf"^(?:{lexicon.YES})\b")
 _NO = re.compile(rf"^(?:{lexicon.NO})\b")
 _GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
@@ -42,6 +44,8 @@ def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | Non
     """A question or a booking request."""
     if has_item or _POLICY.search(text):
         return Intent.POLICY_QUESTION
+    if _BOOK.search(text) and not _QUESTION.search(text):
+        return Intent.BOOK  # "book a visit to replace the valve gasket"
     if has_procedure:
         return Intent.MAINTENANCE_QUESTION
     if _BOOK.search(text):

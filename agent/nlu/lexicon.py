@@ -94,8 +94,14 @@ RESCHEDULE = (
     r"|bring (?:it|the visit) forward"
 )
 CANCEL = (
-    r"cancel\w*|call (?:it|the visit) off|call off|don'?t need (?:the|a|that) visit"
+    r"cancel\w*|call (?:it|the visit) off|call off"
+    r"|(?:don'?t|do not) (?:need|want) (?:the|a|that|my|this) (?:visit|booking|appointment)"
     r"|no longer need|drop the (?:booking|visit|appointment)|scrap (?:the|my|that)"
+)
+# Words that make a turn a question even when it also names a visit.
+QUESTION = (
+    r"how (?:do|does|should|can|tight|much|many|often|long)|what(?:'s| is| are| does)|which"
+    r"|tell me|torque|spec\w*|instructions?|manual"
 )
 MAINTENANCE = (
     r"how (?:do|should|can|tight|much|many|often|long)|what(?:'s| is) the|torque|procedure"
@@ -119,11 +125,12 @@ GOODBYE = (
 # ------------------------------------------------------------------------- corrections
 REPLACE_MARKERS = (
     r"actually|make (?:that|it)|change (?:that|it) to|i meant|i mean|meant to say|i said"
-    r"|instead|sorry|rather|correction|scratch that|let'?s (?:say|do|make it)|oops"
+    r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|switch (?:it|that) to|no wait|wait"
 )
 NEGATION_SPLIT = (
     r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bcan'?t do\b|\bcannot do\b"
+    r"|\bdon'?t want\b|\bdo not want\b"
     r"|\bcan'?t make\b|\bcannot make\b"
 )
 # "Wednesday doesn't work": the negation follows the value.

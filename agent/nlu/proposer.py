@@ -38,6 +38,7 @@ DECISION_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", BOOKING
                    ITEM_CATEGORY, OPENED, PROCEDURE, "language", "site")
 # Fields that change together count once when deciding whether a correction is MULTI.
 _GROUP = {VISIT_WINDOW: VISIT_TIME, "family": PROCEDURE}
+_BOOKING_VALUES = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", "site")
 
 
 class RuleProposer:
@@ -175,6 +176,15 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
     marker = corrections.has_replace_marker(text)
     corrective = bool(withdrawn or cleared or referent or (marker and changes))
     explicit = intents.explicit_intent(text)
+    booking_values = any(s.field in _BOOKING_VALUES for s in slots)
+    if explicit is Intent.GOODBYE and slots:
+        explicit = None  # "see you on Thursday" gives a date, it does not hang up
+    if explicit is Intent.CANCEL and booking_values and marker and changes:
+        explicit = None  # "cancel that, make it Thursday" replaces a value
+    if explicit is Intent.RESCHEDULE and changes and not context.bookings \
+            and context.ledger.value(BOOKING_REF) is None:
+        explicit = None  # "move it to Friday" before anything is booked corrects the request
+        corrective = True
     if explicit is not None:
         return explicit, corrective
     if corrective:
