@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.errors import InvalidInput
 from retrieval.corpus import Corpus, SyncOutcome
@@ -183,3 +185,23 @@ def test_a_revision_without_text_is_rejected_and_the_corpus_is_unchanged():
         corpus.sync([*seal_registry(), revision("broken", sections=(("s", (), "  "),))], 2)
     assert corpus.snapshot == 1
     assert corpus.search(token("manual-C"), QUESTION).hits
+
+
+WORDS = ("pump", "seal", "torque", "bolts", "gasket", "housing", "check", "leaks", "cross",
+         "pattern", "tighten", "replace", "nm", "40", "45", "50")
+sentences = st.lists(st.sampled_from(WORDS), min_size=3, max_size=14).map(" ".join)
+
+
+@settings(max_examples=30, deadline=None)
+@given(current=st.lists(sentences, min_size=1, max_size=5),
+       obsolete=st.lists(sentences, min_size=1, max_size=8),
+       question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join))
+def test_property_obsolete_text_never_changes_current_results(current, obsolete, question):
+    sections = tuple((f"s{i}", (), text + ".") for i, text in enumerate(current))
+    base = revision("current", sections=sections)
+    corpus = corpus_with(base)
+    before = corpus.search(token("current"), terms(question), limit=10)
+    old = [revision(f"old-{i}", text + ". " + question) for i, text in enumerate(obsolete)]
+    corpus.sync([*old, base], 2)
+    after = corpus.search(token("current"), terms(question), limit=10)
+    assert ranked(after) == ranked(before)
