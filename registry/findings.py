@@ -39,6 +39,10 @@ def _meets(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(set(a) & set(b)))
 
 
+def _names(values: tuple[str, ...], value: str) -> bool:
+    return value in values or WILDCARD in values
+
+
 def _reaches(state: dict[str, RevisionSpec], procedure: str, start: str, goal: str) -> bool:
     seen, todo = set(), [start]
     while todo:
@@ -97,9 +101,9 @@ def gaps(state: dict[str, RevisionSpec]) -> list[Finding]:
     for (family, procedure), entries in sorted(_authorities(state).items()):
         pairs = {(c, r) for _, s in entries for c in s.configurations for r in s.regions}
         for config, region in sorted(pairs):
+            # "*" keys gather only explicit "*" entries, so a gap is reported once, where it is
             spans = sorted((s.from_key, s.to_key, s.valid_from, s.valid_to) for _, s in entries
-                           if _meets(s.configurations, (config,))
-                           and _meets(s.regions, (region,)))
+                           if _names(s.configurations, config) and _names(s.regions, region))
             reach_key, reach_text = spans[0][1], spans[0][3]
             for from_key, to_key, from_text, to_text in spans[1:]:
                 if reach_key is None:

@@ -230,7 +230,11 @@ def _procedures(problems: _Problems, families: object) -> list[ProcedureSpec]:
         problems.unknown_keys(where, fam, FAMILY_KEYS)
         fid = _text(problems, where, fam, "id")
         ftitle = _text(problems, where, fam, "title", required=False) or fid
-        for j, proc in enumerate(fam.get("procedures") or []):
+        procs = fam.get("procedures") or []
+        if not isinstance(procs, list):
+            problems.add(where, "key 'procedures' must be a list of mappings")
+            procs = []
+        for j, proc in enumerate(procs):
             spot = f"{where}.procedures[{j}]"
             if not isinstance(proc, dict):
                 problems.add(spot, "must be a mapping with id, title, aliases")

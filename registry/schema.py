@@ -139,6 +139,11 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> None:
 def open_existing(path: str | Path, read_only: bool) -> sqlite_utils.Database:
     """Open a registry database that must exist. Changes nothing in the file."""
     path = Path(path)
+    if path.is_dir():
+        raise BadDatabase(f"{path}: is a directory; pass a database file path with --db")
+    if path.is_file() and path.stat().st_size == 0:
+        raise BadDatabase(f"{path}: is an empty file, not a registry database; delete it or "
+                          f"pass another --db")
     if not path.is_file():
         raise BadDatabase(f"{path}: no registry database there; run "
                           f"'amend registry import FILE --db {path}' first")

@@ -212,3 +212,29 @@ def test_unwritable_database_path_is_refused_without_creating_anything(tmp_path)
     with pytest.raises(BadDatabase, match="does not exist"):
         store.import_path(tmp_path / "missing-dir" / "r.db", SEED / "registry.yaml")
     assert not (tmp_path / "missing-dir").exists()
+
+
+@pytest.mark.parametrize("make,fragment", [
+    (lambda p: sqlite3.connect(p).execute("CREATE TABLE t (x)").connection.close(),
+     "not an Amend registry"),
+    (lambda p: p.write_bytes(b""), "empty file"),
+    (lambda p: p.mkdir(), "is a directory"),
+])
+def test_other_files_at_the_database_path_are_refused_and_left_alone(tmp_path, make, fragment):
+    path = tmp_path / "r.db"
+    make(path)
+    before = dump(path) if path.is_file() else "dir"
+    with pytest.raises(BadDatabase, match=fragment):
+        store.import_path(path, SEED / "registry.yaml")
+    assert (dump(path) if path.is_file() else "dir") == before
+
+
+def test_gap_under_a_wildcard_is_reported_once_for_the_scope_it_is_in(tmp_path):
+    from registry.findings import validate
+
+    text = HEAD + rev("m-c2", applies="{procedure: p, configurations: [C2], regions: [EU], "
+                                      "valid: [0, 10]}") \
+        + rev("m-all", applies="{procedure: p, configurations: ['*'], regions: [EU], "
+                               "valid: [12, null]}")
+    (gap,) = validate(registry_from(write(tmp_path, "g.yaml", text)))
+    assert gap.scope == "pump-seal/p/C2/EU" and "[10, 12)" in gap.message
