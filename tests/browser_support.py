@@ -19,8 +19,10 @@ from pathlib import Path
 import numpy as np
 from fastapi import APIRouter, WebSocket
 
-from agent.speech import SpeechPlan
-from ui.session_hub import CURRENT_TAB, SessionHub, TabSession
+from agent.errors import InvalidInput
+from agent.speech import SpeechPlan, Utterance
+from agent.trace import Trace
+from ui.session_hub import SessionHub
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
@@ -101,9 +103,10 @@ class ToneVoice:
     ONSET_RMS = 0.02
     REAL_TURN_FRAMES = 10  # 200 ms of voice over agent speech is a real turn, not a blip
 
-    def __init__(self, ws: WebSocket, session: TabSession):
+    def __init__(self, ws: WebSocket):
         self.ws = ws
-        self.session = session
+        self.conversation = None  # set once the factory made it
+        self.trace: Trace | None = None
         self.generation = 0
         self.until = 0.0  # monotonic time the current generation stops sounding
         self.paused = False
@@ -112,8 +115,8 @@ class ToneVoice:
         self.stats = {"pause_sent": None, "clear_sent": None}
 
     def _emit(self, name: str, **data: object) -> None:
-        snap = self.session.conversation.ledger.current
-        self.session.trace.emit(name, question=snap.question, revision=snap.revision,
+        snap = self.conversation.ledger.current
+        self.trace.emit(name, question=snap.question, revision=snap.revision,
                                 generation=self.generation, **data)
 
     def speak(self, plan: SpeechPlan) -> None:
@@ -157,25 +160,28 @@ class ToneVoice:
                                                     "generation": self.generation}))
             self.voiced += 1
             if self.voiced >= self.REAL_TURN_FRAMES:
-                self.session.conversation.barge_in()
+                self.conversation.barge_in()
         elif rms < self.ONSET_RMS and not speaking:
             self.voiced = 0
 
 
 def tone_voice_router(hub: SessionHub, voices: list[ToneVoice]) -> APIRouter:
-    """The protocol's server side with a tone voice; typed turns go into the tab's session."""
+    """The protocol's server side with a tone voice, wired the way ``audio.browser`` is: the
+    hub's ``voice_session`` factory gives the socket its conversation."""
     router = APIRouter()
 
     @router.websocket("/ws/voice")
     async def voice(ws: WebSocket) -> None:
         await ws.accept()
-        session = hub.get(CURRENT_TAB.get())
-        if session is None:
+        out = ToneVoice(ws)
+        try:
+            conversation = hub.voice_session(out, Trace())
+        except InvalidInput:
             await ws.close(code=4404)
             return
-        out = ToneVoice(ws, session)
+        out.conversation, out.trace = conversation, conversation.trace
         voices.append(out)
-        hub.attach_voice(out)
+        await conversation.start()
         try:
             while True:
                 msg = await ws.receive()
@@ -186,10 +192,10 @@ def tone_voice_router(hub: SessionHub, voices: list[ToneVoice]) -> APIRouter:
                 elif msg.get("text"):
                     data = json.loads(msg["text"])
                     if data.get("type") == "text":
-                        await session.typed_turn(data["text"])
+                        await conversation.user_turn(Utterance(data["text"]))
         finally:
             if out.task is not None:
                 out.task.cancel()
-            hub.detach_voice(out)
+            await conversation.close()
 
     return router

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 from ui_support import build_fake_world
 
 from agent.errors import InvalidInput
+from agent.trace import Trace
 from ui.personas import load_personas
 from ui.session_hub import CURRENT_TAB, SessionHub
 from ui.session_view import latencies, render_all, transcript
@@ -99,33 +101,38 @@ async def test_empty_and_oversized_typed_turns_are_refused_with_a_reason(hub):
 
 
 @pytest.mark.anyio
-async def test_voice_sink_attaches_to_the_tab_named_by_the_socket(hub):
+async def test_voice_link_gets_a_fresh_conversation_in_the_same_world(hub):
     s = await hub.open("tab-v")
+    typed_only = s.conversation
 
     class Spy:
-        plans: list = []
+        def __init__(self):
+            self.plans, self.cleared = [], []
 
         def speak(self, plan):
             self.plans.append(plan)
 
         def invalidate(self, generation, reason):
-            pass
+            self.cleared.append(generation)
 
-    spy = Spy()
+    spy, pipeline_trace = Spy(), Trace()
     token = CURRENT_TAB.set("tab-v")
     try:
-        assert hub.attach_voice(spy) is s
+        voiced = hub.voice_session(spy, pipeline_trace)
     finally:
         CURRENT_TAB.reset(token)
+    await asyncio.gather(*s.background)
+    assert typed_only.closed and voiced is s.conversation and s.trace is pipeline_trace
+    await voiced.start()
     await s.typed_turn("Book P-100 on Wednesday afternoon")
-    assert spy.plans and spy.plans[-1].text.startswith("Shall I book")
+    assert [p.text[:12] for p in spy.plans] == ["Hello, this ", "Shall I book"]
+    voiced.barge_in()
+    assert spy.cleared == [2] and transcript(s)[-1].cut
     with pytest.raises(InvalidInput, match="no session"):
-        hub.attach_voice(spy, "other-tab")
+        hub.voice_session(spy, Trace())  # a socket without a known tab
 
 
 def test_latency_rows_measure_from_last_voiced_frame():
-    from agent.trace import Trace
-
     times = iter([10.0, 10.2, 10.5, 10.9])
     trace = Trace(clock=lambda: next(times))
     stamp = {"question": "q", "revision": 0, "generation": 1}

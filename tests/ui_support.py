@@ -138,6 +138,10 @@ class FakeWorld:
     async def staff_edit(self, ref: str, changes: dict[str, object]) -> None:
         self.staff.append((ref, changes))
 
+    def new_conversation(self, sink: SpeechSink, trace: Trace) -> FakeConversation:
+        # Same "system of record" (the booking list), new conversation.
+        return FakeConversation(trace, sink, self.conversation.caller, self.conversation.book)
+
     async def aclose(self) -> None:
         self.closed = True
 

@@ -73,6 +73,9 @@ class DemoWorld:
         except Exception as exc:  # the admin client reports HTTP errors its own way
             raise InvalidInput(f"staff edit of {ref}: {str(exc).splitlines()[0]}") from None
 
+    def new_conversation(self, sink: SpeechSink, trace: Trace) -> Any:
+        return self.world.controller(sink, trace)
+
     async def aclose(self) -> None:
         await self.stack.aclose()
 

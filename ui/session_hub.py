@@ -45,6 +45,9 @@ class DemoWorld(Protocol):
 
     async def staff_edit(self, ref: str, changes: dict[str, object]) -> None: ...
 
+    def new_conversation(self, sink: SpeechSink, trace: Trace) -> Conversation:
+        """Another conversation in this world (same sandbox and registry); not started."""
+
     async def aclose(self) -> None: ...
 
 
@@ -97,6 +100,7 @@ class TabSession:
     sink: RecordingSink
     world: DemoWorld
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    background: set[asyncio.Task] = field(default_factory=set)  # closings of replaced sessions
 
     @property
     def conversation(self) -> Conversation:
@@ -167,19 +171,25 @@ class SessionHub:
         for tab in list(self._tabs):
             await self.close(tab)
 
-    def attach_voice(self, sink: SpeechSink, tab: str | None = None) -> TabSession:
-        """Route the tab's agent speech into a voice output (called by the voice endpoint)."""
-        session = self.get(tab or CURRENT_TAB.get())
+    def voice_session(self, sink: SpeechSink, trace: Trace) -> Conversation:
+        """The voice endpoint's session factory: a fresh conversation for the socket's tab.
+
+        Called by ``audio.browser.make_voice_router`` when the tab's socket connects (the tab
+        is found through :data:`CURRENT_TAB`). The new conversation lives in the tab's world
+        (same sandbox and registry), speaks through the pipeline's ``sink`` and traces into the
+        pipeline's ``trace``; it replaces the typed-only conversation the page started with,
+        which is closed. The pipeline starts it (greeting) and closes it with the socket.
+        """
+        session = self.get(CURRENT_TAB.get())
         if session is None:
             raise InvalidInput("voice link: no session for this tab; reload the page")
-        session.sink.downstream = sink
-        return session
-
-    def detach_voice(self, sink: SpeechSink, tab: str | None = None) -> None:
-        """Stop routing speech to ``sink`` (a no-op when a newer link replaced it)."""
-        session = self.get(tab or CURRENT_TAB.get())
-        if session is not None and session.sink.downstream is sink:
-            session.sink.downstream = None
+        trace.debug = self._debug
+        recording = RecordingSink(trace, downstream=sink)
+        old = session.world.conversation
+        session.world.conversation = session.world.new_conversation(recording, trace)
+        session.trace, session.sink = trace, recording
+        session.background.add(asyncio.get_running_loop().create_task(old.close()))
+        return session.world.conversation
 
 
 class TabScope:
