@@ -159,4 +159,4 @@ class ScopedRetriever:
         self._trace.emit(name, question=stamp.question, revision=stamp.revision,
                          generation=self._generation(), request=stamp.request,
                          disposition=disposition.value if disposition else None,
-                         scope=request.token.cache_key[:16], **data)
+                         scope=request.token.cache_key, reads=stamp.reads, **data)

@@ -229,6 +229,8 @@ async def test_trace_separates_completion_from_admission_with_full_identity():
     admitted = s.trace.events[-1]
     assert (admitted.question, admitted.revision, admitted.generation, admitted.request,
             admitted.disposition) == ("q-returns", 0, 0, "r1", "current")
+    assert admitted.get("reads") == (("family", 1), ("item_category", 1), ("opened", 1))
+    assert admitted.get("scope") == TOKEN.cache_key
     assert "filter" not in str(s.trace.events[0].get("query"))  # query text is hashed
 
 
