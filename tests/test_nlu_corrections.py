@@ -341,3 +341,9 @@ def test_other_pump_when_the_caller_has_one_pump_points_at_nothing():
     proposal = propose("I meant the other pump", booked(caller=ONE_PUMP))
     assert proposal.correction is CorrectionKind.REFERENT
     assert proposal.referent is None and proposal.slots == ()
+
+
+def test_alternatives_are_read_with_their_negations():
+    # Both hypotheses affirm Friday; they differ only in what they negate.
+    proposal = propose("friday not thursday", booked(), alternatives=("friday not tuesday",))
+    assert proposal.correction is CorrectionKind.REPLACE

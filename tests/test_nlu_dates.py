@@ -108,6 +108,8 @@ def test_thursday_said_on_a_thursday_is_an_ambiguous_value_proposal():
         ("8 am", "08:00", "morning"),
         ("at noon", "12:00", None),  # between the windows
         ("at 6 pm", "18:00", None),
+        ("2 in the afternoon", "14:00", "afternoon"),
+        ("10 in the morning", "10:00", "morning"),
     ],
 )
 def test_time_of_day_and_the_window_it_implies(said, time, window):

@@ -159,3 +159,9 @@ def test_configuration_and_region_when_said(said, field, value):
 
 def test_us_as_a_pronoun_is_not_a_region():
     assert propose("send us a technician tomorrow").slot(REGION) is None
+
+
+def test_a_time_before_a_street_name_is_a_time_not_an_address():
+    proposal = propose("at 2 pm on main street")
+    assert proposal.slot(SITE) is None
+    assert proposal.slot("visit_time").value == "14:00"

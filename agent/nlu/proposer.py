@@ -141,7 +141,7 @@ def _uncertainty(utterance: Utterance, context: ProposalContext,
     primary = intents.answer_intent(normalise(utterance.text or ""))
     for alternative in utterance.alternatives:
         alt_text = normalise(alternative)
-        other = read(alt_text, context)
+        other, _ = _read_turn(alt_text, context)
         alt_answer = intents.answer_intent(alt_text)
         if primary and alt_answer and primary is not alt_answer:
             uncertain = True

@@ -27,8 +27,11 @@ _UNITS = re.compile(rf"\b(?P<n>\d{{1,3}}) (?:{lexicon.UNIT_NOUNS})\b")
 _UNITS_WORD = re.compile(
     rf"\b(?:(?P<one>a single|just 1|only 1)|(?P<both>both)) (?:{lexicon.UNIT_NOUNS})\b"
 )
+# Words that end a time or a count, so "at 2 pm on Main Street" is no address.
+_NOT_STREET_NAME = rf"(?:pm|am|oclock|on|at|in|for|and|{lexicon.UNIT_NOUNS})\b"
 _SITE = re.compile(
-    rf"\b(?P<addr>\d{{1,5}}[a-z]? (?:[a-z][\w'-]* ){{1,3}}(?:{lexicon.STREET_WORDS})"
+    rf"\b(?P<addr>\d{{1,5}}[a-z]? (?:(?!{_NOT_STREET_NAME})[a-z][\w'-]* ){{1,3}}"
+    rf"(?:{lexicon.STREET_WORDS})"
     rf"(?:,? (?:in )?(?!at\b|on\b|in\b|for\b|and\b|please\b)[a-z][\w-]+)?)\b"
     rf"|\b(?P<dock>(?:dock|pier|unit|building|hangar|gate) \d{{1,4}},? [a-z][\w-]+)\b"
 )

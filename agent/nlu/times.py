@@ -20,6 +20,8 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quarter_past", re.compile(r"\bquarter past (?P<h>\d{1,2})\b")),
     ("quarter_to", re.compile(r"\bquarter to (?P<h>\d{1,2})\b")),
     ("noon", re.compile(r"(?<!before )(?<!after )\b(?:at )?(?:noon|midday|12 noon)\b")),
+    ("daypart", re.compile(r"\b(?P<h>\d{1,2})(?: (?P<m>[0-5]\d))? in the "
+                           r"(?P<part>morning|afternoon)\b")),
     ("meridiem", re.compile(r"\b(?P<h>\d{1,2})(?:[: ](?P<m>\d{2}))? ?(?P<ampm>am|pm)\b")),
     ("clock", re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")),
     ("oclock", re.compile(r"\b(?P<h>\d{1,2}) oclock\b")),
@@ -86,6 +88,8 @@ def _value(kind: str, match: re.Match[str]) -> str | None:
             return f"{hour:02d}:{minute:02d}"
         return None
     ampm = match.groupdict().get("ampm")
+    if kind == "daypart":
+        ampm = "am" if match.group("part") == "morning" else "pm"
     return f"{_daytime_hour(hour, ampm):02d}:{minute:02d}"
 
 
