@@ -116,6 +116,16 @@ class ProcedureSpec:
     procedure: str
     title: str
     aliases: tuple[str, ...]
+    family_aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyInfo:
+    """A document family and the words callers use for it ("return", "send back")."""
+
+    family: str
+    title: str
+    aliases: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,6 +230,7 @@ def _procedures(problems: _Problems, families: object) -> list[ProcedureSpec]:
         problems.unknown_keys(where, fam, FAMILY_KEYS)
         fid = _text(problems, where, fam, "id")
         ftitle = _text(problems, where, fam, "title", required=False) or fid
+        faliases = _strings(problems, where, fam, "aliases", required=False) or ()
         procs = fam.get("procedures") or []
         if not isinstance(procs, list):
             problems.add(where, "key 'procedures' must be a list of mappings")
@@ -244,7 +245,7 @@ def _procedures(problems: _Problems, families: object) -> list[ProcedureSpec]:
             title = _text(problems, spot, proc, "title", required=False) or pid
             aliases = _strings(problems, spot, proc, "aliases", required=False) or ()
             if fid and pid:
-                out.append(ProcedureSpec(fid, ftitle, pid, title, aliases))
+                out.append(ProcedureSpec(fid, ftitle, pid, title, aliases, faliases))
     return out
 
 

@@ -24,7 +24,7 @@ from agent.ports import (
 )
 from registry import schema, store
 from registry.errors import BadQuery
-from registry.model import sections_from_content
+from registry.model import FamilyInfo, sections_from_content
 from registry.timeaxis import TimeKind, TimeValueError, now_text, time_key
 from registry.tokens import POLICY_VERSION, scope_token
 
@@ -213,6 +213,12 @@ class Registry:
                                      "ORDER BY family, procedure").fetchall()
         return tuple(declared) + tuple(ProcedureInfo(f, f, p, p) for f, p in others
                                        if (f, p) not in seen)
+
+    def families(self) -> tuple[FamilyInfo, ...]:
+        """Every declared family with its title and aliases (the words for the topic)."""
+        with self._lock:
+            rows = self.db.execute("SELECT id, title, aliases FROM families ORDER BY id")
+            return tuple(FamilyInfo(f, t, tuple(json.loads(a))) for f, t, a in rows.fetchall())
 
     def revision_texts(self) -> tuple[RevisionText, ...]:
         """Every revision's content as plain data, as known at the latest snapshot."""

@@ -33,7 +33,8 @@ CREATE TABLE snapshots (
 ) STRICT;
 CREATE TABLE families (
   id TEXT PRIMARY KEY CHECK (id <> ''),
-  title TEXT NOT NULL
+  title TEXT NOT NULL,
+  aliases TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(aliases) AND json_type(aliases) = 'array')
 ) STRICT;
 CREATE TABLE procedures (
   family TEXT NOT NULL REFERENCES families(id),

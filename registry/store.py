@@ -109,11 +109,11 @@ def _write_interpretation(conn: sqlite3.Connection, spec: RevisionSpec, snap: in
 
 
 def _procedure_changes(db, procedures: tuple[ProcedureSpec, ...]) -> list[ProcedureSpec]:
-    stored = {(f, p): (t, json.loads(a), ft) for f, p, t, a, ft in db.execute(
-        "SELECT p.family, p.id, p.title, p.aliases, f.title FROM procedures p "
+    stored = {(f, p): (t, json.loads(a), ft, json.loads(fa)) for f, p, t, a, ft, fa in db.execute(
+        "SELECT p.family, p.id, p.title, p.aliases, f.title, f.aliases FROM procedures p "
         "JOIN families f ON f.id = p.family").fetchall()}
-    return [p for p in procedures
-            if stored.get((p.family, p.procedure)) != (p.title, list(p.aliases), p.family_title)]
+    return [p for p in procedures if stored.get((p.family, p.procedure))
+            != (p.title, list(p.aliases), p.family_title, list(p.family_aliases))]
 
 
 def apply_file(db: sqlite_utils.Database, file: RegistryFile, now: datetime | None = None
@@ -170,8 +170,9 @@ def _apply_locked(db: sqlite_utils.Database, file: RegistryFile, now: datetime) 
         conn.executemany("INSERT INTO registry_info VALUES (?, ?)",
                          [("name", file.name), ("time", file.time)])
     for p in procs:
-        conn.execute("INSERT INTO families VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET "
-                     "title = excluded.title", (p.family, p.family_title))
+        conn.execute("INSERT INTO families VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                     "title = excluded.title, aliases = excluded.aliases",
+                     (p.family, p.family_title, json.dumps(list(p.family_aliases))))
         conn.execute("INSERT OR REPLACE INTO procedures VALUES (?, ?, ?, ?)",
                      (p.family, p.procedure, p.title, json.dumps(list(p.aliases))))
     for spec in new:

@@ -244,3 +244,5 @@ def test_demo_return_policy_sections_filter_on_the_opened_field():
     titles = {p.procedure: p for p in reg.procedures()}
     assert "how tight" in titles["seal-torque"].aliases
     assert "filter kit" in titles["filter-kit"].aliases
+    families = {f.family: f for f in reg.families()}
+    assert "send back" in families["returns"].aliases and families["pump-seal"].title == "pump seal"
