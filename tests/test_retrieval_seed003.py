@@ -197,3 +197,18 @@ def test_cli_bad_database_is_one_line_and_exit_2(tmp_path):
     out = cli(bad, "--configuration", "C2", "--at", "12")
     assert out.exit_code == 2 and "Traceback" not in out.output
     assert len(out.output.strip().splitlines()) == 1
+
+
+def test_cli_names_the_field_a_conditional_section_needs(tmp_path):
+    from registry.demo import demo_files
+
+    db = tmp_path / "demo.db"
+    for path in demo_files():
+        store.import_path(db, path)
+    base = ["can I return the filter kit?", "--family", "returns", "--procedure", "filter-kit",
+            "--configuration", "*", "--region", "EU", "--db", str(db), "--json"]
+    unknown = json.loads(CliRunner().invoke(retrieve, base).output)
+    assert (unknown["retrieval"], unknown["needs"], unknown["passages"]) == (
+        "no_eligible_evidence", ["opened"], [])
+    opened = json.loads(CliRunner().invoke(retrieve, [*base, "--field", "opened=yes"]).output)
+    assert [p["text"].startswith("Opened") for p in opened["passages"]] == [True]

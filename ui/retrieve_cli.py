@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
+
+from agent.ports import RetrievalResult
 
 
 @click.command("retrieve")
@@ -76,7 +79,7 @@ def _fields(items: tuple[str, ...]) -> dict[str, str]:
 
 
 def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
-    """Resolve, sync, retrieve. Returns (Resolution, RetrievalResult | None). Read-only."""
+    """Resolve, sync, retrieve. Returns (Resolution, Retrieved | None). Read-only."""
     import asyncio
 
     from agent.gate import AdmissionGate, Stamp
@@ -104,7 +107,8 @@ def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
         if resolution.outcome is not RegistryOutcome.RESOLVED or resolution.token is None:
             return resolution, None
         corpus = Corpus()
-        corpus.sync(registry.revision_texts(), registry.snapshot)
+        corpus.sync_from(registry)
+        needs = registry.sections_for(resolution.edition or resolution.revision, fields).needs
     finally:
         registry.close()
     accepted = {"family": kw["family"], "procedure": kw["procedure"], **fields}
@@ -118,9 +122,15 @@ def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
     stamp = Stamp.of(snapshot, accepted, scope=resolution.token.cache_key, request="cli-1")
     request = build_query(snapshot, question).request(stamp, resolution.token, kw["limit"])
     try:
-        return resolution, asyncio.run(retriever.retrieve(request))
+        return resolution, Retrieved(asyncio.run(retriever.retrieve(request)), needs)
     finally:
         corpus.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    result: RetrievalResult
+    needs: tuple[str, ...]  # fields that conditional sections name but were not given
 
 
 def render_json(resolution, result) -> dict:
@@ -131,6 +141,8 @@ def render_json(resolution, result) -> dict:
 
     if resolution.outcome is not RegistryOutcome.RESOLVED:
         return {"outcome": resolution.outcome.value, "passages": []}
+    needs = list(result.needs) if result is not None else []
+    result = result.result if result is not None else None
     bundle = result.bundle if result is not None else None
     passages = [{"revision": p.revision, "chunk": p.chunk, "text": p.text,
                  "citation": {k: list(v) if isinstance(v, tuple) else v
@@ -139,7 +151,7 @@ def render_json(resolution, result) -> dict:
     return {"outcome": resolution.outcome.value, "revision": resolution.revision,
             "edition": resolution.edition, "label": resolution.label,
             "retrieval": result.outcome.value if result is not None else None,
-            "passages": passages}
+            "needs": needs, "passages": passages}
 
 
 def render_text(resolution, report: dict) -> str:
@@ -157,4 +169,7 @@ def render_text(resolution, report: dict) -> str:
                      f"policy {c['policy_version']} · digest {c['digest'][:19]}")
     if not report["passages"]:
         lines.append("no passages")
+    for name in report["needs"]:
+        lines.append(f"note: some sections apply only when {name} is known; pass --field "
+                     f"{name}=VALUE")
     return "\n".join(lines)
