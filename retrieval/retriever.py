@@ -115,7 +115,9 @@ class ScopedRetriever:
             await self._hook(request, part)
 
     async def _search(self, request: RetrievalRequest) -> tuple[SearchResult, bool]:
-        key = query_key(request.text, request.filters)
+        # The subject's roles decide visibility, and a cache may be shared by sessions whose
+        # tokens are equal (same tenant and epoch) but whose roles differ: key by them too.
+        key = query_key(request.text, (*request.filters, ("roles", ",".join(self._roles))))
         if self._cache is not None:
             hit = self._cache.get(request.token, key, self._corpus.snapshot or 0)
             if hit is not None:

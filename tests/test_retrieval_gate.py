@@ -263,3 +263,19 @@ async def test_evidence_bundle_is_frozen_and_carries_the_citation_manifest():
                                          "applicability-1")
     assert citation.chunk.startswith("returns-2026#") and bundle.stamp.request == "r1"
     assert bundle.token is TOKEN
+
+
+@pytest.mark.anyio
+async def test_cache_shared_by_sessions_never_leaks_a_passage_across_roles():
+    restricted = revision("bulletin-R", "Supervisor only: filter kit returns need approval.",
+                          family="returns", roles=("supervisor",))
+    corpus, cache = Corpus(), EvidenceCache()
+    corpus.sync([restricted], 1)
+    tok = token("bulletin-R", family="returns", procedure="filter-kit")
+    results = []
+    for roles in (("supervisor",), ("technician",)):
+        s = session(opened="yes")
+        retriever = ScopedRetriever(corpus, s.gate, s.trace, roles=roles, cache=cache)
+        results.append(await retriever.retrieve(s.ask("r1", tok=tok)))
+    assert [r.outcome for r in results] == [RetrievalOutcome.EVIDENCE,
+                                            RetrievalOutcome.NO_ELIGIBLE_EVIDENCE]
