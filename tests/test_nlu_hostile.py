@@ -54,7 +54,8 @@ def test_boundary_crossing_turn_is_authority_with_no_slots(said, boundary):
 @pytest.mark.parametrize(
     "said",
     ["I'm calling for acme", "book it for account ACME-001", "I'm calling for a service visit",
-     "i'm calling about my pump", "calling on behalf of myself"],
+     "i'm calling about my pump", "calling on behalf of myself", "I'm calling from Rotterdam",
+     "calling for 2 pumps", "i'm calling for support", "calling for my other pump"],
 )
 def test_the_callers_own_tenant_or_account_is_not_a_boundary(said):
     assert propose(said).correction is not CorrectionKind.AUTHORITY

@@ -37,10 +37,6 @@ _CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
 _REFERENT_ASSET = re.compile(rf"\b{lexicon.REFERENT_ASSET}\b")
 _REFERENT_BOOKING = re.compile(rf"\b{lexicon.REFERENT_BOOKING}\b")
 _AUTHORITY = {kind: re.compile(rf"\b(?:{pattern})") for kind, pattern in lexicon.AUTHORITY.items()}
-_NOT_AN_ORG = frozenset(
-    "a an the my our me myself us you help service services information info about booking "
-    "a-visit visit some someone somebody my-own him her them this that it advice".split()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +114,14 @@ def authority_boundary(text: str, context: ProposalContext,
     match = _AUTHORITY["other account"].search(text)
     if match:
         account = match.group("account") or match.group("account2")
-        if account and not _same(account, caller.account) and account not in _NOT_AN_ORG:
+        if account and not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
             return f"account {account.upper().replace(' ', '-')}"
     match = _AUTHORITY["other tenant"].search(text)
     if match:
         org = match.group("org") or match.group("org2")
         if org is None:
             return "other tenant"
-        if org not in _NOT_AN_ORG and not _same(org, caller.tenant) and \
+        if org not in lexicon.NOT_AN_ORG and not _same(org, caller.tenant) and \
                 not _same(org, caller.subject) and org not in caller.name.lower().split():
             return f"tenant {org}"
     match = _AUTHORITY["other person"].search(text)

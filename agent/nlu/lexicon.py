@@ -160,8 +160,9 @@ AUTHORITY: dict[str, str] = {
         r"|account (?:number |to |is |id )?(?P<account2>[a-z]+[ -]?\d+|\d{3,})"
     ),
     "other tenant": (
-        r"(?:calling|phoning|ringing|speaking|acting) (?:for|from|on behalf of) (?P<org>[a-z0-9-]+)"
-        r"|on behalf of (?P<org2>[a-z0-9-]+)|other (?:tenants?|customers?|companies|clients)'?"
+        r"(?:calling|phoning|ringing|speaking|acting) (?:for|on behalf of) (?P<org>[a-z][a-z0-9-]*)"
+        r"|on behalf of (?P<org2>[a-z][a-z0-9-]*)"
+        r"|other (?:tenants?|customers?|companies|clients)'?"
         r"|another (?:tenant|customer|company|client)'?s?"
     ),
     "other person": (
@@ -183,3 +184,12 @@ AUTHORITY: dict[str, str] = {
         r"|superuser|root)\b|use tenant\b"
     ),
 }
+
+# Words after "calling for" that are not an organisation ("calling for a service visit").
+NOT_AN_ORG = frozenset(
+    "a an the my our me myself us you your help service services information info about "
+    "booking visit some someone somebody him her them this that it advice support quote "
+    "update repair repairs maintenance assistance question questions pump pumps unit units "
+    "appointment appointments engineer technician home work site office return returns "
+    "refund again now today tomorrow".split()
+)
