@@ -2,7 +2,8 @@
 
 The key is ``(token.cache_key, query key)``: the token already changes with policy, resolved
 revisions, authorisation epoch, registry snapshot, locale, instant, mode and tenant (seed 003's
-eight cache checks), and the query key with the text and hard filters. Every entry also remembers
+eight cache checks), and the query key with the text, the hard filters and the subject's
+roles (visibility), so sessions may share one cache. Every entry also remembers
 the corpus snapshot it was computed at; reading with a newer snapshot empties the cache, so a
 registry import can never leave an old answer behind. A hit is only a search result: the
 retriever passes it through the same admission gate as a fresh one.
