@@ -11,6 +11,7 @@ Module map (one concept each):
 * ``evidence``  frozen evidence bundles and citation manifests
 * ``retriever`` the async :class:`agent.ports.Retriever`, gated after every await
 * ``hooks``     injectable fetch delays (tests block on events; scripted calls add latency)
+* ``samples``   synthetic revisions and scope tokens (tests, bench)
 * ``bench``     ``amend bench --only retrieval``
 
 ``retrieval`` imports only ``agent``; the registry reaches it as plain data
