@@ -17,6 +17,7 @@ from agent.actions import Action, ActionStatus, CommitDecision, may_commit
 from agent.dependencies import Dependent, DependentKind
 from agent.dialogue import CallContext
 from agent.gate import Disposition, Stamp, classify
+from agent.ledger import FieldOp
 from agent.policy import Step, after_dispatch, after_lookup
 from agent.ports import BookingOutcome, BookingOutcomeKind, BookingPort, BookingRecord, HandoffState
 from agent.proposals import BOOKING_REF
@@ -180,17 +181,16 @@ class Dispatcher:
         """Record a verified commit and confirm it to the caller from the record only."""
         action = self._set(action, ActionStatus.COMMITTED,
                            result=(("ref", record.ref), ("version", str(record.version))))
-        self.records[record.ref] = record
-        self.notified.add((record.ref, record.version))
         self._emit("action_committed", action, ref=record.ref, version=record.version)
         if not self.verify(action, record):
             # Seed 001 case 15: the target reported success for something else (a stale
             # version, other values). Never report it as done.
             self.ctx.emit("commit_unverified", request=action.idempotency_key, op=action.op,
                           ref=record.ref, version=record.version)
+            self.records[record.ref] = record
             self.ctx.spawn(self._locked_handoff("unverified_commit"), f"handoff:{action.id}")
             return
-        self.desk.target_ref = record.ref
+        self.adopt(record, action.op)
         if action.op == "cancel_booking":
             self.desk.goal = type(self.desk.goal).NONE
         if self.ctx.faults.confirm_from_plan:
@@ -205,10 +205,16 @@ class Dispatcher:
                       ref=record.ref, version=record.version, spoken_generation=plan.generation,
                       **{k: self.ctx.trace.private(v) for k, v in values.items() if k in
                          ("asset", "date", "window", "time", "status")})
-        from agent.ledger import FieldOp
 
-        self.ctx.accept([FieldOp.set(BOOKING_REF, record.ref, f"tool:{action.op}")],
-                        f"tool:{action.op}")
+    def adopt(self, record: BookingRecord, op: str) -> None:
+        """A verified record becomes the booking this task works on (ledger: ``booking_ref``).
+
+        Every committed create, reschedule or cancel put one notification in the outbox.
+        """
+        self.records[record.ref] = record
+        self.notified.add((record.ref, record.version))
+        self.desk.target_ref = record.ref
+        self.ctx.accept([FieldOp.set(BOOKING_REF, record.ref, f"tool:{op}")], f"tool:{op}")
 
     async def _explain_conflict(self, action: Action) -> None:
         """412: someone changed the record. Fetch it, explain, ask; never overwrite blindly."""
@@ -266,9 +272,7 @@ class Dispatcher:
                 record = outcome.record
                 self._set(action, ActionStatus.COMMITTED,
                           result=(("ref", record.ref), ("version", str(record.version))))
-                self.records[record.ref] = record
-                self.notified.add((record.ref, record.version))
-                self.desk.target_ref = record.ref
+                self.adopt(record, action.op)
                 self._emit("action_committed", action, ref=record.ref, version=record.version,
                            superseded=True)
                 self.ctx.say(("The earlier request had already gone through.",
