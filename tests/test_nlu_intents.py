@@ -29,6 +29,7 @@ BOOK = [
     "id like to make an appointment for the pump",
     "set up a service call next monday in the afternoon",
     "we need a repair visit for two units",
+    "Can you come on the 3rd of December in the morning?",
 ]
 RESCHEDULE = [
     "I need to reschedule my visit",
@@ -77,7 +78,7 @@ YES = [
 ]
 NO = [
     "No.", "no thanks", "nope", "no that's wrong", "nah", "don't do that", "not yet",
-    "no thank you", "wait",
+    "no thank you", "wait", "that is not correct", "that's wrong", "incorrect",
 ]
 HUMAN = [
     "Can I speak to a person?", "i want to talk to a human", "put me through to an operator",

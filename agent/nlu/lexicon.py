@@ -80,12 +80,13 @@ GO_AHEAD = (
     r"yes,? (?:and|but|please)|sounds good|lock it in"
 )
 NO = (
-    r"no|nope|nah|no thanks|no thank you|negative|don'?t|do not|wrong|that'?s wrong|"
-    r"that'?s not right|not yet|hold on|wait|stop"
+    r"no|nope|nah|no thanks|no thank you|negative|don'?t|do not|wrong|incorrect|not yet"
+    r"|that(?:'s| is) (?:not (?:right|correct|it)|wrong|incorrect)|hold on|wait|stop"
 )
 BOOK = (
     r"book|booking|schedule|arrange|set up|need (?:a|an|someone)|send (?:a|an|someone)"
     r"|(?:service|maintenance|repair|engineer|technician) visit|appointment|come (?:out|by|over)"
+    r"|(?:can|could|would|will) (?:you|someone|somebody|a technician|an engineer) come"
     r"|service call|visit"
 )
 RESCHEDULE = (
