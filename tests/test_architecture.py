@@ -17,7 +17,7 @@ MAY_IMPORT = {
     "ui": set(OURS),
 }
 # agent/ is standard library only, except agent/nlu/, which may use parsing libraries.
-NLU_LIBRARIES = {"dateparser", "text2num", "rapidfuzz", "regex", "dateutil"}
+NLU_LIBRARIES = {"dateparser", "text2num", "text_to_num", "rapidfuzz", "regex", "dateutil"}
 
 
 def imported_roots(path: Path):
