@@ -29,7 +29,8 @@ from agent.proposals import (
 @pytest.mark.parametrize(
     "said",
     ["P-200", "P 200", "p200", "B-200", "b 200", "pee two hundred", "p two hundred",
-     "the pump two hundred", "T-200", "for pump number 200", "P two zero zero"],
+     "the pump two hundred", "T-200", "for pump number 200", "P two zero zero",
+     "pea to hundred", "P too hundred"],
 )
 def test_recogniser_variants_of_the_callers_only_asset(said):
     proposal = propose(f"book a visit for {said}", context(caller=ONLY_P200))

@@ -35,7 +35,7 @@ WINDOWS: dict[str, str] = {
 # Spoken letter names that speech recognisers write out ("pee two hundred" -> "p 200").
 # Only names that are not also everyday words before a number ("are 2 units" stays).
 LETTER_NAMES: dict[str, str] = {
-    "pee": "p", "bee": "b", "see": "c", "cee": "c", "dee": "d", "eff": "f", "gee": "g",
+    "pee": "p", "pea": "p", "bee": "b", "see": "c", "cee": "c", "dee": "d", "eff": "f", "gee": "g",
     "jay": "j", "kay": "k", "ess": "s", "tee": "t", "vee": "v", "zed": "z", "zee": "z",
 }
 # Letters a recogniser confuses with each other (plosives, nasals): "B-200" for "P-200".

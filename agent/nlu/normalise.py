@@ -33,6 +33,7 @@ _NUMBER_HOMOPHONE = re.compile(
     r"|\b(?:(to|too)|(?<=need )(for)|(?<=have )(for)|(?<=book )(for)|(?<=got )(for))\b"
     rf"(?=\s+{_PLURAL_UNITS}\b)"
 )
+_HUNDRED_HOMOPHONE = re.compile(r"\b(?:(to|too)|for|fore)(?= (?:hundred|thousand)\b)")
 _AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
 # "two zero zero" arrives as "2 0 0": ids are read digit by digit.
 _DIGIT_BY_DIGIT = re.compile(r"\b\d(?: (?:\d|0+)\b)+")
@@ -56,6 +57,7 @@ def normalise(text: str) -> str:
     out = _PUNCT.sub(",", out)
     out = _NUMBER_HOMOPHONE.sub(_homophone, out)
     out = _AT_HOMOPHONE.sub(lambda m: "at " + _homophone(m), out)
+    out = _HUNDRED_HOMOPHONE.sub(lambda m: "two" if m.group(1) else "four", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)
