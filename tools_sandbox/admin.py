@@ -92,7 +92,7 @@ async def seed(body: Seed, request: Request):
     return {"refs": refs}
 
 
-@router.get("/bookings", response_model=m.BookingList)
+@router.get("/bookings")
 async def all_bookings(request: Request):
     """Every booking of every account (the oracle's view). Read-only."""
     rows = request.app.state.service.store.all_bookings()
