@@ -51,6 +51,19 @@ def server():
 
 
 @pytest.fixture(scope="module")
+def real_server():
+    """The real controller, sandbox and demo registry per tab, on a fixed Tuesday."""
+    from ui.bootstrap import fixed_clock
+    from ui.demo_world import world_builder
+
+    hub = SessionHub(world_builder(fixed_clock("2026-12-01T09:00:00+01:00")), load_personas())
+    voices: list = []
+    live = LiveServer(build_app(hub, tone_voice_router(hub, voices)), hub).start()
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
 def browser(mic_wav):
     from playwright.sync_api import sync_playwright
 
@@ -127,4 +140,33 @@ def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server)
           f"{report['onsetToLastStaleMs']:.0f} ms (target <= 350 ms); onset -> clear "
           f"{report['onsetToClearMs']:.0f} ms; context {measures['sampleRate']} Hz")
     page.screenshot(path=str(ARTIFACTS / "browser-barge-in.png"), full_page=True)
+    page.close()
+
+
+def test_real_agent_booking_with_correction_is_verified_in_the_sandbox(browser, real_server):
+    page = _open(browser, real_server)
+    transcript = page.locator("#amend-transcript")
+    _type_turn(page, "I'd like a service visit for pump P-100 on Wednesday afternoon.")
+    transcript.get_by_text("Wednesday 2 December, in the afternoon. Shall I book it?").wait_for()
+    _type_turn(page, "Sorry, Thursday morning, not Wednesday.")
+    transcript.get_by_text("Thursday 3 December, in the morning. Shall I book it?").wait_for()
+    _type_turn(page, "Yes, please go ahead.")
+    transcript.get_by_text("It's booked.").wait_for(timeout=20000)
+
+    (session,) = real_server.hub._tabs.values()
+    records = [b for b in session.world.world.sandbox.admin.bookings()
+               if b["status"] != "cancelled"]
+    assert [(b["asset"], b["date"], b["window"]) for b in records] == [
+        ("P-100", "2026-12-03", "morning")]
+    row = page.locator("#amend-ledger tr", has_text="visit_date")
+    row.get_by_text("2026-12-03").wait_for()
+    assert row.locator("td").nth(2).inner_text() == "2"
+    heard = transcript.inner_text()
+    assert f"Pump P-100, Thursday 3 December, in the morning. Your reference is " \
+           f"{records[0]['ref']}" in heard
+    page.get_by_role("tab", name="Actions").click()
+    page.locator("#amend-actions").get_by_text("committed").wait_for()
+    page.get_by_role("tab", name="Ledger").click()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "browser-real-booking-correction.png"), full_page=True)
     page.close()

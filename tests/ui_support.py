@@ -105,6 +105,7 @@ class FakeConversation:
 
     def barge_in(self) -> None:
         g = self.generations.invalidate()
+        self._emit("generation_invalidated", reason="barge_in", invalidated=g)
         self.sink.invalidate(g, "barge_in")
 
     async def close(self) -> None:

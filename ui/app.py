@@ -6,6 +6,7 @@ own session from the :class:`~ui.session_hub.SessionHub` on page load and loses 
 Panels are HTML rendered by :mod:`ui.panels`, which escapes everything user-derived.
 """
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,12 @@ def build_app(hub: SessionHub, voice_router: Any | None = None,
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
 
-    app = FastAPI(title="Amend demo", docs_url=None, redoc_url=None)
+    @contextlib.asynccontextmanager
+    async def lifespan(_app):
+        yield
+        await hub.close_all()  # every tab's world: sandbox threads, temporary databases
+
+    app = FastAPI(title="Amend demo", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     if voice_router is not None:
         paths = [getattr(r, "path", "") for r in voice_router.routes]

@@ -31,6 +31,7 @@ class TranscriptLine:
     generation: int = 0
     cut: bool = False
     kind: str = ""  # the SpeechKind of agent lines ("confirmation", "pending", ...)
+    cut_reason: str = ""  # why it was cut: "barge_in", "correction", ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,9 @@ def render_transcript(lines: Sequence[TranscriptLine]) -> str:
         meta = f' <span class="amend-gen">g{line.generation}</span>' if line.speaker == "agent" \
             else ""
         kind = f' <span class="amend-kind">{esc(line.kind)}</span>' if line.kind else ""
-        cut = ' <span class="amend-cut-label">(cut by barge-in)</span>' if line.cut else ""
+        why = "by barge-in" if line.cut_reason in ("", "barge_in") else \
+            f"({line.cut_reason.replace('_', ' ')})"
+        cut = f' <span class="amend-cut-label">(cut {esc(why)})</span>' if line.cut else ""
         items.append(f'<li class="{cls}"><span class="amend-who">{who}</span>{meta}{kind} '
                      f'<span class="amend-text">{esc(line.text)}</span>{cut}</li>')
     return f'<ol class="amend-transcript" aria-live="polite">{"".join(items)}</ol>'

@@ -22,16 +22,22 @@ DECISIONS = frozenset({"confirmation_requested", "clarification_requested", "act
 def transcript(session: TabSession) -> tuple[TranscriptLine, ...]:
     """Caller turns (from ``user_turn_final``) and agent plans interleaved in trace order.
 
-    An agent line is cut when its generation was invalidated after its audio started (voice),
-    or at all when no audio was ever started for it (typed turns only).
+    With a voice link the output side reports playback (``agent_speech_started``/``stopped``
+    with reason ``completed`` or ``cut``): a plan invalidated before it finished playing is cut
+    (or dropped, if it never started). Typed-only, the sink's 15 characters per second rule
+    decides (CALL_SCRIPTS.md text mode).
     """
     events = session.trace.events
     started = {e.generation for e in events if e.name == "agent_speech_started"}
     completed = {e.generation for e in events if e.name == "agent_speech_stopped"
-                 and e.get("reason") in ("completed", "finished", "done")}
-    invalidated = set(session.sink.invalidated)
-    invalidated |= {e.get("invalidated", e.generation) for e in events
-                    if e.name == "generation_invalidated"}
+                 and e.get("reason") == "completed"}
+    reasons = {e.get("invalidated", e.generation): str(e.get("reason") or "")
+               for e in events if e.name == "generation_invalidated"}
+    if started or session.sink.downstream is not None:
+        cut_at = {g: (r if g in started else "dropped before playing")
+                  for g, r in reasons.items() if g not in completed}
+    else:
+        cut_at = dict(session.sink.invalidated)
     lines: list[tuple[float, TranscriptLine]] = []
     for i, e in enumerate(events):
         if e.name == "user_turn_final":
@@ -41,10 +47,9 @@ def transcript(session: TabSession) -> tuple[TranscriptLine, ...]:
             lines.append((i, TranscriptLine("caller", str(text))))
     for plan, position in zip(session.sink.plans, session.sink.positions, strict=True):
         g = plan.generation
-        cut = g in invalidated and g not in completed and (g in started or not started)
         # Spoken after the first ``position`` events: it sits just before event ``position``.
-        lines.append((position - 0.5, TranscriptLine("agent", plan.text, g, cut,
-                                                     str(plan.kind))))
+        lines.append((position - 0.5, TranscriptLine("agent", plan.text, g, g in cut_at,
+                                                     str(plan.kind), cut_at.get(g, ""))))
     lines.sort(key=lambda item: item[0])
     return tuple(line for _, line in lines)
 

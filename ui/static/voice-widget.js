@@ -221,6 +221,14 @@
   document.addEventListener("keyup", (e) => {
     if (isTalk(e) && (e.key === " " || e.key === "Enter")) { e.preventDefault(); setTalking(false); }
   });
+  // Keep the newest transcript line in view whenever the panel re-renders.
+  new MutationObserver(() => {
+    const list = document.querySelector("ol.amend-transcript");
+    if (list && list.dataset.count !== String(list.children.length)) {
+      list.dataset.count = String(list.children.length);
+      list.scrollTop = list.scrollHeight;
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true});
   // Ensure playback can start as soon as a session exists (autoplay permitting).
   V.ensureAudio().catch(() => setStatus("click “Start microphone” to enable audio"));
 })();

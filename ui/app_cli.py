@@ -1,0 +1,98 @@
+"""``amend demo``: the browser demo in one process (page, voice socket, sandbox, registry).
+
+Binds 127.0.0.1 by default: the microphone needs a secure context, which only loopback gives
+over plain HTTP, and the demo has no authentication. Another address needs ``--allow-remote``.
+Heavy imports stay inside the command so ``amend --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+import click
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _voice_router(hub, console):
+    """The voice websocket from ``audio.browser``, or None (typed turns only) with a reason."""
+    try:
+        from audio.browser import make_voice_router
+    except ImportError as exc:
+        console.print(f"[yellow]voice: unavailable ({exc}); typed turns still work[/]")
+        return None
+    return make_voice_router(hub.voice_session)
+
+
+def _warm(console) -> None:
+    """Load Whisper and Piper once, visibly, so the first turn pays no load time."""
+    try:
+        from audio import services
+    except ImportError:
+        return
+    with console.status("warming speech models (Whisper, Piper) ..."):
+        report = services.warm()
+    console.print(f"models ready: Whisper {report.whisper_secs:.1f} s, "
+                  f"Piper {report.piper_secs:.1f} s")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=7860, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--allow-remote", is_flag=True,
+              help="Allow a non-loopback --host (no authentication; the mic needs HTTPS there).")
+@click.option("--personas", "personas_file", type=click.Path(dir_okay=False),
+              help="Caller personas YAML (default: ui/personas.yaml).")
+@click.option("--clock", "clock_text", metavar="RFC3339",
+              help='Fix the agent\'s "now", e.g. 2026-12-01T09:00:00+01:00 (default: real time).')
+@click.option("--no-warm", is_flag=True, help="Skip loading the speech models at start.")
+def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
+         clock_text: str | None, no_warm: bool) -> None:
+    """Start the browser demo: talk or type to the agent and watch every revision."""
+    from rich.console import Console
+
+    from agent.errors import AmendError
+
+    console = Console(stderr=True)
+    if not _is_loopback(host):
+        if not allow_remote:
+            raise click.UsageError(f"--host {host} is not loopback; the demo has no "
+                                   "authentication. Add --allow-remote if you mean it.")
+        console.print(f"[bold red]warning:[/] serving on {host}: anyone who can reach it can "
+                      "use this demo, and browsers allow the microphone only over HTTPS there.")
+    try:
+        _serve(console, host, port, personas_file, clock_text, no_warm)
+    except AmendError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _serve(console, host: str, port: int, personas_file: str | None, clock_text: str | None,
+           no_warm: bool) -> None:
+    import uvicorn
+
+    from ui.app import build_app
+    from ui.bootstrap import fixed_clock
+    from ui.demo_world import world_builder
+    from ui.personas import DEFAULT_PATH, load_personas
+    from ui.scripted import ScriptRunner
+    from ui.session_hub import SessionHub
+
+    personas = load_personas(personas_file or DEFAULT_PATH)
+    clock = fixed_clock(clock_text) if clock_text else None
+    hub = SessionHub(world_builder(clock), personas)
+    if not no_warm:
+        _warm(console)
+    app = build_app(hub, _voice_router(hub, console), ScriptRunner())
+    shown = f"[{host}]" if ":" in host else host
+    console.print(f"[bold green]Amend demo:[/] http://{shown}:{port}/  (Ctrl-C stops it)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+    console.print("stopped.")
