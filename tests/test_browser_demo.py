@@ -9,6 +9,9 @@ WAV: 2 s of silence, the caller's words, then a long silence (Chromium loops the
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 from browser_support import (
@@ -168,5 +171,8 @@ def test_real_agent_booking_with_correction_is_verified_in_the_sandbox(browser, 
     page.locator("#amend-actions").get_by_text("committed").wait_for()
     page.get_by_role("tab", name="Ledger").click()
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "browser-real-booking-correction.png"), full_page=True)
+    shot = ARTIFACTS / "browser-real-booking-correction.png"
+    page.screenshot(path=str(shot), full_page=True)
+    if os.environ.get("AMEND_UPDATE_SCREENSHOT") == "1":  # refresh the README picture
+        shutil.copyfile(shot, Path(__file__).resolve().parent.parent / "docs" / "screenshot.png")
     page.close()

@@ -1,0 +1,86 @@
+"""The demo app's wiring without a browser: routes, order, tab scoping, CLI guard rails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from fastapi import APIRouter, WebSocket
+from fastapi.testclient import TestClient
+from ui_support import build_fake_world
+
+from ui.app import build_app
+from ui.app_cli import demo
+from ui.personas import load_personas
+from ui.scripted import ScriptRunner, render_report
+from ui.session_hub import CURRENT_TAB, SessionHub
+
+
+def _echo_tab_router() -> APIRouter:
+    router = APIRouter()
+
+    @router.websocket("/ws/voice")
+    async def voice(ws: WebSocket) -> None:
+        await ws.accept()
+        await ws.send_json({"tab": CURRENT_TAB.get()})
+        await ws.close()
+
+    return router
+
+
+@pytest.fixture(scope="module")
+def client():
+    hub = SessionHub(build_fake_world, load_personas())
+    with TestClient(build_app(hub, _echo_tab_router())) as c:
+        yield c
+
+
+def test_page_loads_voice_widget_and_styles_from_static(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "/static/voice-widget.js" in page.text  # Gradio re-emits the head's script tag
+    for name in ("voice-widget.js", "capture-worklet.js", "player-worklet.js", "amend.css"):
+        assert client.get(f"/static/{name}").status_code == 200, name
+
+
+def test_voice_socket_registered_before_gradio_sees_its_tab(client):
+    with client.websocket_connect("/ws/voice?tab=tab-123") as ws:
+        assert ws.receive_json() == {"tab": "tab-123"}
+
+
+def test_demo_refuses_a_non_loopback_host_without_allow_remote():
+    result = CliRunner().invoke(demo, ["--host", "0.0.0.0"])
+    assert result.exit_code == 2 and "--allow-remote" in result.output
+
+
+def test_demo_reports_a_bad_personas_file_in_one_line(tmp_path):
+    bad = tmp_path / "p.yaml"
+    bad.write_text("someone: {tenant: acme}\n")
+    result = CliRunner().invoke(demo, ["--personas", str(bad), "--no-warm"])
+    assert result.exit_code == 1
+    assert "persona 'someone': missing subject" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_scripted_call_report_renders_verdict_violations_and_measures_escaped():
+    measures = {"correction_capture": "pass", "duplicate_prevention": "fail"}
+    report = {"calls": [{"id": "c<1>", "verdict": "FAIL", "violations": ["<b>stale</b>"],
+                         "measures": measures}]}
+    html = render_report(report)
+    assert "amend-verdict-fail" in html and "c&lt;1&gt;" in html
+    assert "&lt;b&gt;stale&lt;/b&gt;" in html and "amend-measure-fail" in html
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_scripted_call_refuses_a_script_outside_the_directory(tmp_path):
+    (tmp_path / "ok.yaml").write_text(json.dumps({"id": "ok"}))
+    runner = ScriptRunner(tmp_path)
+    assert runner.scripts() == ["ok.yaml"]
+    html = await runner.run("../../etc/passwd")
+    assert "Unknown script" in html
