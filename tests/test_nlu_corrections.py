@@ -347,3 +347,12 @@ def test_alternatives_are_read_with_their_negations():
     # Both hypotheses affirm Friday; they differ only in what they negate.
     proposal = propose("friday not thursday", booked(), alternatives=("friday not tuesday",))
     assert proposal.correction is CorrectionKind.REPLACE
+
+
+def test_not_thursday_withdraws_the_thursday_held_even_a_week_out():
+    ctx = booked(values={**BOOKED, "visit_date": "2026-12-10"})  # next week's Thursday
+    assert propose("not thursday", ctx).withdrawn == (("visit_date", "2026-12-10"),)
+
+
+def test_not_at_two_withdraws_the_time_but_keeps_the_afternoon():
+    assert propose("not at 2", booked()).withdrawn == (("visit_time", "14:00"),)

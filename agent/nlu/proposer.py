@@ -10,9 +10,9 @@ it). Side effects: none, apart from warming and filling dateparser's and our own
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
-from agent.nlu import corrections, dates, intents
+from agent.nlu import corrections, dates, intents, lexicon
 from agent.nlu.normalise import normalise
 from agent.nlu.reading import Reading, read
 from agent.proposals import (
@@ -97,8 +97,11 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
     withdrawn: list[tuple[str, str]] = []
     for stretch in corrections.negated_stretches(text):
         negated = read(stretch.text, context)
-        values = [_withdrawn_value(s, context) for s in negated.slots
-                  if s.field in DECISION_FIELDS and s.field != OPENED]
+        said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED]
+        times = {s.text for s in said if s.field == VISIT_TIME}
+        # "not at 2" withdraws the time, not the afternoon it implies (3 pm may still do).
+        said = [s for s in said if not (s.field == VISIT_WINDOW and s.text in times)]
+        values = [_withdrawn_value(s, context) for s in said]
         values = [v for v in values if v is not None]
         if not values:
             continue  # "I did not open it", "I'm not sure": not a withdrawal
@@ -106,18 +109,27 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
         positive = positive[:stretch.start] + " " * (stretch.end - stretch.start) \
             + positive[stretch.end:]
     reading = read(" ".join(positive.split()), context)
-    # A time withdrawn implies its window only when the caller gave no new time of day.
     return reading, tuple(dict.fromkeys(withdrawn))
 
 
 def _withdrawn_value(slot: SlotValue, context: ProposalContext) -> tuple[str, str] | None:
     """The value the caller said "not" to; the ledger's own value when the words fit it."""
     current = context.ledger.value(slot.field)
+    if slot.field == VISIT_DATE and current and _same_weekday(slot.text, current):
+        return (slot.field, current)  # "not Thursday" means the Thursday we hold
     if slot.value is not None:
         return (slot.field, slot.value)
     if current is not None and current in slot.candidates:
         return (slot.field, current)
     return (slot.field, slot.candidates[0]) if slot.candidates else None
+
+
+def _same_weekday(words: str, iso: str) -> bool:
+    named = {lexicon.WEEKDAYS[w] for w in words.split() if w in lexicon.WEEKDAYS}
+    try:
+        return named == {date.fromisoformat(iso).weekday()}
+    except ValueError:
+        return False
 
 
 def _answer_to_expected(text: str, slots: list[SlotValue],
