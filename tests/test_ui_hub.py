@@ -143,3 +143,21 @@ def test_latency_rows_measure_from_last_voiced_frame():
     (row,) = latencies(trace.events)
     assert round(row.transcript_ms) == 200 and round(row.decision_ms) == 700
     assert round(row.first_audio_ms) == 1100
+
+
+@pytest.mark.anyio
+async def test_turn_reported_by_pipeline_and_controller_shows_once_but_repeats_stay(hub):
+    s = await hub.open("tab")
+    stamp = {"question": "q", "revision": 0, "generation": 1}
+    s.trace.emit("user_turn_final", **stamp, text="yes", channel="voice")  # the pipeline
+    await s.typed_turn("yes")  # the (fake) controller reports it again, then answers
+    await s.typed_turn("yes")  # a genuine second "yes" after the agent spoke
+    assert [line.text for line in transcript(s) if line.speaker == "caller"] == ["yes", "yes"]
+
+
+def test_pipeline_turn_latency_events_are_used_as_measured():
+    trace = Trace()
+    trace.emit("turn_latency", question="", revision=-1, generation=3, transcript_ms=310.0,
+               decision_ms=335.5, first_tts_audio_ms=420.0, first_output_ms=480.0)
+    (row,) = latencies(trace.events)
+    assert (row.transcript_ms, row.decision_ms, row.first_audio_ms) == (310.0, 335.5, 480.0)

@@ -44,6 +44,9 @@ def transcript(session: TabSession) -> tuple[TranscriptLine, ...]:
             text = e.get("text")
             if text is None or str(text).startswith("sha256:"):
                 text = "(private: run with a debug trace to show the words)"
+            if lines and lines[-1][1].text == str(text) and not any(
+                    lines[-1][0] < p <= i for p in session.sink.positions):
+                continue  # the voice pipeline and the controller both report one turn
             lines.append((i, TranscriptLine("caller", str(text))))
     for plan, position in zip(session.sink.plans, session.sink.positions, strict=True):
         g = plan.generation
@@ -57,9 +60,15 @@ def transcript(session: TabSession) -> tuple[TranscriptLine, ...]:
 def latencies(events: Sequence[TraceEvent]) -> tuple[TurnLatency, ...]:
     """One waterfall row per final caller turn, measured from its last voiced frame.
 
-    The voice pipeline may put ``last_voiced_t`` on ``user_turn_final`` (seconds on the trace
-    clock); a typed turn has no voice, so its own event time stands in for it.
+    The voice pipeline emits ``turn_latency`` per answered turn; those rows are used as they
+    are. Otherwise rows are derived from the trace: zero is ``last_voiced_t`` on
+    ``user_turn_final`` when present, else the event's own time (a typed turn).
     """
+    measured = [e for e in events if e.name == "turn_latency"]
+    if measured:  # the voice pipeline measured each turn on the monotonic clock: use that
+        return tuple(TurnLatency(n + 1, e.get("transcript_ms"), e.get("decision_ms"),
+                                 e.get("first_output_ms", e.get("first_tts_audio_ms")))
+                     for n, e in enumerate(measured))
     turns: list[TurnLatency] = []
     finals = [i for i, e in enumerate(events) if e.name == "user_turn_final"]
     for n, start in enumerate(finals):
