@@ -31,6 +31,7 @@ COMMANDS = (
 # Modules whose import registers benchmark figures with agent.bench.
 BENCH_MODULES = (
     "agent.bench_core",
+    "agent.nlu.bench",
     "registry.bench",
     "retrieval.bench",
     "tools_sandbox.bench",
