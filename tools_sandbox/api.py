@@ -232,7 +232,7 @@ async def list_notifications(request: Request, who: Who):
 
 
 @v1.patch("/staff/bookings/{ref}", response_model=m.Booking,
-          responses=_responses(401, 404, 412, 422), tags=["staff"])
+          responses=_responses(400, 401, 404, 412, 422), tags=["staff"])
 async def staff_edit(body: m.StaffEdit, request: Request, ref: Ref,
                      who: Who, match: Match):
     """A staff member edits any booking of the tenant and bumps its version (staff token)."""
