@@ -74,6 +74,7 @@ class ControllerAdapter(FrameProcessor):
         self.plans: dict[int, SpeechPlan] = {}
         self.clock = TurnClock(trace)
         self.transcripts: list[tuple[str, float]] = []  # every final STT result, for artifacts
+        self.turn_texts: list[tuple[str, str]] = []  # (channel, text) per delivered turn
         self._noise_resume = noise_resume_secs
         self._segments: list[tuple[str, float]] = []
         self._overlapping = False  # this turn began over agent speech
@@ -87,6 +88,7 @@ class ControllerAdapter(FrameProcessor):
         self._pusher: asyncio.Task | None = None
         self._turns = asyncio.Lock()
         self._deliveries: set[asyncio.Task] = set()
+        self.errors: list[Exception] = []  # controller failures, surfaced by wait_turns
         gate.add_listener(self.on_gate_event)
 
     def attach(self, conversation: Conversation) -> None:
@@ -237,6 +239,7 @@ class ControllerAdapter(FrameProcessor):
             self.gate.invalidate(playing, "barge_in")
 
     def _deliver(self, text: str, confidence: float, channel: str) -> None:
+        self.turn_texts.append((channel, text))
         last_voiced = self._last_voiced if channel == "voice" else None
         self.clock.turn(last_voiced, self.gate.latest)
         where = self._where(self.gate.latest)
@@ -251,7 +254,17 @@ class ControllerAdapter(FrameProcessor):
         if self.conversation is None:
             return
         async with self._turns:  # one turn at a time, in order
-            await self.conversation.user_turn(utterance)
+            try:
+                await self.conversation.user_turn(utterance)
+            except Exception as exc:  # noqa: BLE001 - kept for wait_turns; the call goes on
+                self.errors.append(exc)
+
+    async def wait_turns(self) -> None:
+        """Return when every delivered turn was handled; re-raise a controller failure."""
+        while self._deliveries:
+            await asyncio.gather(*tuple(self._deliveries), return_exceptions=True)
+        if self.errors:
+            raise self.errors.pop(0)
 
     # -- gate events -> trace --------------------------------------------------------------
 
@@ -263,6 +276,10 @@ class ControllerAdapter(FrameProcessor):
         if event.name == "barge_in_paused":
             data["onset_to_paused_ms"] = round((event.t - self._onset) * 1000, 1)
         if event.name == "generation_invalidated":
+            if any(e.name == "generation_invalidated" and
+                   e.get("invalidated", e.generation) == event.generation
+                   for e in self.trace.events[-50:]):
+                return  # the controller already traced it (it invalidated through the sink)
             data["invalidated"] = event.generation
         self.trace.emit(event.name, **self._where(event.generation), **data)
         if event.name == "agent_speech_started":

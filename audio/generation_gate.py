@@ -39,7 +39,13 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from audio.frames import UNSTAMPED, generation_of_audio, generation_of_context, stamp_audio
+from audio.frames import (
+    UNSTAMPED,
+    generation_of_audio,
+    generation_of_context,
+    sentence_of_context,
+    stamp_audio,
+)
 
 
 class Playout(StrEnum):
@@ -92,9 +98,15 @@ class GenerationGate(FrameProcessor):
         self._clock_end = 0.0  # monotonic time the released audio finishes playing
         self._heard_from: set[int] = set()  # generations whose first TTS audio arrived
         self._unspoken: dict[int, int] = {}  # generation -> sentences not yet synthesised
+        self.synthesised_secs: dict[tuple[int, int], float] = {}  # (gen, sentence) -> seconds
+        self.synthesised: set[tuple[int, int]] = set()  # sentences whose TTS finished
         self._last_admit = 0.0
 
     # -- decisions (synchronous) ---------------------------------------------------------
+
+    def disable_flush(self) -> None:
+        """The no_audio_flush agent fault (known-answer control, test runs only)."""
+        self._flush = False
 
     def is_stale(self, generation: int) -> bool:
         return generation != UNSTAMPED and generation <= self.floor
@@ -107,6 +119,8 @@ class GenerationGate(FrameProcessor):
         self.floor = generation
         self._emit("generation_invalidated", generation, reason=reason)
         if not self._flush:  # no_audio_flush fault: stale audio keeps playing
+            self._paused = False
+            self._wake.set()
             return
         before = len(self._queue)
         self._queue = deque(f for f in self._queue if not self._stale_frame(f))
@@ -201,8 +215,10 @@ class GenerationGate(FrameProcessor):
         if generation != UNSTAMPED:
             self.latest = max(self.latest, generation)
         self._last_admit = time.monotonic()
-        if isinstance(frame, TTSStoppedFrame) and self._unspoken.get(generation, 0) > 0:
-            self._unspoken[generation] -= 1
+        if isinstance(frame, TTSStoppedFrame):
+            self.synthesised.add((generation, sentence_of_context(frame.context_id)))
+            if self._unspoken.get(generation, 0) > 0:
+                self._unspoken[generation] -= 1
         if self._flush and self.is_stale(generation):
             if isinstance(frame, OutputAudioRawFrame):
                 self.counters.dropped_frames += 1
@@ -213,6 +229,9 @@ class GenerationGate(FrameProcessor):
                 self._heard_from.add(stamped)
                 self._emit("tts_first_audio", stamped)
             frame = stamp_audio(frame, stamped)
+            key = (stamped, type(frame).sentence)
+            self.synthesised_secs[key] = self.synthesised_secs.get(key, 0.0) + \
+                len(frame.audio) / (2 * frame.num_channels * frame.sample_rate)
         self._queue.append(frame)
         self._wake.set()
 

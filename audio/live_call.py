@@ -31,38 +31,58 @@ ConversationFactory = Callable[[SpeechSink, Trace], Conversation]
 class LiveCall:
     """A call in progress. Enter to start it (greets the caller), exit to end it."""
 
-    def __init__(self, make_conversation: ConversationFactory, *, trace: Trace | None = None,
-                 config: PipelineConfig | None = None):
+    def __init__(self, make_conversation: ConversationFactory | None = None, *,
+                 trace: Trace | None = None, config: PipelineConfig | None = None):
+        """Build the call's pipeline (side effect: loads the shared models on first use)."""
         self._make = make_conversation
         self.trace = trace or Trace()
         self.config = config or PipelineConfig()
+        services.warm()  # a no-op after the first call in this process
         self.transport = ScriptedCaller(out_rate=self.config.out_sample_rate)
-        self.pipeline: CallPipeline | None = None
+        self.pipeline: CallPipeline = build_pipeline(self.transport, self.trace, self.config)
         self.conversation: Conversation | None = None
         self._runner: WorkerRunner | None = None
         self._task: asyncio.Task | None = None
+        self._started = asyncio.Event()
+
+        @self.pipeline.worker.event_handler("on_pipeline_started")
+        async def _started(worker, frame):
+            self._started.set()
 
     @property
     def recording(self) -> Recording:
         return self.transport.recording
 
-    async def __aenter__(self) -> LiveCall:
-        await asyncio.to_thread(services.warm)  # no-op after the first call in this process
-        self.pipeline = build_pipeline(self.transport, self.trace, self.config)
-        self.conversation = self._make(self.pipeline.sink, self.trace)
-        self.pipeline.attach(self.conversation)
-        started = asyncio.Event()
+    @property
+    def sink(self) -> SpeechSink:
+        return self.pipeline.sink
 
-        @self.pipeline.worker.event_handler("on_pipeline_started")
-        async def _started(worker, frame):
-            started.set()
+    def attach(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+        self.pipeline.attach(conversation)
 
-        self._runner = WorkerRunner(handle_sigint=False)
+    def launch(self) -> None:
+        """Start the pipeline in the background (side effect: a task on the running loop)."""
+        if self._task is None:
+            self._runner = WorkerRunner(handle_sigint=False)
+            self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
         await self._runner.add_workers(self.pipeline.worker)
-        self._task = asyncio.create_task(self._runner.run())
-        await asyncio.wait_for(started.wait(), timeout=30)
+        await self._runner.run()
+
+    async def ready(self, timeout: float = 30.0) -> None:
+        """Return once frames flow (``launch`` first)."""
+        await asyncio.wait_for(self._started.wait(), timeout=timeout)
         self.transport.t0 = time.monotonic()
-        await self.conversation.start()
+
+    async def __aenter__(self) -> LiveCall:
+        if self._make is not None:
+            self.attach(self._make(self.pipeline.sink, self.trace))
+        self.launch()
+        await self.ready()
+        if self.conversation is not None:
+            await self.conversation.start()
         return self
 
     async def say(self, audio: CallerAudio) -> SaidTurn:
@@ -110,13 +130,18 @@ class LiveCall:
 
     async def __aexit__(self, *exc) -> None:
         try:
-            if self.conversation is not None:
+            if self.conversation is not None and self._make is not None:
                 await self.conversation.close()
         finally:
-            if self._runner is not None:
-                await self._runner.cancel()
-            if self._task is not None:
-                try:
-                    await asyncio.wait_for(self._task, timeout=10)
-                except (asyncio.CancelledError, TimeoutError):
-                    pass
+            await self.stop()
+
+    async def stop(self) -> None:
+        """End the pipeline (side effect: cancels the worker, waits for it)."""
+        if self._runner is not None:
+            await self._runner.cancel()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=10)
+            except (asyncio.CancelledError, TimeoutError):
+                pass
+            self._task = None

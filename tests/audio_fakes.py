@@ -54,3 +54,37 @@ class EchoConversation:
 
     async def close(self) -> None:
         return None
+
+
+class EchoWorld:
+    """A world for the call runner: no sandbox, just the echo agent (audio-mode plumbing)."""
+
+    def __init__(self, spec, sink: SpeechSink, trace: Trace):
+        self.spec = spec
+        self.agent = EchoConversation(sink, trace, greeting=("Hello, echo line.",))
+        self.agent.faults = spec.agent_faults  # read by audio mode (no_audio_flush)
+
+    @property
+    def conversation(self) -> EchoConversation:
+        return self.agent
+
+    async def bookings(self):
+        return []
+
+    async def notifications(self):
+        return []
+
+    async def staff_edit(self, ref, changes):
+        return None
+
+    def meta(self):
+        return {"tool_schema_version": "echo"}
+
+
+def echo_world_factory():
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def build(spec, sink, trace):
+        yield EchoWorld(spec, sink, trace)
+    return build

@@ -1,0 +1,223 @@
+"""Audio mode of ``amend call``: the runner's :class:`~audio.calls.mode.CallMode` over the
+real pipeline (``audio.live_call.LiveCall`` with the scripted caller transport).
+
+* Each turn is Piper-synthesised from ``say`` (cached by text hash), or loaded from
+  ``audio:`` (any WAV), and played in real time.
+* What the caller heard comes from the output frames actually played: per sentence, the
+  share of its audio that played, rounded down to whole words, so a sentence cut half-way
+  is heard half-way.
+* ``transcripts()`` is what STT produced per turn; ``--verify-heard`` also transcribes the
+  recorded ``output.wav`` with Whisper (``heard_verified.txt``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent.session import Conversation
+from agent.speech import SpeechKind, SpeechSink
+from agent.trace import Trace
+from audio import synth
+from audio.calls.player import Heard
+from audio.calls.script import Turn
+from audio.live_call import LiveCall
+from audio.pipeline import PipelineConfig
+from audio.wav_input import CallerAudio, load_wav
+
+SENTENCE_SLACK_S = 0.08  # a sentence whose audio played to within this is heard in full
+TURN_TAKEN_S = 6.0  # after the caller's audio ends, how long the agent may take to take it
+
+
+class AudioMode:
+    """A scripted call spoken and heard through the whole speech pipeline."""
+
+    name = "audio"
+
+    def __init__(self, trace: Trace, *, config: PipelineConfig | None = None,
+                 cache_dir: Path | None = None, verify_heard: bool = False):
+        self.trace = trace
+        self.call = LiveCall(trace=trace, config=config)
+        self.cache_dir = cache_dir
+        self.verify_heard = verify_heard
+        self.call.launch()
+        self._stream: list[str] = []
+        self._heard_words: dict[int, int] = {}  # generation -> words appended to the stream
+        self._listeners: list[Callable[[], None]] = []
+        self._watch = asyncio.get_running_loop().create_task(self._watch_heard())
+
+    # -- seam ------------------------------------------------------------------------------
+    @property
+    def sink(self) -> SpeechSink:
+        return self.call.sink
+
+    def attach(self, conversation: Conversation) -> None:
+        self.call.attach(conversation)
+        # The runner builds the agent's fault switches into the world, not the mode: read the
+        # no_audio_flush control off the controller (test runs only; see agent/faults.py).
+        faults = getattr(getattr(conversation, "ctx", None), "faults", None) or \
+            getattr(conversation, "faults", None)
+        if getattr(faults, "no_audio_flush", False):
+            self.call.pipeline.gate.disable_flush()
+
+    async def say(self, turn: Turn) -> None:
+        """Play the turn's audio; return once the agent took it (or clearly did not)."""
+        await self.call.ready()
+        audio = self._audio_for(turn)
+        mark = len(self.trace.events)
+        await self.call.say(audio)
+        deadline = time.monotonic() + TURN_TAKEN_S
+        while time.monotonic() < deadline:
+            names = {e.name for e in self.trace.events[mark:]}
+            if names & {"user_turn_final", "backchannel_ignored"}:
+                break
+            await asyncio.sleep(0.02)  # polls the trace; bounded by TURN_TAKEN_S
+        # user_turn_final is emitted as the turn is handed over; let the controller plan
+        await self.call.pipeline.adapter.wait_turns()
+
+    def barge_in(self) -> None:
+        """Nothing to do: the caller's audio itself barges in (VAD onset pauses output)."""
+
+    @property
+    def speaking(self) -> bool:
+        gate = self.call.pipeline.gate
+        return gate.speaking or gate.paused
+
+    async def wait_silent(self) -> None:
+        while self.speaking:
+            await asyncio.sleep(0.02)
+
+    def heard_mark(self) -> int:
+        return len(self._stream)
+
+    def heard_since(self, mark: int) -> str:
+        return "".join(self._stream[mark:])
+
+    def add_heard_listener(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def heard(self) -> tuple[Heard, ...]:
+        return tuple(self._heard_records())
+
+    def transcripts(self) -> tuple[str, ...]:
+        return tuple(text for _, text in self.call.pipeline.adapter.turn_texts)
+
+    def latency_ms(self) -> dict[str, list[float]]:
+        v2v = [e.get("first_output_ms") for e in self.trace.named("turn_latency")
+               if e.get("first_output_ms") is not None]
+        barge = [e.get("onset_to_paused_ms") for e in self.trace.named("barge_in_paused")]
+        return {"voice_to_voice": v2v, "barge_in": barge}
+
+    def write_artifacts(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        wav = directory / "output.wav"
+        self.call.recording.write_wav(wav, self.call.transport.t0)
+        lines = [f"{channel}\t{text}" for channel, text in self.call.pipeline.adapter.turn_texts]
+        (directory / "transcripts.txt").write_text("\n".join(lines) + "\n")
+        if self.verify_heard:
+            from audio.services import transcribe
+            audio = load_wav(wav)
+            text, confidence = transcribe(audio.samples) if audio.samples.size else ("", 0.0)
+            (directory / "heard_verified.txt").write_text(
+                f"# Whisper transcript of output.wav (confidence {confidence})\n{text}\n"
+                f"# heard from played generations\n{' '.join(h.heard for h in self.heard())}\n")
+
+    def meta(self) -> dict[str, Any]:
+        from audio import models
+        cfg = self.call.config
+        return {"stt": f"faster-whisper {models.whisper_model_dir().name} (cpu int8, beam 1, "
+                       f"hotwords={'on' if cfg.hotwords else 'off'})",
+                "tts": f"piper {models.piper_voice().name}",
+                "vad": f"silero start {cfg.vad_start_secs}s stop {cfg.vad_stop_secs}s",
+                "turn_timeout_s": cfg.user_speech_timeout}
+
+    async def close(self) -> None:
+        self._watch.cancel()
+        try:
+            await self._watch
+        except asyncio.CancelledError:
+            pass
+        self._publish()
+        await self.call.stop()
+
+    # -- heard -----------------------------------------------------------------------------
+    def _audio_for(self, turn: Turn) -> CallerAudio:
+        if turn.audio is not None:
+            return load_wav(turn.audio)
+        return synth.piper(turn.say, cache_dir=self.cache_dir)
+
+    def _sentence_words(self, generation: int, index: int, sentence: str,
+                        played: dict[tuple[int, int], float]) -> int:
+        words = sentence.split()
+        key = (generation, index)
+        secs = played.get(key, 0.0)
+        if secs <= 0:
+            return 0
+        total = self.call.pipeline.gate.synthesised_secs.get(key, 0.0)
+        if key in self.call.pipeline.gate.synthesised and secs >= total - SENTENCE_SLACK_S:
+            return len(words)
+        return min(len(words), int(len(words) * secs / max(total, secs, 1e-6)))
+
+    def _heard_records(self) -> list[Heard]:
+        rec = self.call.recording
+        played = rec.heard_seconds()
+        offset = time.monotonic() - self.trace.clock()  # monotonic -> trace time
+        reasons = {int(e.get("invalidated", e.generation)): e.get("reason", "invalidated")
+                   for e in self.trace.named("generation_invalidated")}
+        out = []
+        for generation, plan in sorted(self.call.pipeline.adapter.plans.items()):
+            heard: list[str] = []
+            complete = True
+            for i, sentence in enumerate(s for s in plan.sentences if s.strip()):
+                n = self._sentence_words(generation, i, sentence, played)
+                words = sentence.split()
+                if n:
+                    heard.append(" ".join(words[:n]))
+                if n < len(words):
+                    complete = False
+                    break
+            chunks = [c for c in rec.played() if c.generation == generation and c.samples.size]
+            started = min(c.start for c in chunks) - offset if chunks else None
+            stopped = max(c.end for c in chunks) - offset if chunks else None
+            text = " ".join(heard)
+            chars = len(plan.text) if complete and chunks else len(text)
+            reason = "completed" if complete and chunks else (
+                "dropped" if not chunks else _reason(reasons, generation))
+            kind = plan.kind.value if isinstance(plan.kind, SpeechKind) else str(plan.kind)
+            out.append(Heard(generation, kind, plan.text, chars, started, stopped, reason,
+                             plan.record, tuple(plan.citations), plan.outcome, plan.question,
+                             plan.revision, tuple(plan.sentences)))
+        return out
+
+    async def _watch_heard(self) -> None:
+        while True:
+            await asyncio.sleep(0.1)  # heard text grows with playback; sampled at 10 Hz
+            self._publish()
+
+    def _publish(self) -> None:
+        grew = False
+        for h in self._heard_records():
+            words = h.heard.split()
+            done = self._heard_words.get(h.generation, 0)
+            if len(words) > done:
+                self._stream.append(" ".join(words[done:]) + " ")
+                self._heard_words[h.generation] = len(words)
+                grew = True
+        if grew:
+            for listener in tuple(self._listeners):
+                listener()
+
+
+def _reason(reasons: dict[int, str], generation: int) -> str:
+    stale = [r for g, r in reasons.items() if g >= generation]
+    return stale[0] if stale else "closed"
+
+
+def audio_mode_factory(*, verify_heard: bool = False, cache_dir: Path | None = None,
+                       config: PipelineConfig | None = None) -> Callable[[Trace], AudioMode]:
+    """The runner's ModeFactory for ``--mode audio``."""
+    return lambda trace: AudioMode(trace, config=config, cache_dir=cache_dir,
+                                   verify_heard=verify_heard)
