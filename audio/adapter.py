@@ -94,6 +94,12 @@ class ControllerAdapter(FrameProcessor):
     def attach(self, conversation: Conversation) -> None:
         self.conversation = conversation
 
+    def bind(self, conversation: Conversation, trace: Trace) -> None:
+        """Attach a conversation that brings its own trace (the browser's tab session)."""
+        self.trace = trace
+        self.clock.trace = trace
+        self.attach(conversation)
+
     # -- speech out ------------------------------------------------------------------------
 
     def speak(self, plan: SpeechPlan) -> None:

@@ -1,0 +1,144 @@
+"""The browser voice websocket on 127.0.0.1: protocol, typed turns, speech, clear on barge-in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.errors import InvalidInput
+from agent.trace import Trace
+from audio import synth
+from audio.browser import VoiceSerializer
+from audio.frames import PushToTalkFrame, TypedTurnFrame, audio_class
+
+sys.path.insert(0, str(Path(__file__).parent))
+from audio_fakes import EchoConversation  # noqa: E402
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_serializer_speaks_the_documented_protocol():
+    ser = VoiceSerializer()
+    frame = audio_class(7)(b"\x01\x00" * 4, sample_rate=24000, num_channels=1)
+    data = await ser.serialize(frame)
+    assert struct.unpack("<II", data[:8]) == (7, 24000) and data[8:] == b"\x01\x00" * 4
+    typed = await ser.deserialize(json.dumps({"type": "text", "text": " hi "}))
+    assert isinstance(typed, TypedTurnFrame) and typed.text == "hi"
+    ptt = await ser.deserialize('{"type": "ptt", "on": true}')
+    assert isinstance(ptt, PushToTalkFrame) and ptt.on
+    pcm = await ser.deserialize(b"\x00\x01\x02")  # odd length: the stray byte is dropped
+    assert pcm.audio == b"\x00\x01" and pcm.sample_rate == 16000
+    for junk in ("not json", '{"type": "bogus"}', '{"type": "ptt", "on": "yes"}', "[1]", b""):
+        assert await ser.deserialize(junk) is None
+
+
+class Server:
+    """The router in a real uvicorn server on 127.0.0.1 (random port)."""
+
+    def __init__(self, factory):
+        import uvicorn
+        from fastapi import FastAPI
+
+        from audio.browser import make_voice_router
+
+        app = FastAPI()
+        app.include_router(make_voice_router(factory))
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0,
+                                                    log_level="warning", lifespan="off"))
+
+    async def __aenter__(self):
+        self.task = asyncio.create_task(self.server.serve())
+        while not self.server.started:
+            await asyncio.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"ws://127.0.0.1:{port}/ws/voice"
+
+    async def __aexit__(self, *exc):
+        self.server.should_exit = True
+        await asyncio.wait_for(self.task, timeout=10)
+
+
+class Client:
+    def __init__(self, ws):
+        self.ws = ws
+        self.log: list[tuple[str, object]] = []  # ("audio", generation) / ("json", message)
+
+    async def until(self, predicate, timeout=15.0):
+        async def pump():
+            while not predicate():
+                data = await self.ws.recv()
+                if isinstance(data, bytes):
+                    self.log.append(("audio", struct.unpack("<II", data[:8])[0]))
+                else:
+                    self.log.append(("json", json.loads(data)))
+        await asyncio.wait_for(pump(), timeout)
+
+    def events(self, name):
+        return [m["event"] for k, m in self.log if k == "json" and m.get("type") == "event"
+                and m["event"]["event"] == name]
+
+    def audio_of(self, generation):
+        return [g for k, g in self.log if k == "audio" and g == generation]
+
+
+@pytest.mark.audio
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_typed_and_spoken_turns_are_voiced_and_a_barge_in_clears_the_stale_generation():
+    import websockets
+
+    conversations = []
+
+    def factory(sink):
+        trace = Trace(debug=True)
+        conversation = EchoConversation(sink, trace)
+        conversations.append(conversation)
+        return type("Session", (), {"conversation": conversation, "trace": trace})()
+
+    async with Server(factory) as url, websockets.connect(url) as ws:
+        client = Client(ws)
+        await ws.send("this is not json")  # ignored, never fatal
+        await ws.send(json.dumps({"type": "text", "text": "Tell me about the valves."}))
+        await client.until(lambda: len(client.audio_of(1)) > 5)
+        # a second typed turn while generation 1 plays is a real turn over agent speech
+        await ws.send(json.dumps({"type": "text", "text": "Actually, Thursday."}))
+        await client.until(lambda: ("json", {"type": "clear", "generation": 1}) in client.log)
+        await client.until(lambda: len(client.audio_of(2)) > 3)
+        cleared = client.log.index(("json", {"type": "clear", "generation": 1}))
+        assert [g for k, g in client.log[cleared:] if k == "audio"] and \
+            1 not in [g for k, g in client.log[cleared:] if k == "audio"]
+        # speech: 20 ms PCM16 frames, then silence so the turn can end
+        speech = synth.piper("Please book pump P 100 for Friday.").samples
+        pcm = np.concatenate([speech, np.zeros(16000, np.float32)])
+        pcm16 = (pcm * 32767).astype("<i2").tobytes()
+        for i in range(0, len(pcm16), 640):
+            await ws.send(pcm16[i:i + 640])
+            await asyncio.sleep(0.004)  # faster than real time: the server copes either way
+        await client.until(lambda: any("friday" in str(e.get("text", "")).lower()
+                                       for e in client.events("user_turn_final")), timeout=20)
+    assert [t.text for t in conversations[0].turns][:2] == ["Tell me about the valves.",
+                                                            "Actually, Thursday."]
+    assert client.events("generation_invalidated")
+
+
+@pytest.mark.anyio
+async def test_factory_refusal_reaches_the_client_as_an_error_message():
+    import websockets
+
+    def refuse(sink):
+        raise InvalidInput("voice link: no session for this tab; reload the page")
+
+    async with Server(refuse) as url, websockets.connect(url) as ws:
+        message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+    assert message == {"type": "error",
+                       "message": "voice link: no session for this tab; reload the page"}
