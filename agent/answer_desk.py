@@ -95,7 +95,10 @@ class AnswerDesk:
         """The resolution query: trusted session values plus accepted fields, nothing else."""
         caller = self.ctx.caller
         policy = self.topic is Topic.POLICY
-        region = snap.value(REGION) or (caller.region if policy else None)
+        regions = {a.region for a in caller.assets}
+        # A purchase region: the session's, else the one region all the caller's assets share.
+        fallback = caller.region or (regions.pop() if len(regions) == 1 else None)
+        region = snap.value(REGION) or (fallback if policy else None)
         fields = ((OPENED, snap.value(OPENED)),) if policy and snap.value(OPENED) else ()
         return ResolutionQuery(
             tenant=caller.tenant, roles=tuple(caller.roles),

@@ -103,11 +103,12 @@ class Call:
 async def call(*, caller=None, clock: str = CLOCK, faults: Iterable[Mapping] = (),
                bookings: Iterable[Mapping] = (), agent_faults: Iterable[str] = (),
                debug: bool = True, client_timeout: float = 3.0, resolver=None,
-               retriever_factory=None) -> AsyncIterator[Call]:
+               retriever_factory=None, registry: str = "default") -> AsyncIterator[Call]:
     """A started call in a fresh world. The trace is in debug mode so values are readable."""
     clk: FixedClock = fixed_clock(clock)
     async with open_world(caller=caller or DEFAULT_CALLER, clock=clk, sandbox_faults=faults,
-                          bookings=bookings, client_timeout=client_timeout) as world:
+                          bookings=bookings, client_timeout=client_timeout,
+                          registry=registry) as world:
         sink, trace = RecordingSink(), Trace(debug=debug)
         controller = world.controller(
             sink, trace, faults=AgentFaults(**{n: True for n in agent_faults}),

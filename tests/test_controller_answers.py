@@ -1,0 +1,195 @@
+"""Maintenance and policy questions against the real demo registry and gated retrieval."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent.caller import Asset, CallerProfile
+from agent.ports import RetrievalOutcome
+from tests.controller_support import call
+
+pytestmark = pytest.mark.anyio
+
+C3_CALLER = CallerProfile("acme", "tech-17", ("technician",), "ACME-001",
+                          (Asset("P-300", "C3", "EU", "1 Quay"),))
+APAC_CALLER = CallerProfile("acme", "tech-17", ("technician",), "ACME-001",
+                            (Asset("P-400", "C2", "APAC", "9 Pier"),))
+
+
+async def test_maintenance_answer_is_quoted_from_the_applicable_revision_with_its_citation():
+    async with call() as c:
+        await c.say("What torque for the pump seal on P-100?")
+        assert c.field("configuration").value == "C2"
+        assert c.field("configuration").source == "asset:P-100"
+        await c.settle()
+        [answer] = c.events("answer_spoken")
+        assert answer.get("outcome") == "RESOLVED"
+        assert answer.get("citations") == ("nw-bulletin-b",)
+        assert "Source: nw-bulletin-b" in c.sink.last
+        assert c.controller.last_evidence is not None
+        quoted = c.controller.last_evidence.passages[0].text.split(".")[0]
+        assert quoted in c.sink.last
+
+
+async def test_referent_change_re_resolves_with_the_other_assets_record_and_copies_nothing():
+    async with call() as c:
+        await c.say("What torque for the pump seal on P-100?")
+        await c.settle()
+        await c.say("I meant the other pump")
+        await c.settle()
+        assert (c.field("asset").value, c.field("configuration").value) == ("P-200", "C1")
+        assert c.field("configuration").source == "asset:P-200"
+        assert c.events("answer_spoken")[-1].get("citations") == ("nw-manual-c1c3",)
+
+
+async def test_late_answer_for_the_old_asset_is_withheld_after_a_correction():
+    hold = asyncio.Event()
+
+    async with call() as c:
+        inner = c.world.retriever_factory()
+
+        class HeldRetriever:
+            def __init__(self, gate, trace):
+                self.real = inner(gate, trace)
+                self.calls = 0
+
+            async def retrieve(self, request):
+                self.calls += 1
+                if self.calls == 1:
+                    await hold.wait()  # the first search is late: it returns after the correction
+                return await self.real.retrieve(request)
+
+        c.controller.answers.retriever = HeldRetriever(c.controller.ctx.gate, c.trace)
+        await c.say("What torque for the pump seal on P-100?")
+        await c.say("I meant the other pump")
+        await c.until("answer_spoken")
+        hold.set()
+        await c.settle()
+        answers = c.events("answer_spoken")
+        assert [a.get("citations") for a in answers] == [("nw-manual-c1c3",)]
+        rejected = c.events("retrieval_rejected")
+        assert rejected and rejected[0].disposition == "stale"
+
+
+async def test_missing_scope_asks_for_the_pump():
+    async with call() as c:
+        reply = await c.say("What torque for the pump seal?")
+        assert c.events("clarification_requested")[-1].get("fields") == ("asset",)
+        assert "Which pump" in reply
+        await c.say("P-100")
+        await c.settle()
+        assert c.events("answer_spoken")[-1].get("outcome") == "RESOLVED"
+
+
+async def test_unavailable_offers_a_colleague_without_naming_the_winner():
+    async with call(caller=C3_CALLER) as c:
+        reply = await c.say("What torque for the pump seal on P-300?")
+        assert c.events("answer_spoken")[-1].get("outcome") == "UNAVAILABLE"
+        assert "colleague with access" in reply and "RB-2026" not in reply
+        assert "nw-bulletin-c3-hp" not in c.sink.said
+        await c.say("yes please")
+        assert c.events("handoff")[-1].get("reason") == "caller_accepted_person"
+
+
+async def test_no_equivalent_edition_offers_the_authoritative_language():
+    async with call() as c:
+        reply = await c.say("What torque for the pump seal on P-100, in German please?")
+        assert c.events("answer_spoken")[-1].get("outcome") == "NO_EQUIVALENT_EDITION"
+        assert "German" in reply and "English" in reply
+        await c.say("yes")
+        await c.settle()
+        assert c.field("language").value == "en"
+        assert c.events("answer_spoken")[-1].get("outcome") == "RESOLVED"
+
+
+async def test_not_applicable_says_so():
+    async with call(caller=APAC_CALLER) as c:
+        reply = await c.say("What torque for the pump seal on P-400?")
+        assert c.events("answer_spoken")[-1].get("outcome") == "NOT_APPLICABLE"
+        assert "No approved document" in reply
+
+
+async def test_unresolved_authority_hands_off(tmp_path):
+    registry = tmp_path / "conflict.yaml"
+    registry.write_text("""
+registry: conflict
+time: instants
+families:
+  - id: pump-seal
+    title: pump seal
+    procedures:
+      - {id: seal-torque, title: seal torque, aliases: ["torque for the pump seal"]}
+revisions:
+  - {id: m-1, family: pump-seal, kind: manual, language: en, status: approved, tenant: "*",
+     applies: [{procedure: seal-torque, configurations: [C2], regions: [EU],
+                valid: ["2025-01-01T00:00:00+01:00", null]}],
+     text: "Tighten to 40 Nm."}
+  - {id: m-2, family: pump-seal, kind: manual, language: en, status: approved, tenant: "*",
+     applies: [{procedure: seal-torque, configurations: [C2], regions: [EU],
+                valid: ["2025-01-01T00:00:00+01:00", null]}],
+     text: "Tighten to 55 Nm."}
+""")
+    async with call(registry=str(registry)) as c:
+        reply = await c.say("What torque for the pump seal on P-100?")
+        await c.settle()
+        assert c.events("answer_spoken")[-1].get("outcome") == "UNRESOLVED_AUTHORITY"
+        assert c.events("handoff")[-1].get("reason") == "unresolved_authority"
+        assert "40 Nm" not in c.sink.said and "55 Nm" not in c.sink.said
+        assert "disagree" in reply
+
+
+async def test_policy_answer_follows_a_corrected_opened_status():
+    async with call() as c:
+        await c.say("Can I return an unopened filter kit?")
+        await c.settle()
+        unopened = c.sink.last
+        await c.say("Actually it was opened.")
+        await c.settle()
+        assert c.field("opened").value == "yes" and c.field("opened").version == 2
+        assert c.sink.last != unopened
+        assert "restocking" in c.sink.last.lower() or "opened" in c.sink.last.lower()
+
+
+async def test_revoked_authorisation_during_generation_stops_the_answer():
+    hold = asyncio.Event()
+
+    async with call() as c:
+        inner = c.world.retriever_factory()
+
+        class FirstHeld:
+            def __init__(self):
+                self.real, self.calls = inner(c.controller.ctx.gate, c.trace), 0
+
+            async def retrieve(self, request):
+                self.calls += 1
+                if self.calls == 1:
+                    await hold.wait()  # generation in progress while the epoch changes
+                return await self.real.retrieve(request)
+
+        c.controller.answers.retriever = FirstHeld()
+        await c.say("What torque for the pump seal on P-100?")
+        caller = c.controller.caller
+        c.controller.set_caller(caller.__class__(caller.tenant, caller.subject, caller.roles,
+                                                 caller.account, caller.assets, caller.name,
+                                                 caller.auth_epoch + 1))
+        hold.set()
+        await c.settle()
+        assert [e.get("reason") for e in c.events("answer_withheld")] == ["auth_epoch"]
+        [answer] = c.events("answer_spoken")  # the re-resolved answer, under the new epoch
+        assert answer.request == "r2"
+
+
+async def test_timeout_is_not_an_answer():
+    async with call() as c:
+        class Silent:
+            async def retrieve(self, request):
+                from agent.ports import RetrievalResult
+                return RetrievalResult(RetrievalOutcome.TIMEOUT, request.stamp.request)
+
+        c.controller.answers.retriever = Silent()
+        await c.say("What torque for the pump seal on P-100?")
+        await c.settle()
+        assert not c.events("answer_spoken")
+        assert "didn't answer in time" in c.sink.last
