@@ -164,8 +164,8 @@ class BookingDesk:
                                        present_reads(snap)))
             return
         changes = change_args(snap, ctx.caller)
-        if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()
-               if k in ("date", "window", "time")) and record.status != "cancelled":
+        if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()) \
+                and record.status != "cancelled":
             ctx.say((f"Booking {record.ref} is already for that time.",
                      "Nothing needs to change."))
             return

@@ -159,6 +159,7 @@ class Controller:
     # -- one turn ------------------------------------------------------------------------------
     async def _handle(self, p: Proposal, utterance: Utterance, source: str) -> None:
         ctx, desk = self.ctx, self.bookings
+        offer = self._take_offer()  # an offer stands for the very next turn only
         if p.intent is Intent.HUMAN:
             await self._handoff("caller_asked", ())
             return
@@ -211,11 +212,9 @@ class Controller:
                 ctx.say(("Okay, I've dropped that request.", "Nothing was booked."))
                 return
         elif p.intent is Intent.YES or (p.go_ahead and not changed):
-            if await self._yes():
+            if await self._yes(offer):
                 return
-        elif p.intent is Intent.NO:
-            self.offered_person = self.answers.offered_person = False
-            self.answers.offered_language = None
+        elif p.intent is Intent.NO and offer is None:
             if desk.no():
                 ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
                 return
@@ -233,21 +232,30 @@ class Controller:
                           "I can book a service visit or answer a maintenance question."),
                          SpeechKind.QUESTION)
 
-    async def _yes(self) -> bool:
-        """The caller agreed to whatever was last put to them. True when that was handled."""
-        if self.bookings.yes():
-            return True
+    def _take_offer(self) -> str | None:
+        """The offer the agent's last response made ("person" or "language:xx"), now cleared."""
+        offer = None
         if self.answers.offered_language:
-            language, self.answers.offered_language = self.answers.offered_language, None
+            offer = f"language:{self.answers.offered_language}"
+        elif self.offered_person or self.answers.offered_person:
+            offer = "person"
+        self.offered_person = self.answers.offered_person = False
+        self.answers.offered_language = None
+        return offer
+
+    async def _yes(self, offer: str | None) -> bool:
+        """The caller agreed to what was last put to them. True when that was handled."""
+        if offer == "person":
+            await self._handoff("caller_accepted_person", ())
+            return True
+        if offer is not None and offer.startswith("language:"):
+            language = offer.partition(":")[2]
             result = self.ctx.accept([FieldOp.set(LANGUAGE, language, "agent_offer_accepted")],
                                      "agent_offer_accepted")
             self._invalidate(result.changed)
             await self.answers.pursue()
             return True
-        if self.offered_person or self.answers.offered_person:
-            await self._handoff("caller_accepted_person", ())
-            return True
-        return False
+        return self.bookings.yes()
 
     def _set_focus(self, p: Proposal) -> None:
         desk = self.bookings
