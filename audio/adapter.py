@@ -39,6 +39,7 @@ from agent.session import Conversation
 from agent.speech import SpeechPlan, Utterance
 from agent.trace import Trace
 from audio.barge_in import Overlap, classify_overlap
+from audio.biasing import asset_ids_of, hotwords_for
 from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.latency import TurnClock
@@ -64,10 +65,11 @@ class ControllerAdapter(FrameProcessor):
     """Between speech recognition and the TTS. ``attach`` the conversation before frames flow."""
 
     def __init__(self, gate: GenerationGate, trace: Trace, *, stt: SharedWhisperSTT | None = None,
-                 noise_resume_secs: float = 1.0, **kwargs):
+                 noise_resume_secs: float = 1.0, bias: bool = True, **kwargs):
         super().__init__(**kwargs)
         self.gate = gate
         self.stt = stt  # to wait for a segment still being transcribed when the turn ends
+        self.bias = bias
         self.trace = trace
         self.sink = AdapterSink(self)
         self.conversation: Conversation | None = None
@@ -92,7 +94,11 @@ class ControllerAdapter(FrameProcessor):
         gate.add_listener(self.on_gate_event)
 
     def attach(self, conversation: Conversation) -> None:
+        """Bind the call's conversation (side effect: biases recognition with its caller's
+        asset ids unless the pipeline was configured with explicit hotwords)."""
         self.conversation = conversation
+        if self.stt is not None and self.stt.hotwords is None and self.bias:
+            self.stt.hotwords = hotwords_for(asset_ids_of(conversation))
 
     def bind(self, conversation: Conversation, trace: Trace) -> None:
         """Attach a conversation that brings its own trace (the browser's tab session)."""

@@ -54,7 +54,8 @@ class PipelineConfig:
     user_speech_timeout: float = 0.3  # end of turn: runs while Whisper works
     noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
     flush: bool = True  # False only under the no_audio_flush agent fault
-    hotwords: str | None = None  # recognition biasing (see audio/biasing.py)
+    bias: bool = True  # hotwords from the caller's asset ids (measured: audio/biasing.py)
+    hotwords: str | None = None  # explicit hotwords (override the caller-derived ones)
     initial_prompt: str | None = None
     out_sample_rate: int = 24000
 
@@ -87,7 +88,7 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
                TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
         stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=config.user_speech_timeout)]))
     gate = GenerationGate(flush=config.flush)
-    adapter = ControllerAdapter(gate, trace, stt=stt,
+    adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
                                 noise_resume_secs=config.noise_resume_secs)
     tts = GenerationPiperTTS()
     pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
