@@ -19,6 +19,7 @@ from agent.gate import Disposition, Stamp
 from agent.ledger import FieldOp, LedgerSnapshot
 from agent.ports import (
     EvidenceBundle,
+    ProcedureInfo,
     RegistryOutcome,
     Resolution,
     ResolutionQuery,
@@ -70,6 +71,7 @@ class AnswerDesk:
         self.latest_request: str | None = None
         self.offered_language: str | None = None
         self.offered_person = False
+        self._procedures: tuple[int, tuple[ProcedureInfo, ...]] | None = None
 
     def reads(self) -> tuple[str, ...]:
         return POLICY_READS if self.topic is Topic.POLICY else MAINTENANCE_READS
@@ -249,15 +251,19 @@ class AnswerDesk:
 
     def _query_text(self, snap: LedgerSnapshot) -> str:
         procedure = snap.value(ITEM_CATEGORY if self.topic is Topic.POLICY else PROCEDURE) or ""
-        for info in self._procedures():
+        for info in self.procedures():
             if info.procedure == procedure:
                 return " ".join((info.title, *info.aliases))
         return procedure.replace("-", " ")
 
-    def _procedures(self):
+    def procedures(self) -> tuple[ProcedureInfo, ...]:
+        """The registry's procedure titles and aliases (cached per registry snapshot)."""
         try:
-            return self.resolver.procedures()
-        except Exception:  # noqa: BLE001 - titles only improve the query text
+            snapshot = self.resolver.snapshot
+            if self._procedures is None or self._procedures[0] != snapshot:
+                self._procedures = (snapshot, tuple(self.resolver.procedures()))
+            return self._procedures[1]
+        except Exception:  # noqa: BLE001 - titles only help understanding and query text
             return ()
 
 

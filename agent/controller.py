@@ -20,20 +20,18 @@ from agent.booking_desk import BookingDesk, Goal
 from agent.caller import CallerProfile
 from agent.clock import Clock
 from agent.dialogue import RESPONSE, CallContext, ControllerOptions
-from agent.dispatch import handoff
 from agent.faults import AgentFaults
 from agent.gate import AdmissionGate
+from agent.handoff import handoff
+from agent.inference import implied_ops, implied_target, proposal_context
 from agent.ledger import FieldOp, Ledger, LedgerSnapshot, UpdateOutcome
 from agent.ports import BookingPort, EvidenceBundle, Resolution, Resolver, Retriever
 from agent.proposals import (
-    ASSET,
-    BOOKING_REF,
     LANGUAGE,
     VISIT_DATE,
     CorrectionKind,
     Intent,
     Proposal,
-    ProposalContext,
     Proposer,
 )
 from agent.render import ask_for, ask_which_field, spoken_date, values_line
@@ -146,7 +144,8 @@ class Controller:
             uid = utterance.id or f"u{self._turns}"
             ctx.emit("user_turn_final", utterance=uid,
                      text=ctx.trace.private(utterance.text), confidence=utterance.confidence)
-            proposal = self.proposer.propose(utterance, await self._context())
+            context = await proposal_context(ctx, self.port, self.answers, self.bookings)
+            proposal = self.proposer.propose(utterance, context)
             ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
                      correction=str(proposal.correction),
                      fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
@@ -187,8 +186,8 @@ class Controller:
             desk.records[record.ref] = record
             desk.target_ref = record.ref
         ops = list(checked.ops)
-        ops += await self._implied_target(ops)
-        ops += self._implied(ops, source)
+        ops += await implied_target(ctx, self.port, desk, ops)
+        ops += implied_ops(ctx, self.answers, self.focus, ops, source)
         changed: tuple[str, ...] = ()
         unsettled = [op for op in ops if op.candidates and ctx.ledger.current.get(op.name) is None]
         for op in unsettled:
@@ -272,44 +271,6 @@ class Controller:
             self.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION
                                   else Topic.MAINTENANCE)
 
-    def _implied(self, ops: list[FieldOp], source: str) -> list[FieldOp]:
-        """Values the trusted records imply: the only asset, its configuration and region."""
-        snap = self.ctx.ledger.current
-        names = {op.name for op in ops}
-        extra: list[FieldOp] = []
-        asset = next((op.value for op in ops if op.name == ASSET and op.value), None)
-        if asset is None and snap.get(ASSET) is None and self.focus is not None:
-            only = self.ctx.caller.assets[0].id if len(self.ctx.caller.assets) == 1 else None
-            if only is not None and ASSET not in names:
-                asset = only
-                extra.append(FieldOp.set(ASSET, only, f"asset:{only}"))
-        if self.focus == "question":
-            probe = snap if asset is None else _with_value(snap, ASSET, asset)
-            extra += [op for op in self.answers.scope_ops(probe, source)
-                      if op.name not in names]
-        return extra
-
-    async def _implied_target(self, ops: list[FieldOp]) -> list[FieldOp]:
-        """A reschedule or cancel means the caller's only active booking when there is one."""
-        desk = self.bookings
-        if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None \
-                or any(op.name == BOOKING_REF for op in ops):
-            return []
-        try:
-            records = await self.port.bookings()
-        except Exception:  # noqa: BLE001 - without the list the agent asks which booking
-            return []
-        mine = [r for r in records
-                if r.account == self.ctx.caller.account and r.status != "cancelled"]
-        if len(mine) != 1:
-            return []
-        record = mine[0]
-        desk.records[record.ref] = record
-        desk.target_ref = record.ref
-        source = f"tool:booking:{record.ref}"
-        return [FieldOp.set(BOOKING_REF, record.ref, source),
-                FieldOp.set(ASSET, record.asset, source)]
-
     def _invalidate(self, changed: tuple[str, ...]) -> None:
         """Exactly the dependents of the changed fields; everything else stays current."""
         if not changed:
@@ -354,41 +315,6 @@ class Controller:
 
     async def _handoff(self, reason: str, ambiguity: tuple[str, ...]) -> None:
         await handoff(self.ctx, self.port, self.bookings.actions, reason, ambiguity)
-
-    async def _context(self) -> ProposalContext:
-        snap = self.ctx.ledger.current
-        try:
-            records = await self.port.bookings()
-        except Exception:  # noqa: BLE001 - the context is a hint for understanding only
-            records = ()
-        bookings = tuple((r.ref, r.asset, r.date) for r in records
-                         if r.account == self.ctx.caller.account and r.status != "cancelled")
-        return ProposalContext(
-            now=self.ctx.clock.now(), ledger=snap, caller=self.ctx.caller,
-            procedures=self.answers._procedures(), expecting=self._expecting(),
-            pending_confirmation=self.bookings.awaiting is not None,
-            active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (),
-            bookings=bookings)
-
-    def _expecting(self) -> str | None:
-        for event in reversed(self.trace.events):
-            if event.name == "user_turn_final":
-                return None
-            if event.name == "clarification_requested":
-                fields = event.get("fields") or ()
-                return fields[0] if fields else None
-        return None
-
-
-def _with_value(snap: LedgerSnapshot, name: str, value: str) -> LedgerSnapshot:
-    """A probe snapshot with one value replaced (never stored; used to derive scope)."""
-    from dataclasses import replace
-
-    from agent.fields import FieldRecord
-
-    fields = dict(snap.fields)
-    fields[name] = FieldRecord(value, "probe")
-    return replace(snap, fields=tuple(sorted(fields.items())))
 
 
 __all__ = ["Controller", "ControllerOptions", "RetrieverFactory"]

@@ -10,17 +10,24 @@ about, and whatever stays uncertain goes to a person with an explicit :class:`Ha
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent.actions import Action, ActionStatus, CommitDecision, may_commit
 from agent.dependencies import Dependent, DependentKind
 from agent.dialogue import CallContext
 from agent.gate import Disposition, Stamp, classify
+from agent.handoff import handoff
 from agent.ledger import FieldOp
-from agent.policy import Step, after_dispatch, after_lookup
-from agent.ports import BookingOutcome, BookingOutcomeKind, BookingPort, BookingRecord, HandoffState
+from agent.policy import Step, after_dispatch
+from agent.ports import (
+    BookingOutcome,
+    BookingOutcomeKind,
+    BookingPort,
+    BookingRecord,
+    RequestState,
+)
 from agent.proposals import BOOKING_REF
+from agent.reconcile import resolve_unknown, withdraw
 from agent.render import booked, cancelled, from_plan, requested, rescheduled, staff_changed
 from agent.speech import SpeechKind
 
@@ -48,22 +55,22 @@ class Dispatcher:
         self.actions[action.id] = action
         self.stamps[action.id] = stamp
 
-    def _set(self, action: Action, status: ActionStatus, **changes: object) -> Action:
+    def set_status(self, action: Action, status: ActionStatus, **changes: object) -> Action:
         moved = action.to(status, **changes)
         self.actions[action.id] = moved
         if status in (ActionStatus.CANCELLED, ActionStatus.FAILED, ActionStatus.COMMITTED):
             self.ctx.deps = self.ctx.deps.without(Dependent(DependentKind.ACTION, action.id))
         return moved
 
-    def _emit(self, name: str, action: Action, **data: object) -> None:
+    def emit(self, name: str, action: Action, **data: object) -> None:
         self.ctx.emit(name, op=action.op, request=action.idempotency_key, action=action.id,
                       **data)
 
     # -- invalidation --------------------------------------------------------------------------
     def drop(self, action: Action, reason: str) -> None:
         """A draft that was never dispatched dies here; no worker may commit it later."""
-        self._set(action, ActionStatus.CANCELLED)
-        self._emit("action_cancelled", action, reason=reason, dispatched=False)
+        self.set_status(action, ActionStatus.CANCELLED)
+        self.emit("action_cancelled", action, reason=reason, dispatched=False)
         if self.desk.awaiting == action.id:
             self.desk.awaiting = None
 
@@ -75,8 +82,8 @@ class Dispatcher:
         if step is Step.REPROPOSE:
             self.drop(action, "superseded")
         elif step is Step.CANCEL_THEN_RECONCILE:
-            self._set(action, ActionStatus.CANCEL_REQUESTED)
-            self._emit("action_cancel_requested", action, reason="superseded")
+            self.set_status(action, ActionStatus.CANCEL_REQUESTED)
+            self.emit("action_cancel_requested", action, reason="superseded")
             self.ctx.spawn(self._withdraw(action_id), f"withdraw:{action_id}")
         # UNKNOWN and CANCEL_REQUESTED are already being reconciled; that path realigns after.
 
@@ -112,8 +119,8 @@ class Dispatcher:
                     self.ctx.emit("dispatch_refused", request=message.idempotency_key,
                                   op=message.op, reason=str(decision))
                     return
-                action = self._set(live, ActionStatus.COMMITTING)
-            self._emit("action_dispatched", action, based_on_revision=action.based_on_revision,
+                action = self.set_status(live, ActionStatus.COMMITTING)
+            self.emit("action_dispatched", action, based_on_revision=action.based_on_revision,
                        vector=dict(action.dependency_vector), retry=retried)
         outcome = await self._call(action)
         async with self.ctx.lock:
@@ -147,17 +154,19 @@ class Dispatcher:
         if action.status is not ActionStatus.COMMITTING:
             return  # a correction asked to cancel it meanwhile: the withdrawal reconciles it
         step = after_dispatch(outcome.kind)
+        if outcome.request_state is RequestState.SUCCEEDED and outcome.record is not None:
+            step = Step.CONFIRM  # written, even if over a newer version: verify() judges it
         if step is Step.CONFIRM and outcome.record is not None:
             self.commit(action, outcome.record)
         elif step is Step.EXPLAIN_AND_ASK:
             await self._explain_conflict(action)
         elif step is Step.PROPOSE_NEW:
-            self._set(action, ActionStatus.FAILED)
-            self._emit("action_failed", action, detail=outcome.detail)
+            self.set_status(action, ActionStatus.FAILED)
+            self.emit("action_failed", action, detail=outcome.detail)
             self.ctx.say(("The booking system couldn't do that.", "Nothing was changed."))
         else:
-            self._set(action, ActionStatus.UNKNOWN)
-            self._emit("action_unknown", action, detail=outcome.detail)
+            self.set_status(action, ActionStatus.UNKNOWN)
+            self.emit("action_unknown", action, detail=outcome.detail)
             self.ctx.say(("The booking system hasn't answered.",
                           "I'm checking whether your request went through."),
                          SpeechKind.WAITING)
@@ -179,9 +188,9 @@ class Dispatcher:
 
     def commit(self, action: Action, record: BookingRecord) -> None:
         """Record a verified commit and confirm it to the caller from the record only."""
-        action = self._set(action, ActionStatus.COMMITTED,
+        action = self.set_status(action, ActionStatus.COMMITTED,
                            result=(("ref", record.ref), ("version", str(record.version))))
-        self._emit("action_committed", action, ref=record.ref, version=record.version)
+        self.emit("action_committed", action, ref=record.ref, version=record.version)
         if not self.verify(action, record):
             # Seed 001 case 15: the target reported success for something else (a stale
             # version, other values). Never report it as done.
@@ -218,10 +227,10 @@ class Dispatcher:
 
     async def _explain_conflict(self, action: Action) -> None:
         """412: someone changed the record. Fetch it, explain, ask; never overwrite blindly."""
-        self._set(action, ActionStatus.FAILED)
+        self.set_status(action, ActionStatus.FAILED)
         ref = action.arg("ref") or ""
         latest = await self.port.get(ref)
-        self._emit("action_reconciled", action, state="REJECTED_STALE", ref=ref,
+        self.emit("action_reconciled", action, state="REJECTED_STALE", ref=ref,
                    version=latest.version if latest else None)
         if latest is None:
             await self.desk_handoff("record_vanished")
@@ -239,85 +248,6 @@ class Dispatcher:
                       op=redo.op, request=redo.idempotency_key, reason="staff_changed")
         self.ctx.say(staff_changed(latest, wanted), SpeechKind.QUESTION)
 
-    # -- reconciliation by key ----------------------------------------------------------------
-    async def _lookup(self, key: str) -> BookingOutcome | None:
-        try:
-            return await self.port.lookup(key)
-        except Exception:  # noqa: BLE001 - no answer: the outcome stays uncertain
-            return None
-
-    async def _withdraw(self, action_id: str) -> None:
-        """Dispatched and pending: request cancellation, await the answer, look up by key."""
-        key = self.actions[action_id].idempotency_key
-        try:
-            await self.port.request_cancel(key)
-        except Exception:  # noqa: BLE001 - the lookup below decides what actually happened
-            pass
-        task = self.tasks.get(action_id)
-        if task is not None and not task.done():
-            await asyncio.wait([task])
-        outcome = await self._lookup(key)
-        async with self.ctx.lock:
-            action = self.actions[action_id]
-            state = outcome.request_state if outcome is not None else None
-            step = after_lookup(state)
-            self._emit("action_reconciled", action, state=str(state) if state else "no_answer")
-            if step is Step.PROPOSE_NEW:
-                self._set(action, ActionStatus.CANCELLED)
-                self._emit("action_cancelled", action, reason="withdrawn", dispatched=True)
-                await self.desk.realign()
-            elif step is Step.CONFIRM and outcome is not None and outcome.record is not None:
-                # It completed before the cancellation arrived: it is history now, and the
-                # ledger's new values become a change of THAT booking, never a second create.
-                record = outcome.record
-                self._set(action, ActionStatus.COMMITTED,
-                          result=(("ref", record.ref), ("version", str(record.version))))
-                self.adopt(record, action.op)
-                self._emit("action_committed", action, ref=record.ref, version=record.version,
-                           superseded=True)
-                self.ctx.say(("The earlier request had already gone through.",
-                              "I'll change that booking instead."))
-                await self.desk.realign()
-            else:
-                self._set(action, ActionStatus.UNKNOWN)
-                await self.desk_handoff("cancellation_unconfirmed")
-
-    async def _resolve_unknown(self, action_id: str, retried: bool) -> None:
-        """No answer: look the request up by key before any new action (never a new key)."""
-        action = self.actions[action_id]
-        if self.ctx.faults.retry_with_new_key:
-            # Known-answer control: the duplicate-risk mistake seed 001 case 11 must catch.
-            async with self.ctx.lock:
-                fresh = self.desk.new_action(action.op, dict(action.args),
-                                             tuple(b.field for b in action.basis))
-                self.go(fresh, retried=True)
-            return
-        outcome = await self._lookup(action.idempotency_key)
-        async with self.ctx.lock:
-            action = self.actions[action_id]
-            state = outcome.request_state if outcome is not None else None
-            step = after_lookup(state, after_timeout=True, retried=retried)
-            self._emit("action_reconciled", action, state=str(state) if state else "no_answer")
-            if step is Step.CONFIRM and outcome is not None and outcome.record is not None:
-                self.commit(action, outcome.record)
-            elif step is Step.RETRY_SAME_KEY:
-                self._set(action, ActionStatus.FAILED)
-                retry = replace(action, id=self.ctx.next_id("a"), status=ActionStatus.PROPOSED,
-                                result=())
-                self.add(retry, replace(self.stamps[action_id],
-                                        request=retry.idempotency_key))
-                if self.recheck(retry).allowed:
-                    self.go(retry, retried=True)
-                else:
-                    self.drop(retry, "stale_on_retry")
-                    await self.desk.realign()
-            elif step is Step.PROPOSE_NEW:
-                self._set(action, ActionStatus.CANCELLED)
-                self._emit("action_cancelled", action, reason="target_cancelled", dispatched=True)
-                await self.desk.realign()
-            else:
-                await self.desk_handoff("outcome_unknown")
-
     async def _locked_handoff(self, reason: str) -> None:
         async with self.ctx.lock:
             await self.desk_handoff(reason)
@@ -325,29 +255,9 @@ class Dispatcher:
     async def desk_handoff(self, reason: str, ambiguity: tuple[str, ...] = ()) -> None:
         await handoff(self.ctx, self.port, self.actions.values(), reason, ambiguity)
 
+    # Reconciliation by key lives in agent.reconcile (one concept per module).
+    async def _withdraw(self, action_id: str) -> None:
+        await withdraw(self, action_id)
 
-async def handoff(ctx: CallContext, port: BookingPort, actions, reason: str,
-                  ambiguity: tuple[str, ...] = ()) -> None:
-    """Give a person the explicit state (field versions, pending effects, ambiguity)."""
-    if ctx.handed_off:
-        return
-    ctx.handed_off = True
-    snap = ctx.ledger.current
-    unresolved = tuple(f"{name}: {'/'.join(r.candidates) or 'unresolved'}"
-                       for name, r in snap.fields if str(r.status) == "unresolved")
-    state = HandoffState(
-        question=snap.question, revision=snap.revision,
-        field_versions=tuple((n, r.value, r.version, str(r.status)) for n, r in snap.fields),
-        pending_effects=tuple((a.id, a.op, str(a.status)) for a in actions
-                              if a.status is not ActionStatus.CANCELLED),
-        ambiguity=ambiguity + unresolved, reason=reason,
-        summary=f"{reason}; revision {snap.revision}")
-    try:
-        ticket = await port.handoff(state)
-    except Exception as exc:  # noqa: BLE001 - the caller still needs to hear the truth
-        ticket = f"not-queued ({type(exc).__name__})"
-    ctx.emit("handoff", reason=reason, ticket=ticket,
-             pending=[f"{a}:{o}:{s}" for a, o, s in state.pending_effects])
-    ctx.say(("I'm passing you to a colleague.",
-             "They get everything we've said, including what is still open."), SpeechKind.INFO)
-
+    async def _resolve_unknown(self, action_id: str, retried: bool) -> None:
+        await resolve_unknown(self, action_id, retried)

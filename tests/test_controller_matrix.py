@@ -186,7 +186,9 @@ async def test_case_15_target_ignoring_the_precondition_is_never_reported_done()
         await c.say("yes")
         await c.settle()
         assert not c.events("confirmation_spoken", op="reschedule_booking")
-        assert c.events("handoff") or c.events("confirmation_requested", reason="staff_changed")
+        assert c.events("commit_unverified")[0].get("ref") == ref
+        assert c.events("handoff")[-1].get("reason") == "unverified_commit"
+        assert "It's moved" not in c.sink.said
 
 
 async def test_case_14_cancel_while_the_action_is_preparing_kills_the_draft():

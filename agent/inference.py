@@ -1,0 +1,100 @@
+"""What the controller infers around a turn: the proposer's context and implied values.
+
+Implied values come only from trusted records: the caller's only asset, the asset record's
+configuration and region, the caller's only active booking. Never from the utterance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agent.dialogue import CallContext
+from agent.fields import FieldRecord
+from agent.ledger import FieldOp, LedgerSnapshot
+from agent.ports import BookingPort
+from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, ProposalContext
+from agent.trace import Trace
+
+if TYPE_CHECKING:
+    from agent.answer_desk import AnswerDesk
+    from agent.booking_desk import BookingDesk
+
+
+async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerDesk,
+                           desk: BookingDesk) -> ProposalContext:
+    """The context a proposer reads. Reads the caller's bookings (a hint only)."""
+    snap = ctx.ledger.current
+    try:
+        records = await port.bookings()
+    except Exception:  # noqa: BLE001 - the context is a hint for understanding only
+        records = ()
+    bookings = tuple((r.ref, r.asset, r.date) for r in records
+                     if r.account == ctx.caller.account and r.status != "cancelled")
+    return ProposalContext(
+        now=ctx.clock.now(), ledger=snap, caller=ctx.caller, procedures=answers.procedures(),
+        expecting=expecting(ctx.trace), pending_confirmation=desk.awaiting is not None,
+        active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings)
+
+
+def expecting(trace: Trace) -> str | None:
+    """The field the agent asked for in its response to the previous turn, if any."""
+    turns = 0
+    for event in reversed(trace.events):
+        if event.name == "user_turn_final":
+            turns += 1
+            if turns == 2:  # the first one met is the turn being understood now
+                return None
+        elif event.name == "clarification_requested" and turns == 1:
+            fields = event.get("fields") or ()
+            return fields[0] if fields else None
+    return None
+
+
+def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
+                ops: list[FieldOp], source: str) -> list[FieldOp]:
+    """Values the trusted records imply: the only asset, its configuration and region."""
+    snap = ctx.ledger.current
+    names = {op.name for op in ops}
+    extra: list[FieldOp] = []
+    asset = next((op.value for op in ops if op.name == ASSET and op.value), None)
+    if asset is None and snap.get(ASSET) is None and focus is not None \
+            and len(ctx.caller.assets) == 1 and ASSET not in names:
+        asset = ctx.caller.assets[0].id
+        extra.append(FieldOp.set(ASSET, asset, f"asset:{asset}"))
+    if focus == "question":
+        probe = snap if asset is None else with_value(snap, ASSET, asset)
+        extra += [op for op in answers.scope_ops(probe, source) if op.name not in names]
+    return extra
+
+
+async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
+                         ops: list[FieldOp]) -> list[FieldOp]:
+    """A reschedule or cancel means the caller's only active booking when there is one.
+
+    Side effect: the desk adopts that booking's verified record as its target.
+    """
+    from agent.booking_desk import Goal
+
+    if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None \
+            or any(op.name == BOOKING_REF for op in ops):
+        return []
+    try:
+        records = await port.bookings()
+    except Exception:  # noqa: BLE001 - without the list the agent asks which booking
+        return []
+    mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
+    if len(mine) != 1:
+        return []
+    record = mine[0]
+    desk.records[record.ref] = record
+    desk.target_ref = record.ref
+    source = f"tool:booking:{record.ref}"
+    return [FieldOp.set(BOOKING_REF, record.ref, source), FieldOp.set(ASSET, record.asset, source)]
+
+
+def with_value(snap: LedgerSnapshot, name: str, value: str) -> LedgerSnapshot:
+    """A probe snapshot with one value replaced (never stored; used to derive scope)."""
+    fields = dict(snap.fields)
+    fields[name] = FieldRecord(value, "probe")
+    return replace(snap, fields=tuple(sorted(fields.items())))
