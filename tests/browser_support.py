@@ -136,6 +136,8 @@ class ToneVoice:
         for start in range(0, len(tone), step):
             await self.ws.send_bytes(header + tone[start:start + step].tobytes())
             await asyncio.sleep(0.05)  # transport pacing at 2x real time, not a race
+        # Sent is not heard: the page is still playing until the tone's real duration ends.
+        await asyncio.sleep(max(0.0, self.until - time.monotonic()))
         self._emit("agent_speech_stopped", reason="completed")
 
     def invalidate(self, generation: int, reason: str) -> None:

@@ -84,6 +84,15 @@ def _open(browser, server):
     return page
 
 
+def _tab_to(page, element_id: str, limit: int = 80) -> None:
+    """Reach a control with the Tab key alone (keyboard accessibility)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement && document.activeElement.id") == element_id:
+            return
+    raise AssertionError(f"#{element_id} is not reachable with Tab in {limit} presses")
+
+
 def _type_turn(page, text: str) -> None:
     box = page.locator("#amend-typed textarea, #amend-typed input").first
     box.focus()
@@ -121,7 +130,8 @@ def test_booking_with_correction_completes_through_the_page(browser, server):
 
 def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server):
     page = _open(browser, server)
-    page.locator("#amend-mic").click()  # keyboard users: Tab to it and press Enter
+    _tab_to(page, "amend-mic")  # keyboard only: Tab to the microphone, press Enter
+    page.keyboard.press("Enter")
     page.wait_for_function("window.amendVoice.micOn")
     _type_turn(page, "Book P-100 on Wednesday afternoon")
     # The fake mic speaks 2 s after capture starts, over the agent's ~4 s answer.
@@ -167,10 +177,13 @@ def test_real_agent_booking_with_correction_is_verified_in_the_sandbox(browser, 
     heard = transcript.inner_text()
     assert f"Pump P-100, Thursday 3 December, in the morning. Your reference is " \
            f"{records[0]['ref']}" in heard
+    ARTIFACTS.mkdir(exist_ok=True)
     page.get_by_role("tab", name="Actions").click()
     page.locator("#amend-actions").get_by_text("committed").wait_for()
+    for name in ("Actions", "Sandbox", "Trace", "Latency"):  # every panel, for the record
+        page.get_by_role("tab", name=name).click()
+        page.screenshot(path=str(ARTIFACTS / f"browser-panel-{name.lower()}.png"))
     page.get_by_role("tab", name="Ledger").click()
-    ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "browser-real-booking-correction.png"
     page.screenshot(path=str(shot), full_page=True)
     if os.environ.get("AMEND_UPDATE_SCREENSHOT") == "1":  # refresh the README picture

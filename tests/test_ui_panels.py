@@ -52,7 +52,7 @@ def test_corrected_field_shows_version_two_and_is_highlighted():
 
 def test_agent_speech_cut_by_barge_in_is_marked_cut():
     html = panels.render_transcript([TranscriptLine("agent", "Shall I book", 2, cut=True)])
-    assert "amend-cut" in html and "(cut by barge-in)" in html
+    assert "amend-cut" in html and "(cut: barge in)" in html
 
 
 def test_bookings_and_trace_tables_show_records_and_stamps():

@@ -80,9 +80,8 @@ def render_transcript(lines: Sequence[TranscriptLine]) -> str:
         meta = f' <span class="amend-gen">g{line.generation}</span>' if line.speaker == "agent" \
             else ""
         kind = f' <span class="amend-kind">{esc(line.kind)}</span>' if line.kind else ""
-        why = "by barge-in" if line.cut_reason in ("", "barge_in") else \
-            f"({line.cut_reason.replace('_', ' ')})"
-        cut = f' <span class="amend-cut-label">(cut {esc(why)})</span>' if line.cut else ""
+        why = line.cut_reason.replace("_", " ") or "barge in"
+        cut = f' <span class="amend-cut-label">(cut: {esc(why)})</span>' if line.cut else ""
         items.append(f'<li class="{cls}"><span class="amend-who">{who}</span>{meta}{kind} '
                      f'<span class="amend-text">{esc(line.text)}</span>{cut}</li>')
     return f'<ol class="amend-transcript" aria-live="polite">{"".join(items)}</ol>'
@@ -133,15 +132,20 @@ def render_notifications(items: Sequence[Mapping[str, object]]) -> str:
                   "notifications (cannot be recalled)")
 
 
-def render_trace(events: Sequence[TraceEvent], limit: int = 60) -> str:
-    """The newest ``limit`` trace events, newest last, with their stamps."""
+def _show(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
+
+
+def render_trace(events: Sequence[TraceEvent], limit: int = 80) -> str:
+    """The newest ``limit`` trace events, newest first, with their stamps."""
     rows = []
-    for e in list(events)[-limit:]:
-        extra = ", ".join(f"{k}={v}" for k, v in e.data if k not in ("text",))
+    for e in reversed(list(events)[-limit:]):
+        extra = "; ".join(f"{k}={_show(v)}" for k, v in e.data if k != "text")
         rows.append(((f"{e.t:.2f}", e.name, e.revision, e.generation, e.disposition or "",
                       extra), f"amend-ev-{esc(e.name)}"))
-    return _table(("t (s)", "event", "rev", "gen", "disposition", "data"), rows,
-                  "No events yet.", "trace")
+    table = _table(("t (s)", "event", "rev", "gen", "disposition", "data"), rows,
+                   "No events yet.", f"trace: {len(events)} events, newest first")
+    return table.replace('class="amend-table"', 'class="amend-table amend-trace"', 1)
 
 
 _MILESTONES = (("transcript_ms", "transcript"), ("decision_ms", "decision"),
@@ -164,5 +168,6 @@ def render_waterfall(turns: Sequence[TurnLatency], scale_ms: float = 1500.0) -> 
                         f'style="width:{width:.1f}%"></span><span class="amend-bar-value">'
                         f"{value}</span></div>")
         blocks.append(f'<div class="amend-turn"><div class="amend-turn-title">turn '
-                      f'{turn.turn} (0 = last voiced frame)</div>{"".join(bars)}</div>')
+                      f'{turn.turn}: ms after the last voiced frame (typed: after arrival)'
+                      f'</div>{"".join(bars)}</div>')
     return f'<div class="amend-waterfall">{"".join(blocks)}</div>'

@@ -37,7 +37,9 @@ class AmendPlayer extends AudioWorkletProcessor {
     } else if (m.type === "resume") {
       this.paused.delete(m.gen);
     } else if (m.type === "reset") {
-      this.queue = []; this.paused.clear(); this.playing = 0;
+      // A new session: its generations start again from 1.
+      this.queue = []; this.paused.clear(); this.playing = 0; this.clearedUpTo = 0;
+      this.lastFrame = {}; this.waitGen = 0;
     }
   }
   process(_inputs, outputs) {

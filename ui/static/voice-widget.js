@@ -45,9 +45,11 @@
   }
 
   // ----------------------------------------------------------------------- websocket
-  V.connect = function (tab) {
+  // ``fresh``: the tab's session was just (re)opened, so bind a new socket to it even if one
+  // is open (reset and persona changes replace the session behind the same tab id).
+  V.connect = function (tab, fresh) {
     if (!tab) return;
-    if (V.ws && V.tab === tab && V.ws.readyState <= 1) return;
+    if (!fresh && V.ws && V.tab === tab && V.ws.readyState <= 1) return;
     if (V.ws) V.ws.close();
     V.tab = tab;
     V.clearedUpTo = 0;
@@ -59,8 +61,10 @@
     ws.onopen = () => setStatus(V.micOn ? "listening" : "connected (microphone off)");
     ws.onclose = () => { if (V.ws === ws) setStatus("voice link closed"); };
     ws.onerror = () => setStatus("voice link unavailable: typed turns still work");
-    ws.onmessage = (m) => (typeof m.data === "string" ? onControl(JSON.parse(m.data))
-                                                       : onAudio(m.data));
+    ws.onmessage = (m) => {
+      if (V.ws !== ws) return;  // a replaced socket's late audio belongs to an old session
+      if (typeof m.data === "string") onControl(JSON.parse(m.data)); else onAudio(m.data);
+    };
     V.ws = ws;
   };
   V.open = function () { return !!(V.ws && V.ws.readyState === 1); };
