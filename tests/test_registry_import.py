@@ -81,6 +81,7 @@ REJECTIONS = {
         rev("manual-A", applies="{procedure: seal-torque, configurations: [C2], "
                                 "regions: [EU], valid: [0, 10]}", text="Now 41 Nm."),
         "key 'text': the content differs"),
+    "duplicate id in one file": (rev("manual-ok"), "the id appears twice in this file"),
     "text and sections both": (rev(extra="    sections: [{id: a, text: b}]\n"),
                                "exactly one of 'text' or 'sections'"),
     "unquoted yes in a when condition": (
