@@ -4,14 +4,17 @@ written here straight from REGISTRY_FORMAT.md's six steps, at every knowledge ti
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta, timezone
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from agent.ports import RegistryOutcome, ResolutionQuery
 from registry import schema, store
+from registry.explain import Verdict, explain
 from registry.model import Edge, Interpretation, RegistryFile, RevisionSpec, Scope
 from registry.resolver import Registry
+from registry.timeaxis import TimeKind, time_key
 
 FAMILIES, PROCEDURES = ("f", "g"), ("p", "q")
 CONFIGS, REGIONS = ("C1", "C2", "*"), ("EU", "US", "*")
@@ -146,3 +149,21 @@ def test_resolver_agrees_with_brute_force_reference(registry, qs):
         event(answer.outcome.value)
         assert (answer.outcome, answer.revision, answer.edition) == reference(states[known], q)
         assert answer.known_at == known
+        rows = explain(reg, q).rows  # the operator view tells the same story
+        winners = [r.revision for r in rows if r.verdict is Verdict.WINNER]
+        kept = [r.revision for r in rows if r.verdict is Verdict.KEPT]
+        if answer.outcome is RegistryOutcome.RESOLVED:
+            assert winners == [answer.revision]
+        if answer.outcome is RegistryOutcome.UNRESOLVED_AUTHORITY:
+            assert len(kept) > 1 and not winners
+
+
+@given(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1)),
+       st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1)),
+       st.integers(-14 * 4, 14 * 4), st.integers(-14 * 4, 14 * 4))
+def test_instant_keys_order_like_the_instants_whatever_the_offsets(a, b, qa, qb):
+    za, zb = timezone(timedelta(minutes=15 * qa)), timezone(timedelta(minutes=15 * qb))
+    ta, tb = a.replace(tzinfo=za), b.replace(tzinfo=zb)
+    ka = time_key(TimeKind.INSTANTS, ta.isoformat())
+    kb = time_key(TimeKind.INSTANTS, tb.isoformat())
+    assert (ka < kb, ka == kb) == (ta < tb, ta == tb)
