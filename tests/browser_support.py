@@ -177,13 +177,13 @@ def tone_voice_router(hub: SessionHub, voices: list[ToneVoice]) -> APIRouter:
         await ws.accept()
         out = ToneVoice(ws)
         try:
-            conversation = hub.voice_session(out, Trace())
+            session = hub.voice_session(out)
         except InvalidInput:
             await ws.close(code=4404)
             return
-        out.conversation, out.trace = conversation, conversation.trace
+        conversation = session.conversation
+        out.conversation, out.trace = conversation, session.trace
         voices.append(out)
-        await conversation.start()
         try:
             while True:
                 msg = await ws.receive()
@@ -198,6 +198,6 @@ def tone_voice_router(hub: SessionHub, voices: list[ToneVoice]) -> APIRouter:
         finally:
             if out.task is not None:
                 out.task.cancel()
-            await conversation.close()
+            hub.voice_closed()
 
     return router

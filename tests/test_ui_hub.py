@@ -115,21 +115,23 @@ async def test_voice_link_gets_a_fresh_conversation_in_the_same_world(hub):
         def invalidate(self, generation, reason):
             self.cleared.append(generation)
 
-    spy, pipeline_trace = Spy(), Trace()
+    spy = Spy()
     token = CURRENT_TAB.set("tab-v")
     try:
-        voiced = hub.voice_session(spy, pipeline_trace)
+        linked = hub.voice_session(spy)
+        assert linked is s and s.conversation is not typed_only
+        await asyncio.gather(*s.background)  # the old one closes, the new one greets
+        await s.typed_turn("Book P-100 on Wednesday afternoon")
+        assert typed_only.closed
+        assert [p.text[:12] for p in spy.plans] == ["Hello, this ", "Shall I book"]
+        s.conversation.barge_in()
+        assert spy.cleared == [2] and transcript(s)[-1].cut
+        hub.voice_closed()
+        assert s.sink.downstream is None
     finally:
         CURRENT_TAB.reset(token)
-    await asyncio.gather(*s.background)
-    assert typed_only.closed and voiced is s.conversation and s.trace is pipeline_trace
-    await voiced.start()
-    await s.typed_turn("Book P-100 on Wednesday afternoon")
-    assert [p.text[:12] for p in spy.plans] == ["Hello, this ", "Shall I book"]
-    voiced.barge_in()
-    assert spy.cleared == [2] and transcript(s)[-1].cut
     with pytest.raises(InvalidInput, match="no session"):
-        hub.voice_session(spy, Trace())  # a socket without a known tab
+        hub.voice_session(spy)  # a socket without a known tab
 
 
 def test_latency_rows_measure_from_last_voiced_frame():

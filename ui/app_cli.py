@@ -23,14 +23,28 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _quiet_pipeline_logs() -> None:
+    """pipecat logs every frame at DEBUG through loguru; the demo's console shows warnings."""
+    import sys
+
+    try:
+        from loguru import logger
+    except ImportError:
+        return
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")
+
+
 def _voice_router(hub, console):
     """The voice websocket from ``audio.browser``, or None (typed turns only) with a reason."""
+    _quiet_pipeline_logs()
     try:
         from audio.browser import make_voice_router
     except ImportError as exc:
         console.print(f"[yellow]voice: unavailable ({exc}); typed turns still work[/]")
         return None
-    return make_voice_router(hub.voice_session)
+    with console.status("starting the voice link ..."):
+        return make_voice_router(hub.voice_session, on_close=hub.voice_closed)
 
 
 def _warm(console) -> None:

@@ -171,25 +171,35 @@ class SessionHub:
         for tab in list(self._tabs):
             await self.close(tab)
 
-    def voice_session(self, sink: SpeechSink, trace: Trace) -> Conversation:
-        """The voice endpoint's session factory: a fresh conversation for the socket's tab.
+    def voice_session(self, sink: SpeechSink) -> TabSession:
+        """The voice endpoint's session factory: the socket's tab, with a fresh conversation.
 
-        Called by ``audio.browser.make_voice_router`` when the tab's socket connects (the tab
-        is found through :data:`CURRENT_TAB`). The new conversation lives in the tab's world
-        (same sandbox and registry), speaks through the pipeline's ``sink`` and traces into the
-        pipeline's ``trace``; it replaces the typed-only conversation the page started with,
-        which is closed. The pipeline starts it (greeting) and closes it with the socket.
+        Called by ``audio.browser.make_voice_router`` when the tab's socket connects (the tab is
+        found through :data:`CURRENT_TAB`). The new conversation lives in the tab's world (same
+        sandbox and registry) and speaks through the pipeline's ``sink``; it replaces the
+        typed-only conversation the page started with, which is closed. Its greeting is
+        scheduled for the next loop turn, after the pipeline has bound the session's trace.
         """
         session = self.get(CURRENT_TAB.get())
         if session is None:
             raise InvalidInput("voice link: no session for this tab; reload the page")
-        trace.debug = self._debug
+        trace = Trace(debug=self._debug)
         recording = RecordingSink(trace, downstream=sink)
         old = session.world.conversation
         session.world.conversation = session.world.new_conversation(recording, trace)
         session.trace, session.sink = trace, recording
-        session.background.add(asyncio.get_running_loop().create_task(old.close()))
-        return session.world.conversation
+        loop = asyncio.get_running_loop()
+        for job in (old.close(), session.world.conversation.start()):
+            task = loop.create_task(job)
+            session.background.add(task)
+            task.add_done_callback(session.background.discard)
+        return session
+
+    def voice_closed(self) -> None:
+        """The tab's socket ended: typed turns go on without a voice (``on_close`` hook)."""
+        session = self.get(CURRENT_TAB.get())
+        if session is not None:
+            session.sink.downstream = None
 
 
 class TabScope:
