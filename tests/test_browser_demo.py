@@ -110,7 +110,7 @@ def test_booking_with_correction_completes_through_the_page(browser, server):
     page.locator("#amend-transcript").get_by_text("It is booked").wait_for()
 
     # The system of record holds the corrected booking ...
-    (session,) = [s for s in server.hub._tabs.values() if s.conversation.book]
+    session = server.hub.get(page.evaluate("window.amendVoice.tab"))
     (record,) = session.conversation.book
     assert (record.asset, record.date, record.window) == ("P-100", "2026-12-03", "morning")
     # ... the ledger panel shows the corrected field at version 2 ...
@@ -166,7 +166,7 @@ def test_real_agent_booking_with_correction_is_verified_in_the_sandbox(browser, 
     _type_turn(page, "Yes, please go ahead.")
     transcript.get_by_text("It's booked.").wait_for(timeout=20000)
 
-    (session,) = real_server.hub._tabs.values()
+    session = real_server.hub.get(page.evaluate("window.amendVoice.tab"))
     records = [b for b in session.world.world.sandbox.admin.bookings()
                if b["status"] != "cancelled"]
     assert [(b["asset"], b["date"], b["window"]) for b in records] == [
@@ -188,4 +188,40 @@ def test_real_agent_booking_with_correction_is_verified_in_the_sandbox(browser, 
     page.screenshot(path=str(shot), full_page=True)
     if os.environ.get("AMEND_UPDATE_SCREENSHOT") == "1":  # refresh the README picture
         shutil.copyfile(shot, Path(__file__).resolve().parent.parent / "docs" / "screenshot.png")
+    page.close()
+
+
+def test_demo_controls_fault_staff_edit_and_reset_drive_the_real_world(browser, real_server):
+    page = _open(browser, real_server)
+    transcript = page.locator("#amend-transcript")
+    page.locator("#amend-controls").get_by_text("Demo controls").click()
+    page.get_by_label("Delay (ms)").fill("1500")
+    page.get_by_role("button", name="Inject fault on the next call").click()
+    page.get_by_text("next create_booking: delay_ms=1500").wait_for()
+    _type_turn(page, "Book a visit for P-100 on Thursday morning.")
+    transcript.get_by_text("Shall I book it?").wait_for()
+    _type_turn(page, "Yes.")
+    page.get_by_role("tab", name="Actions").click()
+    page.locator("#amend-actions").get_by_text("committing").wait_for()  # held by the fault
+    transcript.get_by_text("It's booked.").wait_for(timeout=20000)
+    session = real_server.hub.get(page.evaluate("window.amendVoice.tab"))
+    ref = session.world.world.sandbox.admin.bookings()[0]["ref"]
+
+    page.get_by_label("Booking ref").fill(ref)
+    page.get_by_label("New value").fill("afternoon")
+    page.locator("#amend-controls").get_by_label("Field").click()
+    page.get_by_role("option", name="window").click()
+    page.get_by_role("button", name="Apply staff edit").click()
+    page.get_by_role("tab", name="Sandbox").click()
+    row = page.locator("#amend-bookings tr", has_text=ref)
+    row.get_by_text("afternoon").wait_for()
+    assert row.locator("td").nth(6).inner_text() == "2"  # the staff edit made version 2
+    page.screenshot(path=str(ARTIFACTS / "browser-demo-controls.png"), full_page=True)
+
+    question = session.conversation.ledger.question
+    page.get_by_role("button", name="Reset session").click()
+    page.locator("#amend-bookings").get_by_text("No bookings.").wait_for()
+    page.get_by_role("tab", name="Ledger").click()
+    page.locator("#amend-ledger").get_by_text("No accepted fields yet.").wait_for()
+    assert real_server.hub.get(session.tab).conversation.ledger.question != question
     page.close()

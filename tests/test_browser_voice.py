@@ -86,7 +86,7 @@ def test_booking_with_a_spoken_correction_completes_through_the_page(voice_serve
             page.screenshot(path=str(ARTIFACTS / "browser-voice-booking.png"), full_page=True)
             (ARTIFACTS / "browser-voice-events.json").write_text(json.dumps(
                 page.evaluate("window.amendVoice.events"), indent=1))
-        (session,) = voice_server.hub._tabs.values()
+        session = voice_server.hub.get(page.evaluate("window.amendVoice.tab"))
         records = [b for b in session.world.world.sandbox.admin.bookings()
                    if b["status"] != "cancelled"]
         assert [(b["asset"], b["date"], b["window"]) for b in records] == [
