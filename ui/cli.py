@@ -24,7 +24,7 @@ COMMANDS = (
     ("ui.retrieve_cli", "retrieve"),
     ("tools_sandbox.cli", "sandbox"),
     ("ui.chat", "chat"),
-    ("audio.call_cli", "call"),
+    ("ui.call_cli", "call"),
     ("ui.app_cli", "demo"),
 )
 

@@ -63,8 +63,11 @@ def _measures(script: CallScript, ev: Evidence, expectations: list[str],
     became_stale = bool(checks["stale_dispatch"] or checks["stale_work"]) or any(
         e.name in ("action_cancelled", "action_reconciled") for e in ev.events)
     faults = {k for fault in script.faults for k, _ in fault}
+    reconciled = any(e.name in ("action_cancel_requested", "action_reconciled")
+                     or (e.name == "action_cancelled" and e.get("dispatched"))
+                     for e in ev.events)
     in_flight = bool(dispatched) and (bool(faults & set(CORRECTION_FAULTS))
-                                      or bool(script.staff_edits) or became_stale)
+                                      or bool(script.staff_edits) or reconciled)
     retries = bool(faults & {"drop_response", "hang", "duplicate_delivery"}) or \
         "retry_with_new_key" in script.agent_faults
     spoken = bool(ev.named("confirmation_spoken")) or bool(exp.confirmed)
@@ -82,7 +85,7 @@ def _measures(script: CallScript, ev: Evidence, expectations: list[str],
         "external_reconciliation": _measure(
             in_flight, not checks["stale_work"] and not failed("expect.bookings")
             and not failed("expect.notifications")),
-        "duplicate_prevention": _measure(retries or bool(dispatched) and in_flight,
+        "duplicate_prevention": _measure(retries or reconciled,
                                          not checks["duplicates"]),
         "confirmation_fidelity": _measure(spoken, not checks["false_confirmation"]
                                           and not failed("expect.confirmed")

@@ -13,6 +13,12 @@ from audio.calls.evidence import MEASURES, CallResult, Verdict
 TOOL_SCHEMA_VERSION = "sandbox-v1"  # the booking API contract the scripts' records follow
 
 
+SHORT = {"correction_capture": "capture", "state_adoption": "adopt",
+         "stale_action_suppression": "suppress", "external_reconciliation": "reconcile",
+         "duplicate_prevention": "no dup", "confirmation_fidelity": "confirm",
+         "safe_uncertainty": "uncertain"}
+
+
 def exit_code(results: list[CallResult]) -> int:
     """0 when every call passed, 1 when any failed, 2 when none failed but some were invalid."""
     verdicts = {r.verdict for r in results}
@@ -53,7 +59,7 @@ def print_summary(results: list[CallResult], console, skipped: list[str] | None 
     table.add_column("call", overflow="fold")
     table.add_column("verdict")
     for name in MEASURES:
-        table.add_column(name.replace("_", " "), justify="center")
+        table.add_column(SHORT[name], justify="center")
     table.add_column("s", justify="right")
     style = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.INVALID: "yellow"}
     marks = {"pass": "[green]pass[/]", "fail": "[red]FAIL[/]", "n/a": "[dim]n/a[/]"}

@@ -1,0 +1,183 @@
+"""``amend call``: run scripted test calls (CALL_SCRIPTS.md) against isolated worlds.
+
+This is the composition side of the runner: :func:`world_factory` adapts
+``ui.bootstrap.open_world`` (fresh sandbox, fresh registry, fixed clock, a new controller)
+to the runner's :class:`~audio.calls.world.CallWorld`. Side effects: one sandbox and one
+registry database per call (deleted afterwards), ``--report`` and ``--artifacts`` files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+class BootstrapWorld:
+    """A ``ui.bootstrap.World`` and its controller, seen as the runner's CallWorld.
+
+    The sandbox's refs of seeded bookings are shown under the script's ``ref`` handles, so
+    expectations can name them. Admin reads run in a thread: the client is synchronous.
+    """
+
+    def __init__(self, world, conversation):
+        self.world = world
+        self._conversation = conversation
+        self._handles = {ref: handle for handle, ref in world.refs.items()}
+
+    @property
+    def conversation(self):
+        return self._conversation
+
+    def _named(self, record: dict[str, Any], key: str) -> dict[str, Any]:
+        if record.get(key) in self._handles:
+            record = dict(record, **{key: self._handles[record[key]]})
+        return record
+
+    async def bookings(self) -> list[dict[str, Any]]:
+        import asyncio
+
+        rows = await asyncio.to_thread(self.world.sandbox.admin.bookings)
+        return [self._named(r, "ref") for r in rows]
+
+    async def notifications(self) -> list[dict[str, Any]]:
+        import asyncio
+
+        rows = await asyncio.to_thread(self.world.sandbox.admin.notifications)
+        return [self._named(r, "booking_ref") for r in rows]
+
+    async def staff_edit(self, ref: str, changes: dict[str, Any]) -> None:
+        import asyncio
+
+        await asyncio.to_thread(self.world.staff_edit, ref, _typed(changes))
+
+    def meta(self) -> dict[str, Any]:
+        return {"tool_schema_version": _schema_version()}
+
+
+def _typed(record: dict[str, Any]) -> dict[str, Any]:
+    """Script values are ISO text; the sandbox wants whole numbers for these keys."""
+    return {k: int(v) if k in ("units", "version") and v is not None else v
+            for k, v in record.items()}
+
+
+def _schema_version() -> str:
+    try:
+        from tools_sandbox.app import SCHEMA_VERSION  # type: ignore[attr-defined]
+    except ImportError:
+        return "sandbox-v1"
+    return str(SCHEMA_VERSION)
+
+
+def world_factory(spec, sink, trace):
+    """The runner's world factory over ``ui.bootstrap.open_world`` (one per call)."""
+
+    @contextlib.asynccontextmanager
+    async def build():
+        from ui.bootstrap import open_world
+
+        bookings = [_typed(b) for b in spec.booking_dicts()]
+        async with open_world(caller=spec.caller, clock=spec.clock, registry=spec.registry,
+                              sandbox_faults=spec.fault_dicts(), bookings=bookings) as world:
+            controller = world.controller(sink, trace, faults=spec.agent_faults)
+            yield BootstrapWorld(world, controller)
+
+    return build()
+
+
+def mode_factory(mode: str, verify_heard: bool = False):
+    """The CallMode factory for ``--mode``. Audio mode comes from ``audio.audio_mode``."""
+    if mode == "text":
+        from audio.calls.mode import TextMode
+
+        return TextMode
+    try:
+        from audio import audio_mode  # type: ignore[attr-defined]
+    except ImportError:
+        raise click.UsageError("audio mode is not available in this build yet; "
+                               "run with --mode text") from None
+    return audio_mode.mode_factory(verify_heard=verify_heard)
+
+
+def expand(paths: tuple[str, ...]) -> list[str]:
+    """Files as given; a directory stands for its ``*.yaml`` scripts in name order."""
+    out: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out += [str(p) for p in sorted(path.glob("*.yaml"))]
+        else:
+            out.append(raw)
+    return out
+
+
+@click.command("call")
+@click.argument("scripts", nargs=-1, required=True)
+@click.option("--mode", type=click.Choice(["text", "audio"]), default="audio",
+              show_default=True, help="Final transcripts (text) or real speech (audio).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Write the JSON report here.")
+@click.option("--artifacts", "artifacts_dir", type=click.Path(file_okay=False),
+              help="Write one folder of evidence per call here.")
+@click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1, 16),
+              help="Calls run at the same time (each in its own world).")
+@click.option("--verify-heard", is_flag=True, help="Audio mode: also transcribe output.wav.")
+def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
+         artifacts_dir: str | None, concurrency: int, verify_heard: bool) -> None:
+    """Run scripted calls and judge them on the system of record.
+
+    Exit status: 0 every call passed, 1 any call failed, 2 none failed but some were invalid.
+    """
+    import asyncio
+    import json
+    import os
+    from datetime import UTC, datetime
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from audio.calls.report import build_report, exit_code, print_summary
+    from audio.calls.runner import run_calls
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    paths = expand(scripts)
+    if not paths:
+        raise click.UsageError("no scripts found in " + ", ".join(scripts))
+    factory = mode_factory(mode, verify_heard)
+    console = Console(stderr=True)
+    started = datetime.now(UTC)
+    with Progress(TextColumn("[bold]calls"), BarColumn(), MofNCompleteColumn(),
+                  console=console, transient=True) as progress:
+        bar = progress.add_task("calls", total=len(paths))
+        results, skipped = asyncio.run(run_calls(
+            paths, mode, world_factory, factory,
+            artifacts=Path(artifacts_dir) if artifacts_dir else None, concurrency=concurrency,
+            on_done=lambda _result: progress.advance(bar)))
+    print_summary(results, Console(), skipped)
+    if report_path:
+        meta = {"tool_schema_version": _schema_version(), "build": _build()}
+        meta.update(_mode_meta(factory))
+        report = build_report(results, mode, meta, started, skipped)
+        Path(report_path).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    raise SystemExit(exit_code(results))
+
+
+def _mode_meta(factory) -> dict[str, Any]:
+    if factory.__name__ == "TextMode":
+        return {"stt": "none (text mode: turns are final transcripts)",
+                "tts": "none (text mode: 15 characters per second)"}
+    meta = getattr(factory, "meta", None)
+    return meta() if callable(meta) else {"stt": "unknown", "tts": "unknown"}
+
+
+def _build() -> str:
+    import subprocess
+
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=5, cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return rev.stdout.strip() or "unknown"
