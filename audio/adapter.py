@@ -38,7 +38,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from agent.session import Conversation
 from agent.speech import SpeechPlan, Utterance
 from agent.trace import Trace
-from audio.barge_in import Overlap, classify_overlap
+from audio.barge_in import Overlap, classify_overlap, is_lead_in
 from audio.biasing import asset_ids_of, hotwords_for
 from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
 from audio.generation_gate import GateEvent, GenerationGate
@@ -65,7 +65,8 @@ class ControllerAdapter(FrameProcessor):
     """Between speech recognition and the TTS. ``attach`` the conversation before frames flow."""
 
     def __init__(self, gate: GenerationGate, trace: Trace, *, stt: SharedWhisperSTT | None = None,
-                 noise_resume_secs: float = 1.0, bias: bool = True, **kwargs):
+                 noise_resume_secs: float = 1.0, lead_in_hold_secs: float = 0.7,
+                 bias: bool = True, **kwargs):
         super().__init__(**kwargs)
         self.gate = gate
         self.stt = stt  # to wait for a segment still being transcribed when the turn ends
@@ -86,6 +87,8 @@ class ControllerAdapter(FrameProcessor):
         self._voice_run_start = 0.0  # first voiced frame after a silence: speech onset
         self._received = 0  # transcripts received from self.stt
         self._noise_task: asyncio.Task | None = None
+        self._hold_task: asyncio.Task | None = None
+        self._lead_in_hold = lead_in_hold_secs
         self._outbox: asyncio.Queue[StampedSpeakFrame] = asyncio.Queue()
         self._pusher: asyncio.Task | None = None
         self._turns = asyncio.Lock()
@@ -175,6 +178,9 @@ class ControllerAdapter(FrameProcessor):
 
     def _speech_started(self) -> None:
         self._cancel_noise_timer()
+        if self._hold_task is not None:  # the caller goes on after a lead-in: one turn
+            self._hold_task.cancel()
+            self._hold_task = None
         if self.gate.speaking and not self.gate.paused:
             self._overlapping = True
             # onset = the first voiced frame of this run (VAD needs start_secs to be sure)
@@ -225,6 +231,19 @@ class ControllerAdapter(FrameProcessor):
         self._turn_ended()
 
     def _turn_ended(self) -> None:
+        if is_lead_in(self._text()) and self._hold_task is None:
+            # "Sorry," / "Actually," then a breath: the turn is not over. Hold it briefly;
+            # speech resuming merges into this turn (see _speech_started).
+            self._hold_task = self.create_task(self._release_held_turn(), "lead_in_hold")
+            return
+        self._deliver_turn()
+
+    async def _release_held_turn(self) -> None:
+        await asyncio.sleep(self._lead_in_hold)  # a timeout: the caller had their chance
+        self._hold_task = None
+        self._deliver_turn()
+
+    def _deliver_turn(self) -> None:
         text, segments = self._text(), self._segments
         overlapping, barged = self._overlapping, self._barged
         self._segments, self._overlapping, self._barged = [], False, False

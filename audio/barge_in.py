@@ -42,3 +42,15 @@ def classify_overlap(text: str) -> Overlap:
     if len(tokens) <= _MAX_WORDS and all(t in BACKCHANNEL_WORDS for t in tokens):
         return Overlap.BACKCHANNEL
     return Overlap.TURN
+
+
+# Words a caller starts a correction with, then breathes: "Sorry, ...", "Actually, ...".
+LEAD_INS = frozenset({"sorry", "actually", "wait", "no", "um", "uh", "well", "so", "oh",
+                      "hang", "on", "hold", "erm", "hmm", "oops"})
+
+
+def is_lead_in(text: str) -> bool:
+    """True if ``text`` is only a lead-in ("Sorry.", "No, wait."): the turn is likely not over.
+    Pure. Such a turn is held briefly instead of being handed to the controller at once."""
+    tokens = words(text)
+    return 0 < len(tokens) <= 2 and all(t in LEAD_INS for t in tokens)

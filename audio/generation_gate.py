@@ -228,11 +228,16 @@ class GenerationGate(FrameProcessor):
             if stamped not in self._heard_from:
                 self._heard_from.add(stamped)
                 self._emit("tts_first_audio", stamped)
-            frame = stamp_audio(frame, stamped)
-            key = (stamped, type(frame).sentence)
+            key = (stamped, stamp_audio(frame, stamped, b"").sentence)
             self.synthesised_secs[key] = self.synthesised_secs.get(key, 0.0) + \
                 len(frame.audio) / (2 * frame.num_channels * frame.sample_rate)
-        self._queue.append(frame)
+            # Piper hands over a whole sentence at once: cut it into 20 ms pieces, so that
+            # pacing, pausing and dropping work at 20 ms, not at sentence, granularity.
+            step = 2 * frame.num_channels * frame.sample_rate // 50
+            for i in range(0, len(frame.audio), step):
+                self._queue.append(stamp_audio(frame, stamped, frame.audio[i:i + step]))
+        else:
+            self._queue.append(frame)
         self._wake.set()
 
     def _generation(self, frame: Frame) -> int:

@@ -49,7 +49,7 @@ from audio.services import GenerationPiperTTS, SharedWhisperSTT
 class PipelineConfig:
     """Tuned on this 2-core CPU: see ``audio/bench.py`` for the figures they produce."""
 
-    vad_start_secs: float = 0.15  # speech onset detection (barge-in pause latency floor)
+    vad_start_secs: float = 0.1  # speech onset detection (barge-in pause latency floor)
     vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
     user_speech_timeout: float = 0.3  # end of turn: runs while Whisper works
     noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
