@@ -67,6 +67,7 @@ class CallPipeline:
     gate: GenerationGate
     stt: SharedWhisperSTT
     transport: BaseTransport
+    tts: GenerationPiperTTS
 
     @property
     def sink(self) -> SpeechSink:
@@ -96,7 +97,7 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     worker = PipelineWorker(pipeline, params=PipelineParams(
         audio_in_sample_rate=16000, audio_out_sample_rate=config.out_sample_rate),
         idle_timeout_secs=None, enable_rtvi=False)
-    return CallPipeline(worker, adapter, gate, stt, transport)
+    return CallPipeline(worker, adapter, gate, stt, transport, tts)
 
 
 ConversationFactory = Callable[[SpeechSink, Trace], Conversation]
