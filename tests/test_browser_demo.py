@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,49 @@ def test_demo_controls_fault_staff_edit_and_reset_drive_the_real_world(browser, 
     page.locator("#amend-ledger").get_by_text("No accepted fields yet.").wait_for()
     assert real_server.hub.get(session.tab).conversation.ledger.question != question
     page.close()
+
+
+def test_hostile_turn_is_shown_as_text_and_never_runs(browser, server):
+    page = _open(browser, server)
+    _type_turn(page, '<img src=x onerror="window.pwned=1"> on Wednesday')
+    page.locator("#amend-transcript").get_by_text('<img src=x onerror="window.pwned=1">',
+                                                  exact=False).wait_for()
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("#amend-transcript img").count() == 0
+    page.close()
+
+
+def test_push_to_talk_sends_audio_only_while_talk_is_held(browser, server):
+    page = _open(browser, server)
+    page.evaluate("""() => { const v = window.amendVoice; v.sent = {audio: 0, ptt: []};
+        const send = v.ws.send.bind(v.ws);
+        v.ws.send = (d) => { if (typeof d === 'string') v.sent.ptt.push(JSON.parse(d));
+                             else v.sent.audio++; send(d); }; }""")
+    _tab_to(page, "amend-ptt-mode")
+    page.keyboard.press("Enter")  # push-to-talk mode on (before the mic starts)
+    _tab_to(page, "amend-mic")
+    page.keyboard.press("Enter")
+    page.wait_for_function("window.amendVoice.micOn")
+    # 30 captured frames (600 ms of microphone) while Talk is not held: none may be sent.
+    page.wait_for_function("window.amendVoice.framesCaptured > 30")
+    assert page.evaluate("window.amendVoice.sent.audio") == 0
+    _tab_to(page, "amend-talk")
+    page.keyboard.down(" ")
+    page.wait_for_function("window.amendVoice.sent.audio > 10")
+    page.keyboard.up(" ")
+    sent = page.evaluate("window.amendVoice.sent.ptt")
+    assert [m for m in sent if m["type"] == "ptt"] == [{"type": "ptt", "on": True},
+                                                      {"type": "ptt", "on": False}]
+    page.close()
+
+
+def test_closing_the_tab_ends_its_session(browser, server):
+    page = _open(browser, server)
+    tab = page.evaluate("window.amendVoice.tab")
+    session = server.hub.get(tab)
+    assert session is not None
+    page.close(run_before_unload=True)
+    deadline = time.monotonic() + 20
+    while server.hub.get(tab) is not None and time.monotonic() < deadline:
+        time.sleep(0.1)  # polling the server from outside; the page is gone
+    assert server.hub.get(tab) is None and session.world.closed

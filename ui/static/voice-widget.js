@@ -19,7 +19,7 @@
   const V = {
     tab: null, ws: null, ctx: null, capture: null, player: null, stream: null,
     micOn: false, pttMode: false, talking: false, clearedUpTo: 0,
-    resamplers: {}, events: [], quiet: QUIET_FRAMES,
+    resamplers: {}, events: [], quiet: QUIET_FRAMES, framesCaptured: 0,
     measures: {onsets: [], clears: [], pauses: [], started: [], drained: []},
     status: "not connected",
   };
@@ -161,6 +161,7 @@
   };
 
   function onFrame(f) {
+    V.framesCaptured++;
     // The page's own onset detector, only for measuring barge-in; the server decides turns.
     if (f.rms >= ONSET_RMS) {
       if (V.quiet >= QUIET_FRAMES) V.measures.onsets.push({at: f.at, perf: performance.now()});
