@@ -272,3 +272,17 @@ def test_closing_the_tab_ends_its_session(browser, server):
     while server.hub.get(tab) is not None and time.monotonic() < deadline:
         time.sleep(0.1)  # polling the server from outside; the page is gone
     assert server.hub.get(tab) is None and session.world.closed
+
+
+def test_without_a_voice_link_typed_turns_still_reach_the_session(browser):
+    hub = SessionHub(build_fake_world, load_personas())
+    live = LiveServer(build_app(hub, None), hub).start()
+    try:
+        page = browser.new_page()
+        page.goto(live.url)
+        page.locator("#amend-voice-status").get_by_text("voice link").wait_for()
+        _type_turn(page, "Book P-100 on Wednesday afternoon")
+        page.locator("#amend-transcript").get_by_text("Shall I book P-100").wait_for()
+        page.close()
+    finally:
+        live.stop()
