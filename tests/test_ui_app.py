@@ -84,3 +84,15 @@ async def test_scripted_call_refuses_a_script_outside_the_directory(tmp_path):
     assert runner.scripts() == ["ok.yaml"]
     html = await runner.run("../../etc/passwd")
     assert "Unknown script" in html
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_scripted_call_tab_runs_a_pack_script_and_shows_pass_with_what_was_heard():
+    runner = ScriptRunner()
+    name = "01-change-date-before-any-tool-call.yaml"
+    if name not in runner.scripts():
+        pytest.skip(f"tests/calls/{name} is not in this checkout")
+    html = await runner.run(name)
+    assert "amend-verdict-pass" in html and "PASS" in html
+    assert "What the caller heard" in html and "confirmation_spoken" in html

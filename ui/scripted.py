@@ -2,7 +2,8 @@
 
 The call runs in a child process through the public CLI (``amend call SCRIPT --report FILE``),
 so a script gets the isolation CALL_SCRIPTS.md promises (fresh sandbox, registry and clock) and
-a broken script can never disturb the live sessions. Side effects: a temporary report file.
+a broken script can never disturb the live sessions. Side effects: a temporary report file
+and artifacts folder, deleted afterwards.
 """
 
 from __future__ import annotations
@@ -20,8 +21,36 @@ DEFAULT_DIR = Path(__file__).resolve().parent.parent / "tests" / "calls"
 TIMEOUT_S = 180.0
 
 
-def render_report(report: dict[str, Any]) -> str:
-    """Verdict, violations and the seven measures of every call in a ``--report`` JSON."""
+def _evidence(folder: Path | None) -> str:
+    """What the caller heard and the call's trace, from an ``--artifacts`` folder (escaped)."""
+    if folder is None or not folder.is_dir():
+        return ""
+    parts = []
+    heard = folder / "heard.txt"
+    if heard.is_file():
+        parts.append(f"<h4>What the caller heard</h4><blockquote>"
+                     f"{esc(heard.read_text(errors='replace').strip())}</blockquote>")
+    trace = folder / "trace.jsonl"
+    if trace.is_file():
+        rows = []
+        for line in trace.read_text(errors="replace").splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            rows.append(f"<tr><td>{esc(e.get('t'))}</td><td>{esc(e.get('event'))}</td>"
+                        f"<td>{esc(e.get('revision'))}</td><td>{esc(e.get('generation'))}</td>"
+                        f"<td>{esc(e.get('op') or e.get('reason') or '')}</td></tr>")
+        parts.append('<details><summary>Trace of the call</summary><table class="amend-table">'
+                     "<thead><tr><th>t (s)</th><th>event</th><th>rev</th><th>gen</th>"
+                     f"<th>op / reason</th></tr></thead><tbody>{''.join(rows)}</tbody>"
+                     "</table></details>")
+    return "".join(parts)
+
+
+def render_report(report: dict[str, Any], artifacts: Path | None = None) -> str:
+    """Verdict, violations and the seven measures of every call in a ``--report`` JSON, plus
+    what the caller heard and the trace when an artifacts folder is given."""
     blocks = []
     for call in report.get("calls", []):
         verdict = str(call.get("verdict", "INVALID"))
@@ -33,7 +62,8 @@ def render_report(report: dict[str, Any]) -> str:
             f"<h3>{esc(call.get('id', '?'))}: <span>{esc(verdict)}</span></h3>"
             + (f"<ul>{violations}</ul>" if violations else "<p>No violations.</p>")
             + (f'<table class="amend-table"><caption>seed 001 measures</caption>{measures}'
-               "</table>" if measures else "") + "</section>")
+               "</table>" if measures else "")
+            + _evidence(artifacts / str(call.get("id")) if artifacts else None) + "</section>")
     return "".join(blocks) or '<p class="amend-empty">The report holds no calls.</p>'
 
 
@@ -52,10 +82,10 @@ class ScriptRunner:
         if name not in self.scripts():
             return f'<p class="amend-error">Unknown script {esc(name)}: pick one from the list.</p>'
         with tempfile.TemporaryDirectory(prefix="amend-call-") as tmp:
-            report = Path(tmp) / "report.json"
+            report, artifacts = Path(tmp) / "report.json", Path(tmp) / "artifacts"
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "ui.cli", "call", str(self.directory / name),
-                "--mode", self.mode, "--report", str(report),
+                "--mode", self.mode, "--report", str(report), "--artifacts", str(artifacts),
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                 cwd=str(Path(__file__).resolve().parent.parent))
             try:
@@ -69,7 +99,7 @@ class ScriptRunner:
                 tail = out.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
                 return (f'<p class="amend-error">{esc(name)}: the runner wrote no report '
                         f"(exit {proc.returncode}): {esc(tail[0])}</p>")
-            return render_report(json.loads(report.read_text()))
+            return render_report(json.loads(report.read_text()), artifacts)
 
     def build(self, gr: Any) -> None:
         """Add the tab's components to the enclosing Blocks."""
