@@ -24,7 +24,7 @@ def plot_timeline(evidence: Evidence, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(11, 3.6))
+    fig, ax = plt.subplots(figsize=(12, 3.6))
     try:
         for event in evidence.named("user_turn_final"):
             ax.plot([event.t], [ROWS["caller"]], "v", color="tab:blue")
@@ -36,15 +36,27 @@ def plot_timeline(evidence: Evidence, path: Path) -> None:
                     color="tab:red" if cut else "tab:green", alpha=0.6,
                     hatch="//" if cut else None)
             ax.text(h.started, ROWS["agent"] + 0.3, f"g{h.generation}", fontsize=7)
+            if cut:
+                ax.plot([h.stopped], [ROWS["agent"]], "x", color="tab:red")
+        styles: dict[str, tuple[str, str]] = {}
+        markers = "o^sDv<>Ph*X"
         for event in evidence.events:
             group = GROUPS.get(event.name) or (
                 "actions" if event.name.startswith("action_") else
                 "retrieval" if event.name.startswith("retrieval_") else None)
             if group is None:
                 continue
-            ax.plot([event.t], [ROWS[group]], "|", markersize=12, color="black")
-            ax.text(event.t, ROWS[group] - 0.35, event.name.replace("_", " "), fontsize=6,
-                    rotation=20)
+            if event.name not in styles:  # one marker per event name, named in the legend
+                n = len(styles)
+                styles[event.name] = (markers[n % len(markers)], f"C{n % 10}")
+            marker, color = styles[event.name]
+            ax.plot([event.t], [ROWS[group]], marker, color=color, markersize=6,
+                    label=event.name.replace("_", " "))
+        handles, labels = ax.get_legend_handles_labels()
+        unique = dict(zip(labels, handles, strict=True))
+        if unique:
+            ax.legend(unique.values(), unique.keys(), fontsize=6, loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), frameon=False)
         ax.set_yticks(list(ROWS.values()), list(ROWS.keys()))
         ax.set_xlabel("seconds since call start")
         ax.set_ylim(-0.8, 4.8)
