@@ -64,6 +64,16 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
             return (idle,) + ("",) * 8
         return _panel_values(await render_all(session))
 
+    sent: dict[str, tuple[str, ...]] = {}  # per tab: what the page shows now
+
+    async def changed_panels(request: gr.Request) -> tuple[Any, ...]:
+        """The timer's refresh: only panels that changed, so scroll positions and focus stay."""
+        values = await panels_for(request)
+        before = sent.get(request.session_hash, ("",) * len(values))
+        sent[request.session_hash] = values
+        return tuple(gr.skip() if new == old else new for new, old in zip(values, before,
+                                                                        strict=True))
+
     async def open_session(persona_id: str, request: gr.Request):
         try:
             session = await hub.open(request.session_hash, persona_id or first)
@@ -114,6 +124,7 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
         return await panels_for(request)
 
     async def end_session(request: gr.Request) -> None:
+        sent.pop(request.session_hash, None)
         await hub.close(request.session_hash)
 
     with gr.Blocks(title="Amend: corrections done right", analytics_enabled=False,
@@ -187,7 +198,7 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
             trigger(typed, [text, via], [text, *outputs], js=TYPED_JS)
         fault_btn.click(inject_fault, [fault_op, delay, lost], outputs)
         staff_btn.click(staff_edit, [staff_ref, staff_field, staff_value], outputs)
-        gr.Timer(0.5).tick(panels_for, None, outputs, show_progress="hidden")
+        gr.Timer(0.5).tick(changed_panels, None, outputs, show_progress="hidden")
         demo.unload(end_session)
     return demo
 
