@@ -220,6 +220,10 @@ def stale_evidence(ev: Evidence) -> list[str]:
     for i, e in enumerate(events):
         if e.name != "retrieval_admitted":
             continue
+        if e.get("would_be") not in (None, "current"):  # a shadow gate let it through
+            out.append(f"invariant 6 (no stale evidence): {e.request} was admitted at "
+                       f"t={e.t:.2f}s although the gate found it {e.get('would_be')}")
+            continue
         if e.disposition not in (None, "current"):
             out.append(f"invariant 6 (no stale evidence): {e.request} admitted although it was "
                        f"{e.disposition}")
@@ -234,6 +238,17 @@ def stale_evidence(ev: Evidence) -> list[str]:
         elif started is not None and started.question != e.question:
             out.append(f"invariant 6 (no stale evidence): {e.request} asked for question "
                        f"{started.question} was admitted into {e.question}")
+    for i, e in enumerate(events):  # evidence that went stale after admission, spoken anyway
+        if e.name != "answer_spoken" or e.request is None:
+            continue
+        start, started = _first(events, "retrieval_started", e.request)
+        if started is None:
+            continue
+        changes = _changes_between(events, start, i, e.question, _reads(started, QUERY_FIELDS))
+        if changes:
+            out.append(f"invariant 6 (no stale evidence): the answer of {e.request} was spoken "
+                       f"at t={e.t:.2f}s although {sorted(_fields(changes[0]))} changed at "
+                       f"t={changes[0].t:.2f}s, after its retrieval started")
     return out
 
 
