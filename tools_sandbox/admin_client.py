@@ -6,9 +6,17 @@ server's message when it is refused.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 
 import httpx
+
+
+def _plain(value: object) -> object:
+    """YAML turns 2026-12-03 into a date: send dates and times as ISO text."""
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    return value
 
 
 class SandboxAdminError(RuntimeError):
@@ -40,8 +48,9 @@ class SandboxAdmin:
 
     def seed(self, tenant: str, bookings: Iterable[Mapping]) -> dict[str, str]:
         """Insert bookings as-is; returns handle -> ref (``ref`` keys are kept as refs)."""
+        rows = [{k: _plain(v) for k, v in dict(b).items()} for b in bookings]
         return self._call("POST", "/admin/seed", json={"tenant": tenant,
-                                                       "bookings": list(bookings)})["refs"]
+                                                       "bookings": rows})["refs"]
 
     def bookings(self) -> list[dict]:
         return self._call("GET", "/admin/bookings")["bookings"]
