@@ -11,7 +11,11 @@ recognition; downstream, stamped sentences for the TTS. It:
 * implements the controller's :class:`~agent.speech.SpeechSink` (``self.sink``): a plan
   becomes one :class:`~audio.frames.StampedSpeakFrame` per sentence, in order; an
   invalidation goes straight to the gate;
-* puts speech events and per-turn latency on the call's :class:`~agent.trace.Trace`.
+* puts speech events and per-turn latency on the call's :class:`~agent.trace.Trace`:
+  ``user_turn_voiced`` (text, confidence, channel, ``last_voiced_t``) right before the
+  controller's own ``user_turn_final``; ``turn_latency`` once the answer's first frame plays;
+  the gate's ``agent_speech_*``, ``barge_in_*`` and (unless the controller already traced it)
+  ``generation_invalidated``; ``backchannel_ignored``.
 """
 
 from __future__ import annotations
@@ -209,7 +213,10 @@ class ControllerAdapter(FrameProcessor):
         result = frame.result if isinstance(frame.result, dict) else {}
         confidence = float(result.get("confidence", 1.0))
         self._received += 1
-        self._segments.append((frame.text.strip(), confidence))
+        if result.get("cumulative"):  # the whole turn so far: replaces earlier segments
+            self._segments = [(frame.text.strip(), confidence)]
+        else:
+            self._segments.append((frame.text.strip(), confidence))
         self.transcripts.append((frame.text.strip(), confidence))
         self.clock.transcribed()
         if not self._overlapping or self._barged:
@@ -244,6 +251,8 @@ class ControllerAdapter(FrameProcessor):
         self._deliver_turn()
 
     def _deliver_turn(self) -> None:
+        if self.stt is not None:
+            self.stt.reset_turn()
         text, segments = self._text(), self._segments
         overlapping, barged = self._overlapping, self._barged
         self._segments, self._overlapping, self._barged = [], False, False
@@ -275,7 +284,7 @@ class ControllerAdapter(FrameProcessor):
         self.clock.turn(last_voiced, self.gate.latest)
         where = self._where(self.gate.latest)
         extra = {"last_voiced_t": self.clock.trace_t(last_voiced)} if last_voiced else {}
-        self.trace.emit("user_turn_final", **where, text=self.trace.private(text),
+        self.trace.emit("user_turn_voiced", **where, text=self.trace.private(text),
                         confidence=confidence, channel=channel, **extra)
         task = self.create_task(self._user_turn(Utterance(text, confidence)), "user_turn")
         self._deliveries.add(task)

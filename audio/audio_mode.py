@@ -28,6 +28,19 @@ from audio.live_call import LiveCall
 from audio.pipeline import PipelineConfig
 from audio.wav_input import CallerAudio, load_wav
 
+
+def quiet_pipecat_logs() -> None:
+    """Pipecat logs every frame at DEBUG to stderr; a call run wants warnings only."""
+    import os
+    import sys
+
+    from loguru import logger
+
+    if os.environ.get("AMEND_AUDIO_DEBUG") != "1":
+        logger.remove()
+        logger.add(sys.stderr, level="WARNING")
+
+
 SENTENCE_SLACK_S = 0.08  # a sentence whose audio played to within this is heard in full
 TURN_TAKEN_S = 6.0  # after the caller's audio ends, how long the agent may take to take it
 
@@ -72,10 +85,10 @@ class AudioMode:
         deadline = time.monotonic() + TURN_TAKEN_S
         while time.monotonic() < deadline:
             names = {e.name for e in self.trace.events[mark:]}
-            if names & {"user_turn_final", "backchannel_ignored"}:
+            if names & {"user_turn_voiced", "backchannel_ignored"}:
                 break
             await asyncio.sleep(0.02)  # polls the trace; bounded by TURN_TAKEN_S
-        # user_turn_final is emitted as the turn is handed over; let the controller plan
+        # user_turn_voiced is emitted as the turn is handed over; let the controller plan
         await self.call.pipeline.adapter.wait_turns()
 
     def barge_in(self) -> None:
@@ -218,6 +231,11 @@ def _reason(reasons: dict[int, str], generation: int) -> str:
 
 def audio_mode_factory(*, verify_heard: bool = False, cache_dir: Path | None = None,
                        config: PipelineConfig | None = None) -> Callable[[Trace], AudioMode]:
-    """The runner's ModeFactory for ``--mode audio``."""
+    """The runner's ModeFactory for ``--mode audio`` (side effect: pipecat's per-frame debug
+    log is turned down to warnings, unless ``AMEND_AUDIO_DEBUG=1``)."""
+    quiet_pipecat_logs()
     return lambda trace: AudioMode(trace, config=config, cache_dir=cache_dir,
                                    verify_heard=verify_heard)
+
+
+mode_factory = audio_mode_factory  # the name ui/call_cli.py looks up

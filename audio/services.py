@@ -33,6 +33,7 @@ from audio import models
 from audio.frames import StampedSpeakFrame, context_id_for
 
 _lock = threading.Lock()
+MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25 s
 _cache: dict[str, object] = {}
 
 
@@ -96,6 +97,7 @@ class SharedWhisperSTT(WhisperSTTService):
         self.hotwords = hotwords
         self.initial_prompt = initial_prompt
         self.stt_seconds: list[tuple[float, float]] = []  # (audio secs, compute secs)
+        self._turn = np.zeros(0, dtype=np.float32)  # this turn's speech so far (16 kHz)
         self.in_flight = 0  # segments being transcribed now
         self.emitted = 0  # transcripts pushed downstream so far
         super().__init__(settings=WhisperSTTService.Settings(
@@ -105,11 +107,22 @@ class SharedWhisperSTT(WhisperSTTService):
     def _load(self):
         self._model = whisper_model()  # shared: never a per-call load
 
+    def reset_turn(self) -> None:
+        """Forget the current turn's audio (the adapter calls this when a turn is over)."""
+        self._turn = np.zeros(0, dtype=np.float32)
+
     async def run_stt(self, audio: bytes):
+        """Transcribe the whole turn so far, not just this VAD segment: a segment cut at a
+        comma ("not Wednesday") loses its context and comes back wrong ("and that
+        Wednesday"). tiny.en's cost is dominated by its fixed 30 s window, so the cumulative
+        transcript costs about the same and replaces the previous one (``cumulative``)."""
         samples = np.frombuffer(audio[: len(audio) // 2 * 2], dtype=np.int16)
         if samples.size == 0:
             return
-        floats = samples.astype(np.float32) / 32768.0
+        segment = samples.astype(np.float32) / 32768.0
+        had_words = self._turn.size > 0
+        gap = np.zeros(int(0.2 * 16000) if had_words else 0, dtype=np.float32)
+        floats = np.concatenate([self._turn, gap, segment])[-MAX_TURN_SAMPLES:]
         start = time.perf_counter()
         self.in_flight += 1
         try:
@@ -118,15 +131,18 @@ class SharedWhisperSTT(WhisperSTTService):
                     transcribe, floats, hotwords=self.hotwords,
                     initial_prompt=self.initial_prompt)
             except Exception as exc:  # a model failure must not end the call
-                yield ErrorFrame(f"speech recognition failed on a {samples.size / 16000:.2f} s "
+                yield ErrorFrame(f"speech recognition failed on a {segment.size / 16000:.2f} s "
                                  f"segment: {exc}")
                 return
-            self.stt_seconds.append((samples.size / 16000, time.perf_counter() - start))
-            if text:
-                self.emitted += 1  # before the yield: the adapter counts what it received
-                # finalized: this segment's words will not change (lets the turn end sooner)
-                yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN,
-                                         result={"confidence": confidence}, finalized=True)
+            self.stt_seconds.append((floats.size / 16000, time.perf_counter() - start))
+            if not text:
+                return  # noise: not kept, so it cannot colour the next segment
+            self._turn = floats
+            self.emitted += 1  # before the yield: the adapter counts what it received
+            # finalized: these words will not change (lets the turn end sooner)
+            yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN,
+                                     result={"confidence": confidence, "cumulative": True},
+                                     finalized=True)
         finally:
             self.in_flight -= 1
 

@@ -110,9 +110,9 @@ async def test_silence_noise_and_nan_make_no_phantom_turn_and_clipped_speech_sti
         for bad in (silence, noise, nan_audio):
             await call.say(bad)
         await asyncio.sleep(1.5)  # time for a phantom turn to surface, if one were coming
-        assert trace.named("user_turn_final") == []
+        assert trace.named("user_turn_voiced") == []
         await call.say(clipped)
-        final = await call.wait_for("user_turn_final", timeout=10)
+        final = await call.wait_for("user_turn_voiced", timeout=10)
         await call.wait_idle()
     assert "friday" in final.get("text").lower()
     assert len(call.conversation.turns) == 1

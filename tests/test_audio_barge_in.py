@@ -51,7 +51,7 @@ async def test_real_turn_over_agent_speech_pauses_cuts_and_leaves_no_stale_audio
     async with LiveCall(EchoConversation, trace=trace) as call:
         said = await speak_over_greeting(call, "Sorry, make that Thursday morning instead.")
         invalidated = await call.wait_for("generation_invalidated", generation=1)
-        await call.wait_for("user_turn_final")
+        await call.wait_for("user_turn_voiced")
         await call.wait_for("agent_speech_started", generation=2)
         await call.wait_idle()
     paused = trace.named("barge_in_paused")[0]

@@ -125,7 +125,7 @@ async def test_typed_and_spoken_turns_are_voiced_and_a_barge_in_clears_the_stale
             await ws.send(pcm16[i:i + 640])
             await asyncio.sleep(0.004)  # faster than real time: the server copes either way
         await client.until(lambda: any("friday" in str(e.get("text", "")).lower()
-                                       for e in client.events("user_turn_final")), timeout=20)
+                                       for e in client.events("user_turn_voiced")), timeout=20)
     assert [t.text for t in conversations[0].turns][:2] == ["Tell me about the valves.",
                                                             "Actually, Thursday."]
     assert client.events("generation_invalidated")
