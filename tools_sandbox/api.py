@@ -15,6 +15,7 @@ Conventions every route follows:
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Annotated
@@ -122,8 +123,6 @@ async def list_slots(request: Request, who: Who,
                      start: str = Query(pattern=r"^\d{4}-\d{2}-\d{2}$"),
                      days: int = Query(7, ge=1, le=62)):
     """The calendar: for each day, the morning and afternoon windows with their capacity."""
-    import datetime as dt
-
     try:
         first = dt.date.fromisoformat(start)
         dates = [(first + dt.timedelta(days=i)).isoformat() for i in range(days)]

@@ -19,12 +19,21 @@ import random
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+from enum import StrEnum
 
 from agent.errors import InvalidInput
 
 OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
 FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",
          "ignore_precondition", "uncancellable")
+
+
+class HoldEnd(StrEnum):
+    """Why a held request stopped waiting."""
+
+    ELAPSED = "elapsed"  # the delay ran out (or a hang hit its upper bound)
+    RELEASED = "released"  # someone called FaultPlan.release()
+    WOKEN = "woken"  # the request's own event fired: cancellation was requested
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +179,8 @@ class FaultPlan:
 
     # ------------------------------------------------------------------ holds
 
-    async def hold(self, seconds: float | None, wake: asyncio.Event | None = None) -> str:
-        """Wait ``seconds`` (None: until released). Returns "elapsed", "released" or "woken".
+    async def hold(self, seconds: float | None, wake: asyncio.Event | None = None) -> HoldEnd:
+        """Wait ``seconds`` (None: until released) and say why the wait ended.
 
         ``wake`` is the request's own event (set when cancellation is requested).
         """
@@ -192,8 +201,8 @@ class FaultPlan:
             with self._held:
                 self._waits.remove(entry)
         if not done:
-            return "elapsed"
-        return "released" if released.is_set() else "woken"
+            return HoldEnd.ELAPSED
+        return HoldEnd.RELEASED if released.is_set() else HoldEnd.WOKEN
 
     @property
     def held(self) -> int:
