@@ -383,3 +383,16 @@ def test_seeded_bookings_keep_their_ref_handles(api, sandbox):
     with pytest.raises(Exception, match="already exists"):
         sandbox.admin.seed("acme", [{"ref": "old", "account": "A", "asset": "P",
                                      "date": "2026-12-02", "window": "morning"}])
+
+
+def test_keys_are_forgotten_after_the_retention_period():
+    with serve_in_background(config=SandboxConfig(retention_s=0)) as handle:
+        token = handle.admin.mint("acme", "tech-17", "ACME-001")
+        with httpx.Client(base_url=handle.base_url,
+                          headers={"Authorization": f"Bearer {token}"}) as client:
+            first = create(client)
+            assert client.get("/v1/requests/q1:a1").status_code == 200
+            create(client, key="q1:other")  # any later request sweeps expired keys
+            assert client.get("/v1/requests/q1:a1").status_code == 404
+            again = create(client)
+        assert again.status_code == 201 and again.json()["ref"] != first.json()["ref"]

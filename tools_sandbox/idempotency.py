@@ -185,7 +185,8 @@ class Executor:
 
     def _purge(self) -> None:
         now = time.time()
-        if now - self._last_purge > 60:
+        # Sweep at most once a minute (or on every request when retention is shorter).
+        if now - self._last_purge >= min(60.0, self._retention_s):
             self._last_purge = now
             self._store.purge_requests(now - self._retention_s)
 
