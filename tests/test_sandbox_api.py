@@ -396,3 +396,17 @@ def test_keys_are_forgotten_after_the_retention_period():
             assert client.get("/v1/requests/q1:a1").status_code == 404
             again = create(client)
         assert again.status_code == 201 and again.json()["ref"] != first.json()["ref"]
+
+
+def test_malformed_if_match_revision_or_conflicting_preconditions_are_400(api):
+    ref = create(api).json()["ref"]
+    path = f"/v1/bookings/{ref}/reschedule"
+    cases = [({"If-Match": "*"}, {"date": "2026-12-03"}, "bad_if_match"),
+             ({"If-Match": '"1"'}, {"date": "2026-12-03", "expected_version": 2},
+              "conflicting_preconditions"),
+             ({"If-Match": '"1"', "Amend-Revision": "soon"}, {"date": "2026-12-03"},
+              "bad_revision")]
+    for i, (headers, body, expected) in enumerate(cases):
+        response = api.post(path, json=body, headers={"Idempotency-Key": f"k{i}", **headers})
+        assert (response.status_code, code(response)) == (400, expected)
+    assert api.get(f"/v1/bookings/{ref}").json()["version"] == 1

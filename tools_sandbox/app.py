@@ -57,4 +57,29 @@ def create_app(db_path: str, config: SandboxConfig | None = None,
     api.install(app)
     if config.testing:
         admin.install(app)
+    _declare_required_keys(app)
     return app
+
+
+def _declare_required_keys(app: FastAPI) -> None:
+    """Publish Idempotency-Key as required in /openapi.json.
+
+    The route reads it as optional so that a missing key is answered 400 (the idempotency
+    contract) rather than FastAPI's generic 422; generated clients must still always send it.
+    """
+    build = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = build()
+            for path in schema["paths"].values():
+                for operation in path.values():
+                    for param in operation.get("parameters", ()):
+                        if param["name"] == "Idempotency-Key":
+                            param["required"] = True
+                            param["schema"] = {"type": "string", "minLength": 1,
+                                               "maxLength": 255, "pattern": "^[!-~]+$"}
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi
