@@ -12,6 +12,7 @@ import random
 import pytest
 
 from agent.ports import BookingOutcomeKind as K
+from agent.ports import RequestState
 from tools_sandbox.client import SandboxClient
 from tools_sandbox.history import AnomalyKind, History, Phase, check
 from tools_sandbox.server import serve_in_background
@@ -82,6 +83,8 @@ async def logical_request(history, pid, f, request, call_with_key, client, *, ne
             key = f"{request}:k{attempt + 1}"
             continue
         looked = await client.lookup(key)
+        if looked.request_state is RequestState.PENDING:
+            looked = await client.request_cancel(key)  # ends CANCELLED or completed anyway
         if looked.kind is K.COMMITTED:
             return looked
     return outcome
@@ -141,9 +144,15 @@ async def run(sandbox, *, workers: int, ops: int, seed: int, new_key_bug: bool =
 
 
 FAULTS = [
+    # Certain hits first, so every run has unknown outcomes and a cancelled hang ...
+    {"op": "create_booking", "drop_response": True, "nth": 2},
+    {"op": "create_booking", "hang": True, "nth": 3},
+    # ... then seeded random ones.
     {"op": "create_booking", "drop_response": True, "probability": 0.2},
     {"op": "create_booking", "fail_before_commit": True, "probability": 0.15},
     {"op": "create_booking", "duplicate_delivery": True, "probability": 0.2},
+    {"op": "create_booking", "hang": True, "probability": 0.1},
+    {"op": "cancel_booking", "hang": True, "probability": 0.2},
     {"op": "reschedule_booking", "drop_response": True, "probability": 0.2},
     {"op": "reschedule_booking", "fail_before_commit": True, "probability": 0.15},
     {"op": "cancel_booking", "drop_response": True, "probability": 0.2},
@@ -189,6 +198,8 @@ async def test_concurrent_clients_under_random_faults_leave_no_anomaly(fresh):
     anomalies, history = await run(fresh, workers=4, ops=12, seed=5, staff_edits=6)
     phases = {e.phase for e in history.events}
     assert {Phase.OK, Phase.INFO} <= phases  # the faults really produced unknown outcomes
+    ended = {r["status"] for r in fresh.admin.requests()}
+    assert {"SUCCEEDED", "CANCELLED"} <= ended  # hung requests were cancelled by key
     assert anomalies == ()
     oks = [e for e in history.events if e.phase is Phase.OK and e.f == "create"]
     assert len(oks) >= 5

@@ -24,7 +24,7 @@ from tools_sandbox.server import serve_in_background
 
 DATES = ("2026-12-02", "2026-12-03")
 WINDOWS = ("morning", "afternoon")
-FAULTS = ("none", "fail_before_commit", "duplicate_delivery", "drop_response")
+FAULTS = ("none", "fail_before_commit", "duplicate_delivery", "drop_response", "hang")
 OPS = ("create_booking", "reschedule_booking", "cancel_booking")
 
 
@@ -66,10 +66,14 @@ class SandboxMachine(RuleBasedStateMachine):
             return self.http.post(path, json=body, headers={"Idempotency-Key": key,
                                                              **(headers or {})})
         except httpx.ReadTimeout:
-            assert self.fault[0] == "drop_response"
-            self.sandbox.faults.release()
-            view = self.http.get(f"/v1/requests/{key}").json()
-            assert view["status"] in ("SUCCEEDED", "FAILED")
+            assert self.fault[0] in ("drop_response", "hang")
+            if self.fault[0] == "hang":  # still in flight: cancel it, then it wrote nothing
+                view = self.http.post(f"/v1/requests/{key}/cancel").json()
+                assert view["status"] == "CANCELLED"
+            else:
+                self.sandbox.faults.release()
+                view = self.http.get(f"/v1/requests/{key}").json()
+                assert view["status"] in ("SUCCEEDED", "FAILED")
             return httpx.Response(view["response_status"], json=view["response"])
 
     def expect_replay(self, key: str, payload, response) -> bool:
@@ -104,6 +108,10 @@ class SandboxMachine(RuleBasedStateMachine):
         response = self.post("/v1/bookings", key, payload, body)
         if self.expect_replay(key, payload, response):
             return
+        if self.faulted("create_booking") == "hang":
+            assert response.json()["error"]["code"] == "request_cancelled"
+            self.keys[key] = (payload, response.status_code, response.json())
+            return
         if self.faulted("create_booking") == "fail_before_commit":
             assert response.status_code == 503  # nothing written; the key may run again
             self.keys[key] = (payload, None, None)
@@ -123,6 +131,10 @@ class SandboxMachine(RuleBasedStateMachine):
         response = self.post(path, key, payload, changes or None,
                              {"If-Match": f'"{expected}"'})
         if self.expect_replay(key, payload, response):
+            return
+        if self.faulted(op) == "hang":
+            assert response.json()["error"]["code"] == "request_cancelled"
+            self.keys[key] = (payload, response.status_code, response.json())
             return
         if self.faulted(op) == "fail_before_commit":
             assert response.status_code == 503
