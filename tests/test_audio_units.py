@@ -70,3 +70,16 @@ def test_models_load_once_and_every_call_shares_them():
     second = build_pipeline(ScriptedCaller(), Trace())
     assert first.stt._model is second.stt._model is services.whisper_model()
     assert first.tts._voice is second.tts._voice is services.piper_voice()
+
+
+def test_local_audio_without_pyaudio_says_how_to_install_it():
+    try:
+        import pyaudio  # noqa: F401
+    except ImportError:
+        from agent.errors import InvalidInput
+        from audio.local import local_transport
+
+        with pytest.raises(InvalidInput, match=r"local-audio"):
+            local_transport()
+    else:
+        pytest.skip("pyaudio is installed: the sound-card transport itself is untested here")
