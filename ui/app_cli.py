@@ -7,6 +7,7 @@ Heavy imports stay inside the command so ``amend --help`` stays fast.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 
 import click
@@ -33,6 +34,14 @@ def _quiet_pipeline_logs() -> None:
         return
     logger.remove()
     logger.add(sys.stderr, level="WARNING")
+
+
+def _quiet_cancelled_at_shutdown(record) -> bool:
+    """Drop uvicorn's report of streams it cancelled on purpose after Ctrl-C."""
+    exc = record.exc_info[1] if record.exc_info else None
+    if isinstance(exc, asyncio.CancelledError):
+        return False
+    return "timeout graceful shutdown exceeded" not in record.getMessage()
 
 
 def _voice_router(hub, console):
@@ -91,6 +100,8 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
 
 def _serve(console, host: str, port: int, personas_file: str | None, clock_text: str | None,
            no_warm: bool) -> None:
+    import logging
+
     import uvicorn
 
     from ui.app import build_app
@@ -108,5 +119,10 @@ def _serve(console, host: str, port: int, personas_file: str | None, clock_text:
     app = build_app(hub, _voice_router(hub, console), ScriptRunner())
     shown = f"[{host}]" if ":" in host else host
     console.print(f"[bold green]Amend demo:[/] http://{shown}:{port}/  (Ctrl-C stops it)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
-    console.print("stopped.")
+    # An open browser keeps its voice socket and Gradio stream: give connections 3 s, then
+    # cancel them (quietly: a cancelled stream at shutdown is expected, not an error).
+    logging.getLogger("uvicorn.error").addFilter(_quiet_cancelled_at_shutdown)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
+    # The app's shutdown closed every tab's world (sandbox threads, temporary databases).
+    console.print(f"stopped; {len(hub)} sessions left open.")
+
