@@ -56,7 +56,7 @@ def print_summary(results: list[CallResult], console, skipped: list[str] | None 
     from rich.table import Table
 
     table = Table(title="amend call", show_lines=False)
-    table.add_column("call", overflow="fold")
+    table.add_column("call", no_wrap=True, overflow="ellipsis", min_width=12)
     table.add_column("verdict")
     for name in MEASURES:
         table.add_column(SHORT[name], justify="center")
@@ -71,6 +71,8 @@ def print_summary(results: list[CallResult], console, skipped: list[str] | None 
     for r in results:
         for violation in r.violations:
             console.print(f"[{style[r.verdict]}]{r.id}[/]: {violation}", highlight=False)
+        for note in r.notes:
+            console.print(f"[dim]{r.id}: {note}[/]", highlight=False)
     for note in skipped or []:
         console.print(f"[dim]skipped {note}[/]", highlight=False)
     totals = {v: sum(r.verdict is v for r in results) for v in Verdict}

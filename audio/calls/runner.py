@@ -82,8 +82,14 @@ async def run_call(script: CallScript, mode_name: str, world_factory: WorldFacto
         from audio.calls.artifacts import write_artifacts
         write_artifacts(artifacts / script.id, evidence, mode)
     if reasons or evidence is None:
-        return invalid(script.id, file, mode_name, *(reasons or ["no evidence collected"]),
-                       evidence=evidence, duration_s=duration)
+        result = invalid(script.id, file, mode_name, *(reasons or ["no evidence collected"]),
+                         evidence=evidence, duration_s=duration)
+        if evidence is None:
+            return result
+        # Not a verdict: what the records already showed when the harness had to give up.
+        seen = judge(script, evidence, mode_name).violations
+        return replace(result, notes=tuple(f"observed before the run became invalid: {v}"
+                                           for v in seen), latency_ms=evidence.latency_ms)
     result = judge(script, evidence, mode_name)
     if crash is not None:
         result = replace(result, verdict=Verdict.FAIL,

@@ -1,0 +1,80 @@
+"""Known-answer controls: with one safeguard of the agent switched off, the oracle must FAIL.
+
+Each ``agent_faults`` switch is turned on for the pack scripts that exercise the safeguard it
+removes. A run that still passes would mean the judge cannot see that failure. A malformed
+script and a required trigger that never fires must be INVALID, never PASS or FAIL.
+``no_audio_flush`` needs audio mode; it is added with the audio runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from audio.calls.evidence import Verdict
+from audio.calls.mode import TextMode
+from audio.calls.runner import run_call, run_calls
+from audio.calls.script import load_script
+from ui.call_cli import world_factory
+
+CALLS = Path(__file__).parent / "calls"
+
+
+def _control(switch: str, script: str, why_not_yet: str | None = None):
+    marks = [pytest.mark.xfail(strict=True, reason=why_not_yet)] if why_not_yet else []
+    return pytest.param(switch, script, marks=marks, id=f"{switch}-{script[:2]}")
+
+
+CONTROLS = [
+    _control("gate_off", "17-late-retrieval-after-correction"),
+    _control("gate_off", "18-correction-during-answer-generation"),
+    _control("retry_with_new_key", "11-unknown-outcome-is-reconciled-not-retried",
+             "the duplicate booking is made, but the first request stays UNKNOWN and in "
+             "flight, so the agent never goes idle: the run is INVALID, not FAIL"),
+    _control("confirm_from_plan", "15-success-for-stale-version",
+             "Dispatcher.commit verifies the record before rendering, so a plan that differs "
+             "from the record is handed off and never confirmed; the switch has no effect"),
+    _control("no_recheck_before_dispatch", "03-change-date-after-dispatch",
+             "the dispatch worker takes the call lock right after the confirming turn, so no "
+             "correction can arrive between queueing and dispatch in a scripted call"),
+]
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switch,script", CONTROLS)
+def test_agent_fault_switch_makes_its_script_fail(switch, script):
+    loaded = dataclasses.replace(load_script(CALLS / f"{script}.yaml"), agent_faults=(switch,))
+    result = asyncio.run(run_call(loaded, "text", world_factory, TextMode))
+    assert result.verdict is Verdict.FAIL, (result.verdict.value, result.violations,
+                                            result.notes)
+
+
+@pytest.mark.anyio
+async def test_malformed_script_is_invalid(tmp_path):
+    text = (CALLS / "01-change-date-before-any-tool-call.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("after: {event: confirmation_requested}",
+                                "after: {event: confirmation_requestd}", 1))
+    [result], _ = await run_calls([str(bad)], "text", world_factory, TextMode)
+    assert result.verdict is Verdict.INVALID
+    assert "did you mean 'confirmation_requested'?" in result.violations[0]
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_required_trigger_that_never_fires_is_invalid(tmp_path):
+    text = (CALLS / "01-change-date-before-any-tool-call.yaml").read_text()
+    never = tmp_path / "never.yaml"
+    never.write_text(text.replace("after: {event: confirmation_requested}",
+                                  "after: {event: handoff, timeout_ms: 1500}", 1))
+    [result], _ = await run_calls([str(never)], "text", world_factory, TextMode)
+    assert result.verdict is Verdict.INVALID, result.violations
+    assert "did not fire within 1500 ms" in result.violations[0]
