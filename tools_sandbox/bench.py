@@ -67,8 +67,11 @@ def _server_process():
             "'--capacity', '1000000000']; main()")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
-        url = proc.stdout.readline().split()[3]
-        token = proc.stdout.readline().rsplit(" ", 1)[1].strip()
+        first, second = proc.stdout.readline().split(), proc.stdout.readline().split()
+        if len(first) < 4 or not second:
+            raise RuntimeError("the sandbox server process did not start; run "
+                               "`amend sandbox serve --test-mode` to see why")
+        url, token = first[3], second[-1]
         yield url, token
     finally:
         proc.send_signal(signal.SIGINT)
