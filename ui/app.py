@@ -149,9 +149,9 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
                             send = gr.Button("Send", variant="primary", scale=1,
                                              elem_id="amend-send")
                         with gr.Accordion("Demo controls", open=False, elem_id="amend-controls"):
+                            fault_op = gr.Dropdown(list(FAULT_OPS), value=FAULT_OPS[0],
+                                                   label="Sandbox op")
                             with gr.Row():
-                                fault_op = gr.Dropdown(list(FAULT_OPS), value=FAULT_OPS[0],
-                                                       label="Sandbox op")
                                 delay = gr.Number(value=1500, label="Delay (ms)", minimum=0)
                                 lost = gr.Checkbox(label="Lose the response")
                             fault_btn = gr.Button("Inject fault on the next call")
@@ -159,7 +159,7 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
                                 staff_ref = gr.Textbox(label="Booking ref")
                                 staff_field = gr.Dropdown(list(STAFF_FIELDS), value="date",
                                                           label="Field")
-                                staff_value = gr.Textbox(label="New value")
+                            staff_value = gr.Textbox(label="New value")
                             staff_btn = gr.Button("Apply staff edit")
                             reset = gr.Button("Reset session", variant="stop",
                                               elem_id="amend-reset")

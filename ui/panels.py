@@ -52,8 +52,8 @@ def _table(headers: Sequence[str], rows: Iterable[tuple[Sequence[object], str]],
         for cells, cls in rows)
     if not body:
         body = f'<tr><td colspan="{len(headers)}" class="amend-empty">{esc(empty)}</td></tr>'
-    return (f'<table class="amend-table"><caption>{esc(caption)}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return (f'<div class="amend-scroll"><table class="amend-table"><caption>{esc(caption)}'
+            f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def render_persona(profile: CallerProfile) -> str:
