@@ -54,7 +54,7 @@ class BootstrapWorld:
         await asyncio.to_thread(self.world.staff_edit, ref, _typed(changes))
 
     def meta(self) -> dict[str, Any]:
-        return {"tool_schema_version": _schema_version()}
+        return {"tool_schema_version": _schema_version(self.world.sandbox.base_url)}
 
 
 def _typed(record: dict[str, Any]) -> dict[str, Any]:
@@ -63,12 +63,15 @@ def _typed(record: dict[str, Any]) -> dict[str, Any]:
             for k, v in record.items()}
 
 
-def _schema_version() -> str:
+def _schema_version(base_url: str) -> str:
+    """The running booking API's published version (its OpenAPI ``info.version``)."""
+    import httpx
+
     try:
-        from tools_sandbox.app import SCHEMA_VERSION  # type: ignore[attr-defined]
-    except ImportError:
-        return "sandbox-v1"
-    return str(SCHEMA_VERSION)
+        info = httpx.get(f"{base_url}/openapi.json", timeout=5.0).json()["info"]
+    except (httpx.HTTPError, KeyError, ValueError):
+        return "unknown"
+    return f"{info.get('title', 'sandbox')} {info.get('version', '?')}"
 
 
 def world_factory(spec, sink, trace):
@@ -145,7 +148,14 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
     paths = expand(scripts)
     if not paths:
         raise click.UsageError("no scripts found in " + ", ".join(scripts))
-    factory = mode_factory(mode, verify_heard)
+    base = mode_factory(mode, verify_heard)
+    modes: list[Any] = []
+
+    def factory(trace):  # keeps the modes built, so the report can state their STT and TTS
+        built = base(trace)
+        modes.append(built)
+        return built
+
     console = Console(stderr=True)
     started = datetime.now(UTC)
     with Progress(TextColumn("[bold]calls"), BarColumn(), MofNCompleteColumn(),
@@ -157,19 +167,14 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
             on_done=lambda _result: progress.advance(bar)))
     print_summary(results, Console(), skipped)
     if report_path:
-        meta = {"tool_schema_version": _schema_version(), "build": _build()}
-        meta.update(_mode_meta(factory))
+        meta = {"build": _build()}
+        meta.update(next((r.evidence.world_meta for r in results
+                          if r.evidence is not None and r.evidence.world_meta), {}))
+        meta.update(modes[0].meta() if modes else {"stt": "n/a (no call ran)",
+                                                   "tts": "n/a (no call ran)"})
         report = build_report(results, mode, meta, started, skipped)
         Path(report_path).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     raise SystemExit(exit_code(results))
-
-
-def _mode_meta(factory) -> dict[str, Any]:
-    if factory.__name__ == "TextMode":
-        return {"stt": "none (text mode: turns are final transcripts)",
-                "tts": "none (text mode: 15 characters per second)"}
-    meta = getattr(factory, "meta", None)
-    return meta() if callable(meta) else {"stt": "unknown", "tts": "unknown"}
 
 
 def _build() -> str:

@@ -45,6 +45,7 @@ class Evidence:
     staff_refs: tuple[str, ...] = ()
     transcripts: tuple[str, ...] = ()
     latency_ms: dict[str, list[float]] = field(default_factory=dict)
+    world_meta: dict[str, Any] = field(default_factory=dict)
 
     def named(self, name: str) -> list[TraceEvent]:
         return [e for e in self.events if e.name == name]

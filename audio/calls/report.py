@@ -57,7 +57,7 @@ def print_summary(results: list[CallResult], console, skipped: list[str] | None 
 
     table = Table(title="amend call", show_lines=False)
     table.add_column("call", no_wrap=True, overflow="ellipsis", min_width=12)
-    table.add_column("verdict")
+    table.add_column("verdict", no_wrap=True, min_width=7)
     for name in MEASURES:
         table.add_column(SHORT[name], justify="center")
     table.add_column("s", justify="right")

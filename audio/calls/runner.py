@@ -139,7 +139,7 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
         bookings=tuple(await world.bookings()), notifications_before=notifications_before,
         notifications=tuple(await world.notifications()),
         fields=ledger_fields(conversation.ledger.current), staff_refs=tuple(staff_done),
-        transcripts=mode.transcripts())
+        transcripts=mode.transcripts(), world_meta=dict(world.meta()))
     return evidence, reasons, crash
 
 
