@@ -3,7 +3,8 @@
 Each ``agent_faults`` switch is turned on for the pack scripts that exercise the safeguard it
 removes. A run that still passes would mean the judge cannot see that failure. A malformed
 script and a required trigger that never fires must be INVALID, never PASS or FAIL.
-``no_audio_flush`` needs audio mode; it is added with the audio runner.
+``no_audio_flush`` needs audio mode (script 18 is its match: there the correction lands after
+the answer was planned, so only the output side can keep the stale answer from the caller).
 """
 
 from __future__ import annotations
@@ -30,10 +31,7 @@ def _control(switch: str, script: str, why_not_yet: str | None = None):
 
 CONTROLS = [
     _control("gate_off", "17-late-retrieval-after-correction"),
-    _control("gate_off", "18-correction-during-answer-generation"),
-    _control("retry_with_new_key", "11-unknown-outcome-is-reconciled-not-retried",
-             "the duplicate booking is made, but the first request stays UNKNOWN and in "
-             "flight, so the agent never goes idle: the run is INVALID, not FAIL"),
+    _control("retry_with_new_key", "11-unknown-outcome-is-reconciled-not-retried"),
     _control("confirm_from_plan", "15-success-for-stale-version",
              "Dispatcher.commit verifies the record before rendering, so a plan that differs "
              "from the record is handed off and never confirmed; the switch has no effect"),

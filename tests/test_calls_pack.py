@@ -20,11 +20,7 @@ from ui.call_cli import world_factory
 
 PACK = sorted((Path(__file__).parent / "calls").glob("*.yaml"))
 # Known product issues, each strict: the mark must be removed the day the script passes.
-KNOWN = {
-    "10-retry-after-timeout-same-key": (
-        "controller: an UNKNOWN create that was handed off stays in flight "
-        "(BookingDesk.in_flight), so the agent never goes idle and the call cannot end"),
-}
+KNOWN: dict[str, str] = {}
 
 
 def test_pack_covers_seed_001_and_the_seed_000_races():
