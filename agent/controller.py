@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from agent.actions import Action
+from agent.actions import Action, ActionStatus
 from agent.answer_desk import QUERY, AnswerDesk, Topic
 from agent.booking_desk import BookingDesk, Goal
 from agent.caller import CallerProfile
@@ -116,7 +116,13 @@ class Controller:
 
     @property
     def busy(self) -> bool:
-        return bool(self.ctx.tasks) or self.bookings.in_flight()
+        """Background work is running, or a request is out at the booking system.
+
+        An UNKNOWN action after a handoff is a person's to settle; the agent waits on nothing.
+        """
+        return bool(self.ctx.tasks) or any(
+            a.status in (ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED)
+            for a in self.actions)
 
     async def wait_idle(self) -> None:
         await self.ctx.wait_idle()

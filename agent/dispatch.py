@@ -90,7 +90,15 @@ class Dispatcher:
     # -- dispatch ------------------------------------------------------------------------------
     def go(self, action: Action, *, retried: bool = False) -> None:
         """Queue ``action`` for the dispatch worker and say truthfully that it is on its way."""
-        self.ctx.say(requested(action.op), SpeechKind.PENDING)
+        if self.ctx.faults.confirm_from_plan:
+            # Known-answer control: a naive agent claims the plan as done before any record.
+            plan = self.ctx.say(from_plan(action.op, dict(action.args)), SpeechKind.CONFIRMATION)
+            self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
+                          ref=None, version=None, spoken_generation=plan.generation,
+                          **{k: self.ctx.trace.private(v) for k, v in action.args
+                             if k in ("asset", "date", "window", "time")})
+        else:
+            self.ctx.say(requested(action.op), SpeechKind.PENDING)
         self.tasks[action.id] = self.ctx.spawn(self._dispatch(action, retried),
                                                f"dispatch:{action.id}")
 

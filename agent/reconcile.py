@@ -72,6 +72,9 @@ async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
     if d.ctx.faults.retry_with_new_key:
         # Known-answer control: the duplicate-risk mistake seed 001 case 11 must catch.
         async with d.ctx.lock:
+            # ...and it treats "no response" as "not completed" (seed 001: do not do this).
+            d.set_status(action, ActionStatus.FAILED)
+            d.emit("action_failed", action, detail="assumed not done (retry_with_new_key)")
             fresh = d.desk.new_action(action.op, dict(action.args),
                                          tuple(b.field for b in action.basis))
             d.go(fresh, retried=True)

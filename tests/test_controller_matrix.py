@@ -227,10 +227,15 @@ async def test_cancel_of_a_committed_booking_needs_one_confirmation():
         assert "It's cancelled" in c.sink.last
 
 
-async def test_confirm_from_plan_fault_speaks_the_plan_not_the_record():
-    async with call(agent_faults=["confirm_from_plan"]) as c:
+async def test_confirm_from_plan_fault_claims_the_plan_before_any_record_exists():
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
+                    agent_faults=["confirm_from_plan"]) as c:
         await _book_wednesday(c)
-        await c.settle()
-        spoken = c.events("confirmation_spoken")[-1]
-        assert spoken.get("ref") == c.bookings()[0]["ref"]
-        assert "Your reference is" not in c.sink.last  # rendered from the plan
+        claim = c.events("confirmation_spoken")[0]
+        assert claim.get("ref") is None and claim.get("date") == "2026-12-02"
+        assert "It's booked" in c.sink.last  # spoken while the request is still pending
+        await c.until("action_dispatched")
+        await c.held()
+        await c.say("Sorry, Thursday morning, not Wednesday.")
+        await c.until("action_reconciled")
+        assert not [b for b in c.bookings() if b["date"] == "2026-12-02"]  # the claim was false
