@@ -193,3 +193,30 @@ async def test_timeout_is_not_an_answer():
         await c.settle()
         assert not c.events("answer_spoken")
         assert "didn't answer in time" in c.sink.last
+
+
+async def test_gate_off_fault_lets_the_late_stale_answer_through():
+    hold = asyncio.Event()
+
+    async with call(agent_faults=["gate_off"]) as c:
+        inner = c.world.retriever_factory()
+
+        class FirstHeld:
+            def __init__(self):
+                self.real, self.calls = inner(c.controller.ctx.gate, c.trace), 0
+
+            async def retrieve(self, request):
+                self.calls += 1
+                if self.calls == 1:
+                    await hold.wait()
+                return await self.real.retrieve(request)
+
+        c.controller.answers.retriever = FirstHeld()
+        await c.say("What torque for the pump seal on P-100?")
+        await c.say("I meant the other pump")
+        await c.until("answer_spoken")
+        hold.set()
+        await c.settle()
+        cited = [a.get("citations") for a in c.events("answer_spoken")]
+        assert ("nw-bulletin-b",) in cited  # the stale P-100 answer was spoken: the control works
+        assert c.controller.ctx.gate.shadow_log  # and the shadow gate recorded the miss
