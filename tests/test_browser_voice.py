@@ -96,6 +96,7 @@ def test_booking_with_a_spoken_correction_completes_through_the_page(voice_serve
         assert row.locator("td").nth(2).inner_text() == "2"
         assert f"Your reference is {records[0]['ref']}" in transcript.inner_text()
         report = page.evaluate("window.amendVoice.bargeInReport()")
+        (ARTIFACTS / "browser-voice-barge-in.json").write_text(json.dumps(report, indent=1))
         if report:
             print(f"\nvoice barge-in: onset -> last stale sample "
                   f"{report[0]['onsetToLastStaleMs']:.0f} ms")
