@@ -54,6 +54,14 @@ class BookingDesk:
         self.told_notice: set[tuple[str, int]] = set()
         self.dispatcher = Dispatcher(ctx, port, self)
 
+    def start_task(self) -> None:
+        """Forget the previous task's goal and target; its actions stay as history."""
+        self.goal = Goal.NONE
+        self.target_ref = None
+        self.awaiting = None
+        self.confirmed_once = False
+        self.consent_revision = None
+
     # -- views ---------------------------------------------------------------------------
     @property
     def actions(self) -> tuple[Action, ...]:

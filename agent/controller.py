@@ -55,6 +55,7 @@ class Controller:
         self.proposer = proposer
         self.port = booking
         self.bookings = BookingDesk(self.ctx, booking)
+        self._retriever_factory = retriever_factory
         self.answers = AnswerDesk(self.ctx, resolver, retriever_factory(self.ctx.gate, trace),
                                   self._handoff)
         self.focus: str | None = None  # "booking" | "question"
@@ -165,6 +166,7 @@ class Controller:
     async def _handle(self, p: Proposal, utterance: Utterance, source: str) -> None:
         ctx, desk = self.ctx, self.bookings
         offer = self._take_offer()  # an offer stands for the very next turn only
+        self._maybe_new_question(p)
         if p.intent is Intent.HUMAN:
             await self._handoff("caller_asked", ())
             return
@@ -261,6 +263,21 @@ class Controller:
             await self.answers.pursue()
             return True
         return self.bookings.yes()
+
+    def _maybe_new_question(self, p: Proposal) -> None:
+        """A fresh booking request after a settled one is a new question (a new ledger).
+
+        Only when nothing is in flight or awaiting an answer, and the turn corrects nothing:
+        "Actually Thursday" after a booking changes THAT booking instead.
+        """
+        desk = self.bookings
+        if p.intent is not Intent.BOOK or p.correction is not CorrectionKind.NONE \
+                or desk.target_ref is None or desk.in_flight() or desk.draft() is not None:
+            return
+        self.ctx.new_question()
+        self.answers.retriever = self._retriever_factory(self.ctx.gate, self.trace)
+        desk.start_task()
+        self.ctx.emit("question_started", reason="new_booking_request")
 
     def _set_focus(self, p: Proposal) -> None:
         desk = self.bookings

@@ -61,6 +61,18 @@ class CallContext:
         self.handed_off = False
         self._request_seq = 0
 
+    def new_question(self) -> None:
+        """Close this question's ledger and open a new one (side effect: new gate, no deps).
+
+        Results stamped for the old question are STALE against the new ledger, so nothing
+        computed for it can leak into the next task.
+        """
+        self.ledger.close()
+        self.ledger = Ledger()
+        self.gate = AdmissionGate(self.ledger, self.gate.mode)
+        self.deps = DependencyMap()
+        self.candidates = {}
+
     # -- identifiers -------------------------------------------------------------------------
     def next_id(self, prefix: str) -> str:
         self._request_seq += 1

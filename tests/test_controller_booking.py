@@ -131,3 +131,24 @@ async def test_exact_redelivery_of_a_correction_makes_no_new_version():
         assert len(c.events("field_accepted")) == accepted
         assert len(c.events("action_proposed")) == proposed
         assert c.field("visit_date").version == 2
+
+
+async def test_a_second_booking_request_after_a_settled_one_is_a_new_question():
+    async with call() as c:
+        await c.say("Book P-100 on Wednesday afternoon.")
+        await c.say("yes")
+        await c.settle()
+        first_question = c.controller.snapshot.question
+        await c.say("book another service visit")
+        assert c.controller.snapshot.question != first_question
+        assert c.events("question_started")
+        assert c.field("visit_date") is None  # nothing copied from the first booking
+        assert c.events("clarification_requested")[-1].get("fields") == ("asset",)
+        await c.say("P-200")
+        await c.say("Friday")
+        await c.say("morning")
+        await c.say("yes")
+        await c.settle()
+        assert sorted((b["asset"], b["date"]) for b in c.bookings()) == [
+            ("P-100", "2026-12-02"), ("P-200", "2026-12-04")]
+        assert c.field("visit_date").version == 1
