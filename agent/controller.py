@@ -151,14 +151,21 @@ class Controller:
             uid = utterance.id or f"u{self._turns}"
             ctx.emit("user_turn_final", utterance=uid,
                      text=ctx.trace.private(utterance.text), confidence=utterance.confidence)
-            context = await proposal_context(ctx, self.port, self.answers, self.bookings)
-            proposal = self.proposer.propose(utterance, context)
-            ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
-                     correction=str(proposal.correction),
-                     fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
-                     reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
             before = len(ctx.plans)
-            await self._handle(proposal, utterance, f"utterance:{uid}")
+            try:
+                context = await proposal_context(ctx, self.port, self.answers, self.bookings)
+                proposal = self.proposer.propose(utterance, context)
+                ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
+                         correction=str(proposal.correction),
+                         fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
+                         reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
+                await self._handle(proposal, utterance, f"utterance:{uid}")
+            except Exception as exc:  # noqa: BLE001 - one bad turn must not end the call
+                # The ledger changes only through whole revisions, so nothing is half-written.
+                ctx.emit("agent_error", utterance=uid, error=f"{type(exc).__name__}: {exc}")
+                ctx.say(("Sorry, something went wrong on my side.",
+                         "Could you say that again?"), SpeechKind.QUESTION)
+                return
             if len(ctx.plans) == before:
                 self._acknowledge()
 

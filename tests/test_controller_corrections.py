@@ -193,3 +193,20 @@ async def test_another_accounts_booking_is_never_touched():
         assert other[0]["status"] != "cancelled"
         assert not c.events("action_dispatched")
         assert "BK-OTHER" not in reply or "can't" in reply or "Which booking" in reply
+
+
+async def test_a_failing_component_costs_one_apology_not_the_call():
+    class Broken:
+        def propose(self, utterance, context):
+            raise RuntimeError("parser exploded")
+
+    async with call() as c:
+        await _draft_wednesday(c)
+        revision = c.controller.snapshot.revision
+        real, c.controller.proposer = c.controller.proposer, Broken()
+        reply = await c.say("Thursday instead")
+        assert "went wrong" in reply and c.events("agent_error")
+        assert c.controller.snapshot.revision == revision
+        c.controller.proposer = real
+        await c.say("Thursday instead")
+        assert c.field("visit_date").value == "2026-12-03"
