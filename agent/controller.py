@@ -28,13 +28,13 @@ from agent.ledger import FieldOp, Ledger, LedgerSnapshot, UpdateOutcome
 from agent.ports import BookingPort, EvidenceBundle, Resolution, Resolver, Retriever
 from agent.proposals import (
     LANGUAGE,
-    VISIT_DATE,
     CorrectionKind,
     Intent,
     Proposal,
     Proposer,
 )
-from agent.render import ask_for, ask_which_field, spoken_date, values_line
+from agent.render import ask_which_field, values_line
+from agent.replies import acknowledge, describe, speak_rejections
 from agent.speech import SpeechKind, SpeechSink, Utterance
 from agent.trace import Trace
 from agent.validation import Rejection, validate
@@ -88,22 +88,8 @@ class Controller:
         return self.ctx.caller
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-ready summary of the call's state (ledger, actions, evidence)."""
-        snap = self.snapshot
-        return {
-            "question": snap.question, "revision": snap.revision,
-            "generation": self.ctx.generations.current,
-            "fields": {n: {"value": r.value, "status": str(r.status), "version": r.version,
-                           "source": r.source, "revision": r.updated_at,
-                           "candidates": list(r.candidates)} for n, r in snap.fields},
-            "actions": [{"id": a.id, "op": a.op, "status": str(a.status),
-                         "based_on_revision": a.based_on_revision, "key": a.idempotency_key,
-                         "args": dict(a.args), "result": dict(a.result)} for a in self.actions],
-            "resolution": str(self.last_resolution.outcome) if self.last_resolution else None,
-            "citations": [c.revision for c in self.last_evidence.citations]
-            if self.last_evidence else [],
-            "busy": self.busy, "handed_off": self.ctx.handed_off,
-        }
+        """A JSON-ready summary of the call's state (ledger, actions, evidence). Read-only."""
+        return describe(self)
 
     # -- Conversation ------------------------------------------------------------------------
     async def start(self) -> None:
@@ -313,20 +299,8 @@ class Controller:
             self.ctx.emit("query_invalidated", fields=list(changed))
 
     def _rejected(self, rejections: tuple[Rejection, ...]) -> None:
-        ctx = self.ctx
-        for r in rejections:
-            ctx.reject(r.field, r.reason, r.value)
-        first = rejections[0]
-        if first.reason.startswith("authority"):
+        if speak_rejections(self.ctx, rejections):
             self._offer_person("I can't make that change: it isn't on your account.")
-        elif first.reason == "past_date":
-            ctx.emit("clarification_requested", fields=[VISIT_DATE])
-            ctx.say((f"{spoken_date(first.value)} has already passed.",
-                     *ask_for(VISIT_DATE, ctx.caller)), SpeechKind.QUESTION)
-        else:
-            ctx.emit("clarification_requested", fields=[first.field])
-            ctx.say(("Sorry, I couldn't use that.", *ask_for(first.field, ctx.caller)),
-                    SpeechKind.QUESTION)
 
     def _offer_person(self, first: str) -> None:
         self.offered_person = True
@@ -334,14 +308,7 @@ class Controller:
                      SpeechKind.QUESTION)
 
     def _acknowledge(self) -> None:
-        """Nothing else was said this turn: say truthfully what is going on."""
-        if self.bookings.in_flight():
-            line = values_line(self.snapshot.values())
-            self.ctx.say(("Got it." + (f" {line}." if line else ""),
-                          "The earlier request is still being settled.",
-                          "I'll tell you as soon as it is."), SpeechKind.WAITING)
-        else:
-            self.ctx.say(("Okay.",))
+        acknowledge(self.ctx, self.bookings.in_flight())
 
     async def _handoff(self, reason: str, ambiguity: tuple[str, ...]) -> None:
         await handoff(self.ctx, self.port, self.bookings.actions, reason, ambiguity)

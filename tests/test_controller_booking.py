@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent.actions import ActionStatus
@@ -28,6 +30,9 @@ async def test_booking_happy_path_confirms_from_the_verified_record():
         [action] = c.controller.actions
         assert action.status is ActionStatus.COMMITTED
         assert c.names().index("confirmation_requested") < c.names().index("action_dispatched")
+        view = json.loads(json.dumps(c.controller.describe()))
+        assert view["fields"]["visit_date"]["version"] == 1
+        assert view["actions"][0]["status"] == "committed"
 
 
 async def test_case_1_date_corrected_before_any_tool_call_creates_only_the_new_request():

@@ -1,0 +1,70 @@
+"""Small reply policies of the controller, and its JSON view for UIs.
+
+Each function states what it says or emits; none touches the ledger.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent.dialogue import CallContext
+from agent.proposals import VISIT_DATE
+from agent.render import ask_for, spoken_date, values_line
+from agent.speech import SpeechKind
+from agent.validation import Rejection
+
+if TYPE_CHECKING:
+    from agent.controller import Controller
+
+
+def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> bool:
+    """Emit ``field_rejected`` for each and ask what the first one needs.
+
+    Returns True when the first crosses an authority boundary: the caller should be offered a
+    person (the controller does that), and nothing is asked.
+    """
+    for r in rejections:
+        ctx.reject(r.field, r.reason, r.value)
+    first = rejections[0]
+    if first.reason.startswith("authority"):
+        return True
+    if first.reason == "past_date":
+        ctx.emit("clarification_requested", fields=[VISIT_DATE])
+        ctx.say((f"{spoken_date(first.value)} has already passed.",
+                 *ask_for(VISIT_DATE, ctx.caller)), SpeechKind.QUESTION)
+    else:
+        ctx.emit("clarification_requested", fields=[first.field])
+        ctx.say(("Sorry, I couldn't use that.", *ask_for(first.field, ctx.caller)),
+                SpeechKind.QUESTION)
+    return False
+
+
+def acknowledge(ctx: CallContext, in_flight: bool) -> None:
+    """Nothing else was said this turn: say truthfully what is going on."""
+    if in_flight:
+        line = values_line(ctx.ledger.current.values())
+        ctx.say(("Got it." + (f" {line}." if line else ""),
+                 "The earlier request is still being settled.",
+                 "I'll tell you as soon as it is."), SpeechKind.WAITING)
+    else:
+        ctx.say(("Okay.",))
+
+
+def describe(controller: Controller) -> dict[str, Any]:
+    """A JSON-ready summary of a call's state (ledger, actions, evidence). Read-only."""
+    snap = controller.snapshot
+    evidence = controller.last_evidence
+    resolution = controller.last_resolution
+    return {
+        "question": snap.question, "revision": snap.revision,
+        "generation": controller.ctx.generations.current,
+        "fields": {n: {"value": r.value, "status": str(r.status), "version": r.version,
+                       "source": r.source, "revision": r.updated_at,
+                       "candidates": list(r.candidates)} for n, r in snap.fields},
+        "actions": [{"id": a.id, "op": a.op, "status": str(a.status),
+                     "based_on_revision": a.based_on_revision, "key": a.idempotency_key,
+                     "args": dict(a.args), "result": dict(a.result)} for a in controller.actions],
+        "resolution": str(resolution.outcome) if resolution else None,
+        "citations": [c.revision for c in evidence.citations] if evidence else [],
+        "busy": controller.busy, "handed_off": controller.ctx.handed_off,
+    }
