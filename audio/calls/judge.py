@@ -66,13 +66,21 @@ def _measures(script: CallScript, ev: Evidence, expectations: list[str],
     reconciled = any(e.name in ("action_cancel_requested", "action_reconciled")
                      or (e.name == "action_cancelled" and e.get("dispatched"))
                      for e in ev.events)
+    committed_at = [i for i, e in enumerate(ev.events) if e.name == "action_committed"]
+    corrected_after_commit = bool(committed_at) and any(
+        e.name == "field_accepted" and set(e.get("fields") or ()) & set(inv.BOOKING_FIELDS)
+        - {"booking_ref"} for e in ev.events[committed_at[0]:])
     in_flight = bool(dispatched) and (bool(faults & set(CORRECTION_FAULTS))
-                                      or bool(script.staff_edits) or reconciled)
+                                      or bool(script.staff_edits) or reconciled
+                                      or corrected_after_commit)
     retries = bool(faults & {"drop_response", "hang", "duplicate_delivery"}) or \
         "retry_with_new_key" in script.agent_faults
     spoken = bool(ev.named("confirmation_spoken")) or bool(exp.confirmed)
-    uncertain = bool(exp.clarified) or exp.handoff is True or \
-        bool(ev.named("clarification_requested")) and corrections
+    # Uncertainty: an ambiguous value (candidates), a withdrawn or rejected value, a boundary
+    # the caller may not cross, or a case the agent had to hand to a person.
+    uncertain = bool(exp.clarified) or exp.handoff is True or bool(ev.named("handoff")) \
+        or bool(ev.named("field_rejected")) or any(
+            e.get("candidates") for e in ev.named("clarification_requested"))
     values = {
         "correction_capture": _measure(bool(corrections),
                                        not failed("expect.fields") and not failed(

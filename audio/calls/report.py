@@ -55,19 +55,28 @@ def build_report(results: list[CallResult], mode: str, meta: dict[str, Any],
 def print_summary(results: list[CallResult], console, skipped: list[str] | None = None) -> None:
     from rich.table import Table
 
+    wide = console.width >= 150  # one column per measure; else one letter per measure
     table = Table(title="amend call", show_lines=False)
     table.add_column("call", no_wrap=True, overflow="ellipsis", min_width=12)
     table.add_column("verdict", no_wrap=True, min_width=7)
-    for name in MEASURES:
-        table.add_column(SHORT[name], justify="center")
+    if wide:
+        for name in MEASURES:
+            table.add_column(SHORT[name], justify="center")
+    else:
+        table.add_column("measures", no_wrap=True)
     table.add_column("s", justify="right")
     style = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.INVALID: "yellow"}
     marks = {"pass": "[green]pass[/]", "fail": "[red]FAIL[/]", "n/a": "[dim]n/a[/]"}
+    letters = {"pass": "[green]P[/]", "fail": "[bold red]F[/]", "n/a": "[dim]-[/]"}
     for r in results:
-        table.add_row(r.id, f"[{style[r.verdict]}]{r.verdict.value}[/]",
-                      *(marks.get(r.measures.get(m, "n/a"), "?") for m in MEASURES),
+        cells = [marks.get(r.measures.get(m, "n/a"), "?") for m in MEASURES] if wide else \
+            [" ".join(letters.get(r.measures.get(m, "n/a"), "?") for m in MEASURES)]
+        table.add_row(r.id, f"[{style[r.verdict]}]{r.verdict.value}[/]", *cells,
                       f"{r.duration_s:.1f}")
     console.print(table)
+    if not wide:
+        console.print("[dim]measures, in order: " + ", ".join(SHORT[m] for m in MEASURES)
+                      + " (P pass, F fail, - n/a)[/]", highlight=False)
     for r in results:
         for violation in r.violations:
             console.print(f"[{style[r.verdict]}]{r.id}[/]: {violation}", highlight=False)
