@@ -210,3 +210,35 @@ async def test_a_failing_component_costs_one_apology_not_the_call():
         c.controller.proposer = real
         await c.say("Thursday instead")
         assert c.field("visit_date").value == "2026-12-03"
+
+
+@pytest.mark.parametrize("phrasing", ["not Wednesday", "no not wednesday",
+                                      "wednesday doesn't work", "not on wednesday please"])
+async def test_negation_phrasings_withdraw_the_date_and_ask(phrasing):
+    async with call() as c:
+        await _draft_wednesday(c)
+        await c.say(phrasing)
+        assert c.field("visit_date").status == "unresolved", phrasing
+        assert c.events("clarification_requested")[-1].get("fields") == ("visit_date",)
+        assert c.controller.actions[0].status is ActionStatus.CANCELLED
+
+
+@pytest.mark.parametrize("phrasing", ["yes", "yeah go ahead", "sure", "that's right",
+                                      "correct, book it", "yep please do"])
+async def test_yes_phrasings_dispatch_exactly_the_confirmed_draft(phrasing):
+    async with call() as c:
+        await _draft_wednesday(c)
+        await c.say(phrasing)
+        await c.settle()
+        assert [b["date"] for b in c.bookings()] == ["2026-12-02"], phrasing
+        assert len(c.events("action_dispatched")) == 1
+
+
+@pytest.mark.parametrize("phrasing", ["cancel it", "cancel the booking", "forget it, cancel that",
+                                      "please cancel my visit"])
+async def test_cancel_phrasings_kill_the_preparing_draft(phrasing):
+    async with call() as c:
+        await _draft_wednesday(c)
+        await c.say(phrasing)
+        assert c.controller.actions[0].status is ActionStatus.CANCELLED, phrasing
+        assert not c.events("action_dispatched")
