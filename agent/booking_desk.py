@@ -52,6 +52,7 @@ class BookingDesk:
         self.confirmed_once = False  # the caller has said yes in this task
         self.consent_revision: int | None = None  # a correction that itself said "go ahead"
         self.told_notice: set[tuple[str, int]] = set()
+        self.withdrawn_for_cancel = False  # a cancel met a create still in flight
         self.dispatcher = Dispatcher(ctx, port, self)
 
     def start_task(self) -> None:
@@ -104,6 +105,7 @@ class BookingDesk:
             self.dispatcher.drop(draft, "caller_cancelled")
         for action in self.actions:
             if action.status is ActionStatus.COMMITTING:
+                self.withdrawn_for_cancel = action.op == "create_booking"
                 self.dispatcher.supersede(action.id)
         if self.target_ref is None and not self.in_flight():
             self.goal = Goal.NONE
@@ -144,7 +146,11 @@ class BookingDesk:
         draft = self.draft()
         if self.goal is Goal.CANCEL:
             record = self.records.get(self.target_ref or "")
-            if record is None:
+            if record is None and self.withdrawn_for_cancel:
+                self.goal, self.withdrawn_for_cancel = Goal.NONE, False
+                ctx.say(("The request was withdrawn before it was booked.",
+                         "Nothing was booked."))
+            elif record is None:
                 self.ask(BOOKING_REF)
             elif record.status == "cancelled":
                 self.goal = Goal.NONE
@@ -165,7 +171,11 @@ class BookingDesk:
                      or self.ctx.candidates.get(slot, ()))
             return
         if draft is not None and self.is_current(draft):
-            return  # already proposed from exactly these values; its question stands
+            # Already proposed from exactly these values: put the same question again (one
+            # confirmation per action, so no new confirmation_requested event).
+            self.awaiting = draft.id
+            ctx.say(("Shall I go ahead with that?",), SpeechKind.QUESTION, reads=BOOKING_READS)
+            return
         record = self.records.get(self.target_ref or "")
         if record is None:
             self.offer(self.new_action("create_booking", self.create_args(),

@@ -89,7 +89,7 @@ class Dispatcher:
 
     # -- dispatch ------------------------------------------------------------------------------
     def go(self, action: Action, *, retried: bool = False) -> None:
-        """Queue ``action`` for the dispatch worker and say truthfully that it is on its way."""
+        """Queue ``action`` for the dispatch worker (it speaks once the request has left)."""
         if self.ctx.faults.confirm_from_plan:
             # Known-answer control: a naive agent claims the plan as done before any record.
             plan = self.ctx.say(from_plan(action.op, dict(action.args)), SpeechKind.CONFIRMATION)
@@ -97,8 +97,6 @@ class Dispatcher:
                           ref=None, version=None, spoken_generation=plan.generation,
                           **{k: self.ctx.trace.private(v) for k, v in action.args
                              if k in ("asset", "date", "window", "time")})
-        else:
-            self.ctx.say(requested(action.op), SpeechKind.PENDING)
         self.tasks[action.id] = self.ctx.spawn(self._dispatch(action, retried),
                                                f"dispatch:{action.id}")
 
@@ -130,6 +128,9 @@ class Dispatcher:
                 action = self.set_status(live, ActionStatus.COMMITTING)
             self.emit("action_dispatched", action, based_on_revision=action.based_on_revision,
                        vector=dict(action.dependency_vector), retry=retried)
+            if not self.ctx.faults.confirm_from_plan:
+                # Only now is "I've requested" true: the request has passed the re-check.
+                self.ctx.say(requested(action.op), SpeechKind.PENDING)
         outcome = await self._call(action)
         async with self.ctx.lock:
             await self._on_outcome(action.id, outcome, retried)

@@ -59,8 +59,9 @@ async def withdraw(d: Dispatcher, action_id: str) -> None:
             d.adopt(record, action.op)
             d.emit("action_committed", action, ref=record.ref, version=record.version,
                        superseded=True)
-            d.ctx.say(("The earlier request had already gone through.",
-                          "I'll change that booking instead."))
+            then = ("So it needs cancelling." if str(d.desk.goal) == "cancel"
+                    else "I'll change that booking instead.")
+            d.ctx.say(("The earlier request had already gone through.", then))
             await d.desk.realign()
         else:
             d.set_status(action, ActionStatus.UNKNOWN)

@@ -239,3 +239,32 @@ async def test_confirm_from_plan_fault_claims_the_plan_before_any_record_exists(
         await c.say("Sorry, Thursday morning, not Wednesday.")
         await c.until("action_reconciled")
         assert not [b for b in c.bookings() if b["date"] == "2026-12-02"]  # the claim was false
+
+
+async def test_cancel_while_the_create_is_pending_withdraws_it_and_nothing_is_booked():
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD}]) as c:
+        await _book_wednesday(c)
+        await c.until("action_dispatched")
+        await c.held()
+        await c.say("cancel it")
+        await c.settle()
+        assert c.bookings() == []
+        assert c.controller.actions[0].status is ActionStatus.CANCELLED
+        assert "Nothing was booked" in c.sink.last
+
+
+async def test_cancel_that_arrives_after_the_create_completed_asks_to_cancel_the_booking():
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}]) as c:
+        await _book_wednesday(c)
+        await c.until("action_dispatched")
+        await c.held()
+        key = c.controller.actions[0].idempotency_key
+        c.world.sandbox.faults.release()
+        while await _request_status(c, key) != "SUCCEEDED":
+            await asyncio.to_thread(c.world.sandbox.faults.wait_held, 1, 0.05)
+        await c.say("cancel it")
+        await c.until("confirmation_requested", op="cancel_booking")
+        await c.say("yes")
+        await c.settle()
+        assert c.bookings() == []
+        assert [n["kind"] for n in c.notifications()] == ["confirmation", "cancellation"]
