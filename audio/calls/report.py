@@ -64,7 +64,7 @@ def print_summary(results: list[CallResult], console, skipped: list[str] | None 
             table.add_column(SHORT[name], justify="center")
     else:
         table.add_column("measures", no_wrap=True)
-    table.add_column("s", justify="right")
+    table.add_column("s", justify="right", no_wrap=True, min_width=5)
     style = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.INVALID: "yellow"}
     marks = {"pass": "[green]pass[/]", "fail": "[red]FAIL[/]", "n/a": "[dim]n/a[/]"}
     letters = {"pass": "[green]P[/]", "fail": "[bold red]F[/]", "n/a": "[dim]-[/]"}
