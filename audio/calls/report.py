@@ -57,7 +57,7 @@ def print_summary(results: list[CallResult], console, skipped: list[str] | None 
 
     wide = console.width >= 150  # one column per measure; else one letter per measure
     table = Table(title="amend call", show_lines=False)
-    table.add_column("call", no_wrap=True, overflow="ellipsis", min_width=12)
+    table.add_column("call", no_wrap=True, overflow="ellipsis", min_width=12, max_width=38)
     table.add_column("verdict", no_wrap=True, min_width=7)
     if wide:
         for name in MEASURES:
