@@ -122,12 +122,32 @@ class AudioMode:
         v2v = [e.get("first_output_ms") for e in self.trace.named("turn_latency")
                if e.get("first_output_ms") is not None]
         barge = [e.get("onset_to_paused_ms") for e in self.trace.named("barge_in_paused")]
-        return {"voice_to_voice": v2v, "barge_in": barge}
+        return {"voice_to_voice": v2v, "barge_in": barge,
+                "barge_in_last_stale": self._last_stale_ms()}
+
+    def _last_stale_ms(self) -> list[float]:
+        """Per invalidation after a barge-in pause: onset -> end of the last stale frame
+        the caller's device played (0 if nothing played after the onset)."""
+        offset = time.monotonic() - self.trace.clock()
+        out = []
+        for paused in self.trace.named("barge_in_paused"):
+            onset = paused.t - paused.get("onset_to_paused_ms", 0.0) / 1000 + offset
+            later = [e for e in self.trace.named("generation_invalidated")
+                     if e.t >= paused.t and int(e.get("invalidated", e.generation)) >=
+                     paused.generation]
+            if not later:
+                continue  # resumed: nothing was stale
+            stale = int(later[0].get("invalidated", later[0].generation))
+            ends = [c.end for c in self.call.recording.played()
+                    if c.generation <= stale and c.end > onset]
+            out.append(round(max(0.0, max(ends, default=onset) - onset) * 1000, 1))
+        return out
 
     def write_artifacts(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         wav = directory / "output.wav"
-        self.call.recording.write_wav(wav, self.call.transport.t0)
+        # time zero of output.wav = the trace's zero, so the wav lines up with trace.jsonl
+        self.call.recording.write_wav(wav, time.monotonic() - self.trace.clock())
         lines = [f"{channel}\t{text}" for channel, text in self.call.pipeline.adapter.turn_texts]
         (directory / "transcripts.txt").write_text("\n".join(lines) + "\n")
         if self.verify_heard:

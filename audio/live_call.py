@@ -74,7 +74,6 @@ class LiveCall:
     async def ready(self, timeout: float = 30.0) -> None:
         """Return once frames flow (``launch`` first)."""
         await asyncio.wait_for(self._started.wait(), timeout=timeout)
-        self.transport.t0 = time.monotonic()
 
     async def __aenter__(self) -> LiveCall:
         if self._make is not None:
