@@ -218,14 +218,16 @@ class Controller:
             if desk.no():
                 ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
                 return
-        await self._next(changed)
+        await self._next(changed, p.intent in (Intent.MAINTENANCE_QUESTION,
+                                               Intent.POLICY_QUESTION))
 
-    async def _next(self, changed: tuple[str, ...]) -> None:
+    async def _next(self, changed: tuple[str, ...], asked: bool) -> None:
         if self.focus == "booking":
             await self.bookings.realign()
         elif self.focus == "question":
+            # Answer again only when asked again or when something the answer read changed.
             reads = set(self.answers.reads())
-            if not changed or reads & set(changed) or self.answers.last_resolution is None:
+            if asked or reads & set(changed) or self.answers.last_resolution is None:
                 await self.answers.pursue()
         elif not self.bookings.in_flight():
             self.ctx.say(("How can I help?",

@@ -220,3 +220,13 @@ async def test_gate_off_fault_lets_the_late_stale_answer_through():
         cited = [a.get("citations") for a in c.events("answer_spoken")]
         assert ("nw-bulletin-b",) in cited  # the stale P-100 answer was spoken: the control works
         assert c.controller.ctx.gate.shadow_log  # and the shadow gate recorded the miss
+
+
+async def test_small_talk_after_an_answer_does_not_repeat_it():
+    async with call() as c:
+        await c.say("What torque for the pump seal on P-100?")
+        await c.settle()
+        await c.say("ok thanks")
+        await c.settle()
+        assert len(c.events("answer_spoken")) == 1
+        assert len(c.events("registry_resolved")) == 1
