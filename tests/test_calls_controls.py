@@ -32,9 +32,7 @@ def _control(switch: str, script: str, why_not_yet: str | None = None):
 CONTROLS = [
     _control("gate_off", "17-late-retrieval-after-correction"),
     _control("retry_with_new_key", "11-unknown-outcome-is-reconciled-not-retried"),
-    _control("confirm_from_plan", "15-success-for-stale-version",
-             "Dispatcher.commit verifies the record before rendering, so a plan that differs "
-             "from the record is handed off and never confirmed; the switch has no effect"),
+    _control("confirm_from_plan", "15-success-for-stale-version"),
     _control("no_recheck_before_dispatch", "03-change-date-after-dispatch",
              "the dispatch worker takes the call lock right after the confirming turn, so no "
              "correction can arrive between queueing and dispatch in a scripted call"),
