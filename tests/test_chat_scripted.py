@@ -32,12 +32,15 @@ def test_scripted_session_shows_the_revision_and_the_stale_action_dying():
 
 
 def test_slash_commands_report_bad_input_in_one_line_and_the_session_goes_on():
-    result = run(["/faults delay_ms=10", "/staff", "/nonsense", "/help", "/quit",
+    result = run(["/faults delay_ms=10", "/staff", "/staff BK-NOPE window=morning",
+                  "/nonsense", "[bold]markup[/] is just text", "/help", "/quit",
                   "this line is never read"])
     assert result.exit_code == 0, result.output
     assert "op= is required" in result.output
     assert "/staff: write /staff REF field=value" in result.output
     assert "unknown command /nonsense" in result.output
+    assert "/staff BK-NOPE:" in result.output and "Traceback" not in result.output
+    assert "[bold]markup[/] is just text" in result.output
     assert "/ledger" in result.output and "never read" not in result.output
 
 

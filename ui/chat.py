@@ -54,6 +54,7 @@ def chat(caller_file: Path | None, registry: str, clock: str | None, debug: bool
 
 async def _session(caller, registry: str, clock, debug: bool, interactive: bool) -> None:
     from rich.console import Console
+    from rich.markup import escape
 
     from agent.clock import SystemClock
     from agent.trace import Trace
@@ -80,7 +81,7 @@ async def _session(caller, registry: str, clock, debug: bool, interactive: bool)
                 if not line:
                     continue
                 if not interactive:
-                    console.print(f"[bold]you>[/bold] {line}")
+                    console.print(f"[bold]you>[/bold] {escape(line)}")
                 if line.startswith("/"):
                     if not await _command(line, view, controller, world):
                         break

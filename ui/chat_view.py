@@ -7,6 +7,7 @@ stale shows as it dies (cancelled, withdrawn, reconciled). Read-only on the cont
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agent.speech import SpeechKind, SpeechPlan
@@ -34,8 +35,9 @@ class ChatView:
         style = {SpeechKind.CONFIRMATION: "bold green", SpeechKind.PENDING: "yellow",
                  SpeechKind.WAITING: "yellow", SpeechKind.QUESTION: "bold"}.get(plan.kind, "")
         tag = f"[dim]g{plan.generation}[/dim]"
-        self.console.print(f"[bold]agent[/bold] {tag}> [{style}]{plan.text}[/{style}]"
-                           if style else f"[bold]agent[/bold] {tag}> {plan.text}")
+        text = escape(plan.text)
+        self.console.print(f"[bold]agent[/bold] {tag}> [{style}]{text}[/{style}]"
+                           if style else f"[bold]agent[/bold] {tag}> {text}")
 
     def invalidate(self, generation: int, reason: str) -> None:
         self.console.print(f"[dim]  (generation g{generation} cut: {reason})[/dim]")
