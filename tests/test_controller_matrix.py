@@ -268,3 +268,33 @@ async def test_cancel_that_arrives_after_the_create_completed_asks_to_cancel_the
         await c.settle()
         assert c.bookings() == []
         assert [n["kind"] for n in c.notifications()] == ["confirmation", "cancellation"]
+
+
+async def test_timeout_before_the_request_arrived_retries_once_with_the_same_key():
+    async with call() as c:
+        real = c.controller.port
+
+        class LostOnTheWay:
+            """The first create never reaches the sandbox; the client only sees a timeout."""
+
+            def __init__(self):
+                self.creates = 0
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+            async def create(self, key, revision, booking):
+                self.creates += 1
+                if self.creates == 1:
+                    from agent.ports import BookingOutcome, BookingOutcomeKind
+                    return BookingOutcome(BookingOutcomeKind.UNKNOWN, detail="timeout")
+                return await real.create(key, revision, booking)
+
+        lossy = LostOnTheWay()
+        c.controller.port = c.controller.bookings.dispatcher.port = lossy
+        await _book_wednesday(c)
+        await c.settle()
+        first, second = c.events("action_dispatched")
+        assert first.request == second.request and second.get("retry") is True
+        assert c.events("action_reconciled")[0].get("state") == "NOT_FOUND"
+        assert len(c.bookings()) == 1 and "It's booked" in c.sink.last
