@@ -117,6 +117,9 @@ class Controller:
     async def close(self) -> None:
         """End the call: seal the ledger and stop background work (results would be closed)."""
         async with self.ctx.lock:
+            draft = self.bookings.draft()
+            if draft is not None:  # never confirmed: it dies with the call
+                self.bookings.dispatcher.drop(draft, "call_ended")
             self.ctx.closed = True
             self.ctx.ledger.close()
         tasks = tuple(self.ctx.tasks)
