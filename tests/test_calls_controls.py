@@ -33,9 +33,7 @@ CONTROLS = [
     _control("gate_off", "17-late-retrieval-after-correction"),
     _control("retry_with_new_key", "11-unknown-outcome-is-reconciled-not-retried"),
     _control("confirm_from_plan", "15-success-for-stale-version"),
-    _control("no_recheck_before_dispatch", "03-change-date-after-dispatch",
-             "the dispatch worker takes the call lock right after the confirming turn, so no "
-             "correction can arrive between queueing and dispatch in a scripted call"),
+    _control("no_recheck_before_dispatch", "02-change-date-while-request-is-queued"),
 ]
 
 

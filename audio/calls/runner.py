@@ -109,10 +109,20 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
     staff_done: list[str] = []
     staff = [asyncio.create_task(_staff_edit(edit, world, watcher, staff_done))
              for edit in script.staff_edits]
+    taking: list[asyncio.Task] = []
     try:
         await _agent(conversation.start(), "greeting")
+        # A caller does not wait for the agent to finish thinking before speaking again: a
+        # triggered turn may reach the agent while it still handles the previous one (the
+        # agent's own lock keeps them in order). A turn without a trigger waits for it.
         for turn in script.turns:
-            await _turn(turn, mode, watcher, trace)
+            if turn.after is None and taking:
+                await taking[-1]
+            delivered = await _turn(turn, mode, watcher, trace)
+            if delivered is not None:
+                delivered.add_done_callback(lambda t: _crashed(t, watcher))
+                taking.append(delivered)
+        await asyncio.gather(*taking)
         if not await watcher.quiet_for(END_QUIET_S, END_LIMIT_S, idle=True):
             raise _Invalid(f"the call did not end: the agent was not idle for {END_QUIET_S:g} s "
                            f"within {END_LIMIT_S:g} s after the last turn")
@@ -121,6 +131,13 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
     except _AgentCrashed as exc:
         crash = str(exc)
     finally:
+        for task in taking:  # a turn still being taken when the run gave up
+            if not task.done():
+                task.cancel()
+        for outcome in await asyncio.gather(*taking, return_exceptions=True):
+            if isinstance(outcome, _AgentCrashed) and crash is None:
+                crash = str(outcome)  # the agent's failure explains what followed
+                reasons.clear()
         for task in staff:
             task.cancel()
         outcomes = await asyncio.gather(*staff, return_exceptions=True)
@@ -143,6 +160,11 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
     return evidence, reasons, crash
 
 
+def _crashed(task: asyncio.Task, watcher: Watcher) -> None:
+    if not task.cancelled() and isinstance(task.exception(), _AgentCrashed):
+        watcher.abort(str(task.exception()))
+
+
 async def _agent(awaitable, what: str) -> None:
     try:
         await awaitable
@@ -150,13 +172,25 @@ async def _agent(awaitable, what: str) -> None:
         raise _AgentCrashed(f"the agent raised on {what}: {type(exc).__name__}: {exc}") from exc
 
 
-async def _turn(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace) -> None:
+async def _turn(turn: Turn, mode: CallMode, watcher: Watcher,
+                trace: Trace) -> asyncio.Task | None:
+    """Wait for the turn's moment, then hand it over; returns the task taking it (or None
+    for a skipped optional turn)."""
     where = f"{turn.index} (line {turn.line})"
     marks = watcher.marks
+    try:
+        return await _deliver(turn, mode, watcher, trace, where, marks)
+    finally:
+        if watcher.failed is not None:
+            raise _AgentCrashed(watcher.failed)
+
+
+async def _deliver(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace, where: str,
+                   marks: tuple[int, int]) -> asyncio.Task | None:
     if turn.after is None:
         if not await watcher.quiet_for(TURN_GAP_S, SPEECH_LIMIT_S, idle=True):
             if turn.optional:
-                return
+                return None
             raise _Invalid(f"turn {where}: the agent did not finish its response and go idle "
                            f"within {SPEECH_LIMIT_S:g} s")
     else:
@@ -164,7 +198,7 @@ async def _turn(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace) -> N
                                            turn.after.timeout_ms / 1000)
         if not fired:
             if turn.optional:
-                return
+                return None
             raise _Invalid(f"turn {where}: trigger {turn.after.describe()} did not fire within "
                            f"{turn.after.timeout_ms} ms")
         if turn.after.delay_ms:
@@ -175,7 +209,7 @@ async def _turn(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace) -> N
     if turn.barge_in and mode.speaking:
         mode.barge_in()
     watcher.marks = (len(trace.events), mode.heard_mark())
-    await _agent(mode.say(turn), f"turn {where}")
+    return asyncio.create_task(_agent(mode.say(turn), f"turn {where}"))
 
 
 async def _staff_edit(edit: StaffEdit, world: CallWorld, watcher: Watcher,

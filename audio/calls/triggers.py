@@ -25,8 +25,13 @@ class Watcher:
         self._waiters: set[asyncio.Event] = set()
         # (trace events, heard stream) positions when the previous turn was spoken
         self.marks: tuple[int, int] = (0, 0)
+        self.failed: str | None = None  # the agent crashed: every wait ends at once
         trace.listeners.append(self._on_event)
         mode.add_heard_listener(self._poke)
+
+    def abort(self, reason: str) -> None:
+        self.failed = reason
+        self._poke()
 
     def detach(self) -> None:
         if self._on_event in self.trace.listeners:
@@ -47,6 +52,8 @@ class Watcher:
         self._waiters.add(waiter)
         try:
             while not condition():
+                if self.failed is not None:
+                    return False
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     return False
