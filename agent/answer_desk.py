@@ -242,8 +242,8 @@ class AnswerDesk:
 
     # -- speech helpers ------------------------------------------------------------------------
     def _ask(self, field: str) -> None:
-        self.ctx.emit("clarification_requested", fields=[field])
         self.ctx.say(ask_for(field, self.ctx.caller), SpeechKind.QUESTION, reads=(field,))
+        self.ctx.emit("clarification_requested", fields=[field])
 
     def _spoken(self, outcome: RegistryOutcome, sentences: tuple[str, ...]) -> None:
         self.ctx.say(sentences, SpeechKind.ANSWER, reads=self.reads(), outcome=str(outcome))

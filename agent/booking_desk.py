@@ -242,12 +242,12 @@ class BookingDesk:
         else:
             sentences = confirm_cancel(self.records[action.arg("ref")])
         self.awaiting = action.id
+        self.ctx.say(prefix + sentences, SpeechKind.QUESTION, reads=BOOKING_READS)
         self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
                       request=action.idempotency_key)
-        self.ctx.say(prefix + sentences, SpeechKind.QUESTION, reads=BOOKING_READS)
 
     def ask(self, field: str, candidates: tuple[str, ...] = ()) -> None:
-        self.ctx.emit("clarification_requested", fields=[field],
-                      candidates=[self.ctx.trace.private(c) for c in candidates])
         self.ctx.say(ask_for(field, self.ctx.caller, candidates), SpeechKind.QUESTION,
                      reads=(field,))
+        self.ctx.emit("clarification_requested", fields=[field],
+                      candidates=[self.ctx.trace.private(c) for c in candidates])

@@ -176,8 +176,8 @@ class Controller:
             self._offer_person("I can't change that for you: it's outside your account.")
             return
         if p.correction is CorrectionKind.AMBIGUOUS_TARGET and p.ambiguous_fields:
-            ctx.emit("clarification_requested", fields=list(p.ambiguous_fields))
             ctx.say(ask_which_field(p.ambiguous_fields), SpeechKind.QUESTION)
+            ctx.emit("clarification_requested", fields=list(p.ambiguous_fields))
             return
         uncertain = p.correction is CorrectionKind.UNCERTAIN or bool(p.slots) and min(
             p.confidence, utterance.confidence) < ctx.options.confidence_floor

@@ -253,9 +253,9 @@ class Dispatcher:
             reads = tuple(b.field for b in action.basis)
             redo = self.desk.new_action(action.op, wanted, reads)
         self.desk.awaiting = redo.id
+        self.ctx.say(staff_changed(latest, wanted), SpeechKind.QUESTION)
         self.ctx.emit("confirmation_requested", fields=[b.field for b in redo.basis],
                       op=redo.op, request=redo.idempotency_key, reason="staff_changed")
-        self.ctx.say(staff_changed(latest, wanted), SpeechKind.QUESTION)
 
     async def _locked_handoff(self, reason: str) -> None:
         async with self.ctx.lock:

@@ -29,13 +29,13 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
     if first.reason.startswith("authority"):
         return True
     if first.reason == "past_date":
-        ctx.emit("clarification_requested", fields=[VISIT_DATE])
         ctx.say((f"{spoken_date(first.value)} has already passed.",
                  *ask_for(VISIT_DATE, ctx.caller)), SpeechKind.QUESTION)
+        ctx.emit("clarification_requested", fields=[VISIT_DATE])
     else:
-        ctx.emit("clarification_requested", fields=[first.field])
         ctx.say(("Sorry, I couldn't use that.", *ask_for(first.field, ctx.caller)),
                 SpeechKind.QUESTION)
+        ctx.emit("clarification_requested", fields=[first.field])
     return False
 
 
