@@ -42,11 +42,29 @@ def anyio_backend():
     return "asyncio"
 
 
+@pytest.fixture(scope="module")
+def control_results():
+    """Every control once, a few at a time (each call is mostly waiting for speech)."""
+    async def run_all():
+        slots = asyncio.Semaphore(5)
+
+        async def one(switch: str, script: str):
+            loaded = dataclasses.replace(load_script(CALLS / f"{script}.yaml"),
+                                         agent_faults=(switch,))
+            async with slots:
+                return await run_call(loaded, "text", world_factory, TextMode)
+
+        pairs = [tuple(p.values) for p in CONTROLS]
+        results = await asyncio.gather(*(one(s, n) for s, n in pairs))
+        return dict(zip(pairs, results, strict=True))
+
+    return asyncio.run(run_all())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("switch,script", CONTROLS)
-def test_agent_fault_switch_makes_its_script_fail(switch, script):
-    loaded = dataclasses.replace(load_script(CALLS / f"{script}.yaml"), agent_faults=(switch,))
-    result = asyncio.run(run_call(loaded, "text", world_factory, TextMode))
+def test_agent_fault_switch_makes_its_script_fail(control_results, switch, script):
+    result = control_results[(switch, script)]
     assert result.verdict is Verdict.FAIL, (result.verdict.value, result.violations,
                                             result.notes)
 
