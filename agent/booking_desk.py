@@ -134,10 +134,11 @@ class BookingDesk:
         return True
 
     # -- realigning the system of record with the ledger --------------------------------------
-    async def realign(self) -> None:
+    async def realign(self, *, quiet: bool = False) -> None:
         """Propose whatever makes the booking match the ledger now, or ask what is missing.
 
         Waits (does nothing) while a request is in flight: its reconciliation calls back here.
+        ``quiet``: say nothing when the booking already matches (a reconciliation's check).
         """
         ctx = self.ctx
         if ctx.closed or ctx.handed_off or self.goal is Goal.NONE or self.in_flight():
@@ -184,6 +185,8 @@ class BookingDesk:
         changes = change_args(snap, ctx.caller)
         if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()) \
                 and record.status != "cancelled":
+            if quiet:
+                return
             ctx.say((f"Booking {record.ref} is already for that time.",
                      "Nothing needs to change."))
             return

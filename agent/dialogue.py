@@ -31,6 +31,10 @@ class ControllerOptions:
 
     confidence_floor: float = 0.6  # below it a turn's values are kept as unresolved candidates
     retrieval_timeout_s: float = 15.0  # after it the caller hears that the search did not answer
+    # A request the target still holds as PENDING after our timeout is waited for, looked up
+    # by key with backoff, for at most this long; then a person takes over.
+    reconcile_budget_s: float = 20.0
+    reconcile_backoff_s: float = 0.25
 
 
 class CallContext:

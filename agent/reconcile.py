@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from agent.actions import ActionStatus
 from agent.policy import Step, after_lookup
-from agent.ports import BookingOutcome
+from agent.ports import BookingOutcome, RequestState
+from agent.speech import SpeechKind
 
 if TYPE_CHECKING:
     from agent.dispatch import Dispatcher
@@ -80,7 +81,7 @@ async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
                                          tuple(b.field for b in action.basis))
             d.go(fresh, retried=True)
         return
-    outcome = await lookup(d, action.idempotency_key)
+    outcome = await wait_while_pending(d, action)
     async with d.ctx.lock:
         action = d.actions[action_id]
         state = outcome.request_state if outcome is not None else None
@@ -88,6 +89,7 @@ async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
         d.emit("action_reconciled", action, state=str(state) if state else "no_answer")
         if step is Step.CONFIRM and outcome is not None and outcome.record is not None:
             d.commit(action, outcome.record)
+            await d.desk.realign(quiet=True)  # a correction may have arrived meanwhile
         elif step is Step.RETRY_SAME_KEY:
             d.set_status(action, ActionStatus.FAILED)
             retry = replace(action, id=d.ctx.next_id("a"), status=ActionStatus.PROPOSED,
@@ -105,3 +107,27 @@ async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
             await d.desk.realign()
         else:
             await d.desk_handoff("outcome_unknown")
+
+
+async def wait_while_pending(d: Dispatcher, action) -> BookingOutcome | None:
+    """Look the request up by key until the target settles it or the budget runs out.
+
+    The target still working on it (PENDING) is not an answer: never a retry, never a new key.
+    Side effect: one truthful waiting sentence the first time it is still pending.
+    """
+    options = d.ctx.options
+    outcome = await lookup(d, action.idempotency_key)
+    delay, waited, told = options.reconcile_backoff_s, 0.0, False
+    while outcome is not None and outcome.request_state is RequestState.PENDING \
+            and waited < options.reconcile_budget_s and not d.ctx.closed:
+        if not told:
+            told = True
+            async with d.ctx.lock:
+                d.emit("action_reconciled", action, state="PENDING", waiting=True)
+                d.ctx.say(("The booking system is still working on it.",
+                           "I'll wait for its answer."), SpeechKind.WAITING)
+        await asyncio.sleep(delay)  # a bounded backoff between lookups, not a race
+        waited += delay
+        delay = min(delay * 2, 2.0)
+        outcome = await lookup(d, action.idempotency_key)
+    return outcome

@@ -103,7 +103,8 @@ class Call:
 async def call(*, caller=None, clock: str = CLOCK, faults: Iterable[Mapping] = (),
                bookings: Iterable[Mapping] = (), agent_faults: Iterable[str] = (),
                debug: bool = True, client_timeout: float = 3.0, resolver=None,
-               retriever_factory=None, registry: str = "default") -> AsyncIterator[Call]:
+               retriever_factory=None, registry: str = "default",
+               options=None) -> AsyncIterator[Call]:
     """A started call in a fresh world. The trace is in debug mode so values are readable."""
     clk: FixedClock = fixed_clock(clock)
     async with open_world(caller=caller or DEFAULT_CALLER, clock=clk, sandbox_faults=faults,
@@ -112,7 +113,7 @@ async def call(*, caller=None, clock: str = CLOCK, faults: Iterable[Mapping] = (
         sink, trace = RecordingSink(), Trace(debug=debug)
         controller = world.controller(
             sink, trace, faults=AgentFaults(**{n: True for n in agent_faults}),
-            resolver=resolver, retriever_factory=retriever_factory)
+            resolver=resolver, retriever_factory=retriever_factory, options=options)
         await controller.start()
         try:
             yield Call(world, controller, sink, trace)

@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from agent.actions import ActionStatus
+from agent.dialogue import ControllerOptions
 from tests.controller_support import call
 
 pytestmark = pytest.mark.anyio
@@ -134,11 +135,13 @@ async def test_case_10_timeout_is_reconciled_by_key_and_never_duplicated():
 
 async def test_unknown_outcome_still_pending_after_lookup_hands_off_with_explicit_state():
     async with call(faults=[{"op": "create_booking", "hang": True, "nth": 1}],
-                    client_timeout=1.0) as c:
+                    client_timeout=1.0,
+                    options=ControllerOptions(reconcile_budget_s=0.5)) as c:
         await _book_wednesday(c)
         handoff = await c.until("handoff")
         assert handoff.get("reason") == "outcome_unknown"
         assert c.events("action_reconciled")[0].get("state") == "PENDING"
+        assert "still working on it" in c.sink.said
         assert len(c.events("action_dispatched")) == 1  # no retry while it may still happen
         assert c.controller.actions[0].status is ActionStatus.UNKNOWN
         c.world.sandbox.faults.release()
@@ -298,3 +301,15 @@ async def test_timeout_before_the_request_arrived_retries_once_with_the_same_key
         assert first.request == second.request and second.get("retry") is True
         assert c.events("action_reconciled")[0].get("state") == "NOT_FOUND"
         assert len(c.bookings()) == 1 and "It's booked" in c.sink.last
+
+
+async def test_case_10_a_slow_target_is_waited_for_by_key_and_confirmed_once():
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
+                    client_timeout=1.0) as c:
+        await _book_wednesday(c)
+        await c.until("action_reconciled", state="PENDING")
+        c.world.sandbox.faults.release()  # the target finishes while the agent looks it up
+        await c.settle()
+        assert len(c.bookings()) == 1 and len(c.events("action_dispatched")) == 1
+        assert c.events("action_reconciled")[-1].get("state") == "SUCCEEDED"
+        assert "It's booked" in c.sink.last
