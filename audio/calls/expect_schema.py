@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode
 
-from audio.calls.script import BOOKING_KEYS, Expect
+from audio.calls.model import BOOKING_KEYS, Expect
 from audio.calls.yamlnodes import Reader
 
 NOTIFICATION_KEYS = ("kind", "account", "contact", "booking", "ref", "asset", "date", "window",

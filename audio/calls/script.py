@@ -1,126 +1,43 @@
-"""Call scripts (CALL_SCRIPTS.md): the immutable model and its validation.
+"""Call scripts (CALL_SCRIPTS.md): loading and validation.
 
 :func:`load_script` reads a YAML file and either returns a :class:`CallScript` or raises
 :class:`ScriptInvalid` listing every problem as ``file:line: key: message``. Nothing runs
-before a script validates. Reading is the only side effect.
+before a script validates. Reading is the only side effect. The model lives in
+:mod:`audio.calls.model` and is re-exported here.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from agent.caller import Asset, CallerProfile
-from agent.errors import InvalidInput
 from agent.faults import NAMES as AGENT_FAULT_NAMES
 from agent.trace import VOCABULARY
+from audio.calls.model import (
+    BOOKING_KEYS,
+    DEFAULT_TIMEOUT_MS,
+    FAULT_FLAGS,
+    FAULT_OPS,
+    MODES,
+    CallScript,
+    Expect,
+    ScriptInvalid,
+    StaffEdit,
+    Trigger,
+    Turn,
+)
 from audio.calls.yamlnodes import Reader, compose
 
-MODES = ("text", "audio")
-FAULT_OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
-FAULT_FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",
-               "ignore_precondition")
-BOOKING_KEYS = ("ref", "account", "asset", "date", "window", "time", "units", "site",
-                "contact", "status", "version")
-DEFAULT_TIMEOUT_MS = 20_000
+__all__ = ["BOOKING_KEYS", "DEFAULT_TIMEOUT_MS", "MODES", "CallScript", "Expect",
+           "ScriptInvalid", "StaffEdit", "Trigger", "Turn", "load_script"]
 
 
-class ScriptInvalid(InvalidInput):
-    """A call script failed validation. ``errors`` holds one line per problem."""
-
-    def __init__(self, path: Path, errors: list[str]):
-        self.path = path
-        self.errors = tuple(errors)
-        super().__init__("; ".join(errors))
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger:
-    """When something happens: after a trace event (with filters) or after heard speech."""
-
-    event: str | None = None
-    op: str | None = None
-    field: str | None = None
-    heard: str | None = None
-    delay_ms: int = 0
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
-    timeout_given: bool = False
-
-    def describe(self) -> str:
-        if self.heard is not None:
-            return f"heard /{self.heard}/"
-        filters = "".join(f", {k}: {v}" for k, v in (("op", self.op), ("field", self.field))
-                          if v is not None)
-        return f"{{event: {self.event}{filters}}}"
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    index: int  # 1-based, as a person counts turns in the file
-    line: int
-    say: str
-    confidence: float = 1.0
-    alternatives: tuple[str, ...] = ()
-    audio: Path | None = None
-    after: Trigger | None = None
-    barge_in: bool = False
-    optional: bool = False
-
-    @property
-    def text_only(self) -> bool:
-        return self.confidence != 1.0 or bool(self.alternatives)
-
-
-@dataclass(frozen=True, slots=True)
-class StaffEdit:
-    line: int
-    after: Trigger
-    booking: str
-    changes: tuple[tuple[str, Any], ...]
-    optional: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Expect:
-    bookings: tuple[tuple[tuple[str, Any], ...], ...] | None = None
-    absent_bookings: tuple[tuple[tuple[str, Any], ...], ...] = ()
-    notifications: tuple[tuple[tuple[str, Any], ...], ...] | None = None
-    confirmed: tuple[tuple[tuple[str, Any], ...], ...] = ()
-    fields: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
-    heard_include: tuple[str, ...] = ()
-    heard_exclude: tuple[str, ...] = ()
-    clarified: tuple[str, ...] = ()
-    handoff: bool | None = None
-    citations_include: tuple[str, ...] = ()
-    citations_exclude: tuple[str, ...] = ()
-    outcome: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CallScript:
-    path: Path
-    id: str
-    title: str
-    clock: datetime
-    caller: CallerProfile
-    registry: str  # "default" or an absolute path to a registry file
-    modes: tuple[str, ...]
-    turns: tuple[Turn, ...]
-    bookings: tuple[tuple[tuple[str, Any], ...], ...] = ()
-    faults: tuple[tuple[tuple[str, Any], ...], ...] = ()
-    staff_edits: tuple[StaffEdit, ...] = ()
-    agent_faults: tuple[str, ...] = ()
-    expect: Expect = field(default_factory=Expect)
-
-    def runs_in(self, mode: str) -> bool:
-        return mode in self.modes
-
-
-def load_script(path: str | Path) -> CallScript:
+def load_script(path) -> CallScript:
     """Read and validate one script. Raises ScriptInvalid naming file, line and key."""
+    from pathlib import Path
+
     path = Path(path)
     reader = Reader(path)
     root = compose(path, reader)
