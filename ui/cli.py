@@ -36,6 +36,7 @@ BENCH_MODULES = (
     "retrieval.bench",
     "tools_sandbox.bench",
     "audio.bench",
+    "ui.bench_controller",
 )
 
 
