@@ -229,7 +229,10 @@ class Ledger:
     @staticmethod
     def __changes(before: FieldRecord | None, op: FieldOp) -> bool:
         if before is None:
-            return op.kind is FieldOpKind.SET
+            # A never-set field changes when it gets a value, or when competing candidates
+            # must be kept as unresolved (uncertain recognition); clearing it changes nothing.
+            return op.kind is FieldOpKind.SET or (
+                op.kind is FieldOpKind.UNRESOLVE and bool(op.candidates))
         return (before.value, before.status, before.candidates) != (
             op.value, op.status, op.candidates)
 

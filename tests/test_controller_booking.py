@@ -81,7 +81,10 @@ async def test_single_asset_is_implied_and_never_asked():
 async def test_case_5_ambiguous_thursday_is_asked_and_the_tool_is_never_called():
     async with call() as c:
         await c.say("Book P-100 next Thursday morning.")
-        assert c.field("visit_date") is None
+        # Both Thursdays are kept in the ledger as unresolved candidates; neither is picked.
+        record = c.field("visit_date")
+        assert record.value is None and str(record.status) == "unresolved"
+        assert set(record.candidates) == {"2026-12-03", "2026-12-10"}
         assert set(c.controller.ctx.candidates["visit_date"]) == {"2026-12-03", "2026-12-10"}
         assert "3 December or Thursday 10 December" in c.sink.last
         assert c.events("clarification_requested")[-1].get("fields") == ("visit_date",)

@@ -147,3 +147,14 @@ def test_agent_faults_exist_only_in_test_runs(monkeypatch):
     with pytest.raises(InvalidInput, match="only in test runs"):
         agent_faults(["gate_off"])
     assert agent_faults([]) == AgentFaults()
+
+
+def test_uncertain_values_of_a_new_field_are_kept_as_unresolved_candidates():
+    ledger = Ledger()
+    result = ledger.mark_unresolved("units", "utterance:u1", candidates=("15", "50"),
+                                    confidence=0.4)
+    assert result.outcome is UpdateOutcome.ACCEPTED
+    record = ledger.current.get("units")
+    assert (record.value, record.status, record.candidates) == (
+        None, FieldStatus.UNRESOLVED, ("15", "50"))
+    assert ledger.clear("never_set", "utterance:u2").outcome is UpdateOutcome.DUPLICATE
