@@ -191,6 +191,10 @@ class ControllerAdapter(FrameProcessor):
             recent = time.monotonic() - self._voice_run_start < 1.0
             self._onset = self._voice_run_start if recent else time.monotonic()
             self.gate.pause()
+            if self._barged:
+                # This turn is already known to be real: whatever started playing meanwhile
+                # talks over the caller. Cut it now rather than wait for words.
+                self._barge_in()
 
     def _speech_paused(self) -> None:
         if self.gate.paused and not self._barged:
@@ -256,6 +260,12 @@ class ControllerAdapter(FrameProcessor):
         text, segments = self._text(), self._segments
         overlapping, barged = self._overlapping, self._barged
         self._segments, self._overlapping, self._barged = [], False, False
+        if self.gate.paused:  # the turn is decided: output is never left on hold
+            if barged:
+                self._barge_in()
+                self._barged = False
+            else:
+                self.gate.resume()
         if not text:
             return
         if overlapping and not barged and classify_overlap(text) is not Overlap.TURN:
@@ -269,14 +279,19 @@ class ControllerAdapter(FrameProcessor):
         return " ".join(t for t, _ in self._segments if t).strip()
 
     def _barge_in(self) -> None:
-        """A real turn over agent speech: the controller invalidates; make sure it happened."""
+        """A real turn over agent speech: the controller invalidates; make sure it happened,
+        and never leave output paused (side effects on the gate)."""
         self._barged = True
         self._cancel_noise_timer()
-        playing = self.gate.latest
         if self.conversation is not None:
             self.conversation.barge_in()
-        if self.gate.floor < playing and (self.gate.paused or self.gate.speaking):
-            self.gate.invalidate(playing, "barge_in")
+        gate = self.gate
+        if (gate.paused or gate.speaking) and gate.latest > gate.floor:
+            gate.invalidate(gate.latest, "barge_in")  # the controller had nothing live to drop
+        if gate.paused:
+            # Only under the no_audio_flush control can stale audio still be held here: let it
+            # play on (that is the failure the control exists to expose), never hang the call.
+            gate.resume()
 
     def _deliver(self, text: str, confidence: float, channel: str) -> None:
         self.turn_texts.append((channel, text))
