@@ -353,6 +353,9 @@ class ControllerAdapter(FrameProcessor):
 
     async def _stop_tasks(self) -> None:
         self._cancel_noise_timer()
+        if self._hold_task is not None:
+            await self.cancel_task(self._hold_task)
+            self._hold_task = None
         if self._pusher is not None:
             await self.cancel_task(self._pusher)
             self._pusher = None
