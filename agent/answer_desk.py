@@ -40,6 +40,7 @@ from agent.proposals import (
     REGION,
 )
 from agent.render import ask_for, language_name
+from agent.scope_now import scope_now
 from agent.speech import SpeechKind
 
 QUERY = Dependent(DependentKind.RETRIEVAL_QUERY, "question")
@@ -188,6 +189,12 @@ class AnswerDesk:
              result: RetrievalResult) -> None:
         ctx = self.ctx
         rid = request.stamp.request
+        if result.outcome is RetrievalOutcome.OUT_OF_SCOPE and rid == self.latest_request \
+                and self.current_scope() != request.stamp.scope:
+            # The scope moved under the request (asset record, epoch, registry): ask again.
+            ctx.emit("answer_withheld", request=rid, reason="scope_changed")
+            ctx.spawn(self._re_pursue(refresh=True), f"re-resolve:{rid}")
+            return
         if result.outcome in (RetrievalOutcome.STALE, RetrievalOutcome.CLOSED,
                               RetrievalOutcome.OUT_OF_SCOPE):
             return  # the gate discarded it; the newer question has its own request
@@ -236,8 +243,17 @@ class AnswerDesk:
             return "registry_snapshot"
         return ""
 
-    async def _re_pursue(self) -> None:
+    def current_scope(self) -> str | None:
+        """The scope key the question resolves to now (see :func:`agent.scope_now.scope_now`)."""
+        return scope_now(self)
+
+    async def _re_pursue(self, *, refresh: bool = False) -> None:
+        """Resolve again; ``refresh`` first takes configuration and region from the asset
+        record as it is now (one new revision), so the new request has the new scope."""
         async with self.ctx.lock:
+            ops = self.scope_ops(self.ctx.ledger.current, "asset_record") if refresh else []
+            if ops:
+                self.ctx.accept(ops, "asset_record")
             await self.pursue()
 
     # -- speech helpers ------------------------------------------------------------------------

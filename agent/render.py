@@ -22,6 +22,7 @@ from agent.proposals import (
     OPENED,
     PROCEDURE,
     REGION,
+    UNITS,
     VISIT_DATE,
     VISIT_TIME,
     VISIT_WINDOW,
@@ -62,7 +63,8 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = ())
     """One targeted question for one field. With candidates, offer them (never pick one)."""
     if candidates:
         shown = [spoken_date(c) if field == VISIT_DATE else c for c in candidates]
-        return ("Sorry, which one?", f"Did you mean {' or '.join(shown)}?")
+        unit = " units" if field == UNITS else ""
+        return ("Sorry, which one?", f"Did you mean {' or '.join(shown)}{unit}?")
     if field in (ASSET, CONFIGURATION, REGION):
         pumps = " or ".join(a.id for a in caller.assets) or "your pump"
         return ("Which pump is it?", f"I have {pumps} on your account.")
@@ -75,6 +77,7 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = ())
         FAMILY: ("Which procedure is it about?",),
         ITEM_CATEGORY: ("Which item do you want to return?",),
         OPENED: ("Has it been opened?",),
+        UNITS: ("How many units?",),
         LANGUAGE: ("Which language would you like?",),
     }
     return questions.get(field, (f"Could you tell me the {field.replace('_', ' ')}?",))
@@ -92,9 +95,16 @@ def confirm_create(args: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def confirm_reschedule(record: BookingRecord, changes: Mapping[str, str]) -> tuple[str, ...]:
+    before, after = spoken_when(_record_values(record)), spoken_when(changes)
+    site = changes.get("site")
+    if before == after and site and site != record.site:
+        # Only the address changes: naming the same time twice would hide what moves.
+        return ("Let me check.",
+                f"Change the address of booking {record.ref} for pump {record.asset} on "
+                f"{after} to {site}.",
+                "Shall I go ahead?")
     return ("Let me check.",
-            f"Move booking {record.ref} for pump {record.asset} from "
-            f"{spoken_when(_record_values(record))} to {spoken_when(changes)}.",
+            f"Move booking {record.ref} for pump {record.asset} from {before} to {after}.",
             "Shall I go ahead?")
 
 

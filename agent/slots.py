@@ -55,7 +55,13 @@ def missing_slot(snapshot: LedgerSnapshot) -> str | None:
     """The one field to ask for next, or None when a visit can be proposed.
 
     An unresolved field (withdrawn, ambiguous or uncertain) is asked for like a missing one.
+    A field whose candidates disagree ("2 or 10 units") is asked first: that is where the
+    doubt lies. Units and site have defaults, so they are asked only when left unresolved.
     """
+    for name in BOOKING_READS:
+        record = snapshot.get(name)
+        if record is not None and not record.usable and len(record.candidates) > 1:
+            return name
     for name in (ASSET, VISIT_DATE):
         record = snapshot.get(name)
         if record is None or not record.usable:
@@ -63,6 +69,10 @@ def missing_slot(snapshot: LedgerSnapshot) -> str | None:
     window, time = snapshot.get(VISIT_WINDOW), snapshot.get(VISIT_TIME)
     if not ((window is not None and window.usable) or (time is not None and time.usable)):
         return VISIT_WINDOW
+    for name in (UNITS, SITE):
+        record = snapshot.get(name)
+        if record is not None and not record.usable and record.candidates:
+            return name  # never fall back to the default over a value the caller half-gave
     return None
 
 

@@ -17,12 +17,15 @@ Discarding a result touches nothing else: the retriever keeps no "current reques
 so a late old result can never disturb the newer request. Passages outside the token's allowed
 revisions, or a stamp computed for another scope, are OUT_OF_SCOPE even in shadow mode: the
 shadow gate may let stale results through for comparison, never unauthorised evidence.
+Request text is scrubbed of identifying data (``private`` values and the patterns of
+:func:`retrieval.query.scrub`) before it is traced, cached or searched.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
 
 from agent.gate import AdmissionGate, Disposition
 from agent.ports import RetrievalOutcome, RetrievalRequest, RetrievalResult
@@ -31,7 +34,7 @@ from retrieval.cache import EvidenceCache
 from retrieval.corpus import Corpus, Hit, SearchResult
 from retrieval.evidence import bundle_of, in_scope
 from retrieval.hooks import FetchHook
-from retrieval.query import query_key
+from retrieval.query import query_key, scrub
 from retrieval.terms import terms
 
 _REJECTED = {Disposition.STALE: RetrievalOutcome.STALE,
@@ -46,7 +49,7 @@ class ScopedRetriever:
                  roles: Iterable[str] = (), cache: EvidenceCache | None = None,
                  timeout: float | None = 2.0, fetch_hook: FetchHook | None = None,
                  current_scope: Callable[[], str | None] | None = None,
-                 generation: Callable[[], int] = lambda: 0):
+                 generation: Callable[[], int] = lambda: 0, private: Iterable[str] = ()):
         self._corpus = corpus
         self._gate = gate
         self._trace = trace
@@ -56,9 +59,11 @@ class ScopedRetriever:
         self._hook = fetch_hook
         self._current_scope = current_scope or (lambda: None)
         self._generation = generation
+        self._private = tuple(private)
 
     async def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
         """Search, then admit. Side effects: trace events, cache entries, gate shadow log."""
+        request = self._scrubbed(request)
         self._emit("retrieval_started", request, query=self._trace.private(request.text),
                    allowed=request.token.allowed_revisions)
         try:
@@ -77,6 +82,7 @@ class ScopedRetriever:
         this stream. The first rejected increment yields its disposition and ends the stream:
         an increment of an old request stays stale however late it arrives.
         """
+        request = self._scrubbed(request)
         self._emit("retrieval_started", request, query=self._trace.private(request.text),
                    allowed=request.token.allowed_revisions, streaming=True)
         try:
@@ -106,6 +112,16 @@ class ScopedRetriever:
             admitted.append(hit)
 
     # -- internals ---------------------------------------------------------------------------
+    def _scrubbed(self, request: RetrievalRequest) -> RetrievalRequest:
+        """The request with identifying data removed from its text, before anything reads it.
+
+        Query text reaches the trace, the cache key and the search; whatever a caller of this
+        port put in it (a future rewriter, a question quoted verbatim), names, account and asset
+        ids, sites and phone numbers never get that far.
+        """
+        text = scrub(request.text, self._private)
+        return request if text == request.text else replace(request, text=text)
+
     async def _fetch(self, request: RetrievalRequest, part: int) -> tuple[SearchResult, bool]:
         await self._delay(request, part)
         return await self._search(request)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -126,11 +126,21 @@ class World:
         self._clients.append(client)
         return client
 
-    def retriever_factory(self, caller: CallerProfile | None = None) -> RetrieverFactory:
+    def retriever_factory(self, caller: CallerProfile | None = None, *,
+                          current_scope: Callable[[], str | None] | None = None
+                          ) -> RetrieverFactory:
+        """Retrievers for one session: the caller's roles decide visibility, the caller's own
+        identifying values are scrubbed from every request text, and ``current_scope`` (the
+        scope the question resolves to now) makes a result computed for an old scope
+        OUT_OF_SCOPE."""
+        from retrieval.query import private_values
         from retrieval.retriever import ScopedRetriever
 
-        roles = (caller or self.caller).roles
-        return lambda gate, trace: ScopedRetriever(self.corpus, gate, trace, roles=roles)
+        caller = caller or self.caller
+        private = private_values(caller)
+        return lambda gate, trace: ScopedRetriever(
+            self.corpus, gate, trace, roles=caller.roles, current_scope=current_scope,
+            private=private)
 
     def controller(self, sink: SpeechSink, trace: Trace | None = None, *,
                    faults: AgentFaults | None = None, clock: Clock | None = None,
@@ -141,11 +151,21 @@ class World:
         """A new session (controller) in this world. Nothing starts until ``start()``."""
         caller = caller or self.caller
         clock = clock or self.clock
-        return Controller(caller, clock, proposer or rule_proposer(clock.now()),
-                          resolver or self.registry,
-                          retriever_factory or self.retriever_factory(caller),
-                          self.client(caller), sink, trace or Trace(), faults or AgentFaults(),
-                          options)
+        # The retriever is built inside the controller, before its answer desk exists: the
+        # scope check reads the desk through this late-bound cell.
+        built: list[Controller] = []
+
+        def current_scope() -> str | None:
+            return built[0].answers.current_scope() if built else None
+
+        controller = Controller(caller, clock, proposer or rule_proposer(clock.now()),
+                                resolver or self.registry,
+                                retriever_factory or self.retriever_factory(
+                                    caller, current_scope=current_scope),
+                                self.client(caller), sink, trace or Trace(),
+                                faults or AgentFaults(), options)
+        built.append(controller)
+        return controller
 
     def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
         """Change a booking as a staff member would (bumps its version)."""

@@ -25,6 +25,9 @@ _QUESTION = re.compile(rf"\b(?:{lexicon.QUESTION})\b")
 _YES = re.compile(rf"^(?:{lexicon.YES})\b")
 _NO = re.compile(rf"^(?:{lexicon.NO})\b")
 _GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
+# "book another visit", "a second booking", "one more appointment": a new task, not an edit.
+_ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
+                      r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b")
 
 
 def explicit_intent(text: str) -> Intent | None:
@@ -70,3 +73,8 @@ def says_go_ahead(text: str) -> bool:
 
 def starts_with_yes(text: str) -> bool:
     return bool(_YES.match(text))
+
+
+def asks_another(text: str) -> bool:
+    """The caller asks for an additional visit rather than changing the one on the table."""
+    return bool(_ANOTHER.search(text))

@@ -10,17 +10,21 @@ it). Side effects: none, apart from warming and filling dateparser's and our own
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 
 from agent.nlu import corrections, dates, intents, lexicon
 from agent.nlu.normalise import normalise
 from agent.nlu.reading import Reading, read
+from agent.nlu.slots import known_site_named
 from agent.proposals import (
     ASSET,
     BOOKING_REF,
     ITEM_CATEGORY,
     OPENED,
     PROCEDURE,
+    SITE,
+    UNITS,
     VISIT_DATE,
     VISIT_TIME,
     VISIT_WINDOW,
@@ -33,6 +37,7 @@ from agent.proposals import (
 from agent.speech import Utterance
 
 LOW_CONFIDENCE = 0.6
+_NUMBER = re.compile(r"\b(\d{1,3})\b")
 # Fields whose disagreement between recognition alternatives changes what the agent does.
 DECISION_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", BOOKING_REF,
                    ITEM_CATEGORY, OPENED, PROCEDURE, "language", "site")
@@ -103,6 +108,9 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
         said = [s for s in said if not (s.field == VISIT_WINDOW and s.text in times)]
         values = [_withdrawn_value(s, context) for s in said]
         values = [v for v in values if v is not None]
+        if not any(s.field == SITE for s in said):
+            named = known_site_named(stretch.text, context.caller.assets)
+            values += [(SITE, named)] if named else []  # "not Harbour Road": the site we hold
         if not values:
             continue  # "I did not open it", "I'm not sure": not a withdrawal
         withdrawn.extend(values)
@@ -134,7 +142,20 @@ def _same_weekday(words: str, iso: str) -> bool:
 
 def _answer_to_expected(text: str, slots: list[SlotValue],
                         context: ProposalContext) -> list[SlotValue]:
-    """A bare yes/no answers "was it opened?" rather than the confirmation question."""
+    """A bare yes/no answers "was it opened?"; a bare number answers "how many units?"."""
+    if context.expecting == UNITS and not any(s.field == UNITS for s in slots):
+        numbers = _NUMBER.findall(text)
+        if len(numbers) == 1 and 0 < int(numbers[0]):
+            # "ten" after "did you mean 2 or 10 units?" is the count, not ten o'clock.
+            return [*(s for s in slots if s.text.strip() != numbers[0]),
+                    SlotValue(UNITS, numbers[0], numbers[0])]
+    held = context.ledger.get(context.expecting) if context.expecting else None
+    if held is not None and not held.usable and len(held.candidates) == 1 \
+            and not any(s.field == context.expecting for s in slots) \
+            and intents.answer_intent(text) is Intent.YES:
+        # "Did you mean P-100?" "Yes": the one candidate held back is now the caller's word.
+        field = context.expecting or ""
+        return [*slots, SlotValue(field, held.candidates[0], text)]
     if context.expecting == OPENED and not any(s.field == OPENED for s in slots):
         answer = intents.answer_intent(text)
         if answer is Intent.YES:
@@ -183,8 +204,8 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
             cleared: tuple[str, ...], referent: corrections.Referent | None,
             context: ProposalContext) -> tuple[Intent, bool]:
     """The intent, and whether the turn corrects something already in the ledger."""
-    changes = [s for s in slots if context.ledger.value(s.field) is not None
-               and s.value != context.ledger.value(s.field)]
+    changes = [s for s in slots if _held(s.field, context) is not None
+               and s.value != _held(s.field, context)]
     marker = corrections.has_replace_marker(text)
     corrective = bool(withdrawn or cleared or referent or (marker and changes))
     explicit = intents.explicit_intent(text)
@@ -197,6 +218,13 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
             and context.ledger.value(BOOKING_REF) is None:
         explicit = None  # "move it to Friday" before anything is booked corrects the request
         corrective = True
+    if explicit is None and not corrective and intents.asks_another(text):
+        return Intent.BOOK, False  # new values for a new visit, not a change of the last one
+    if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
+            and intents.answer_intent(text) is not None and not _news(slots, context):
+        # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
+        # on the table; it restates the request rather than making a new one.
+        return intents.answer_intent(text), False
     if explicit is not None:
         return explicit, corrective
     if corrective:
@@ -216,6 +244,24 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
     if slots:
         return Intent.INFORM, False
     return topic or Intent.UNKNOWN, False
+
+
+def _held(field: str, context: ProposalContext) -> str | None:
+    """The value the call already holds: the ledger's, or the site of the asset it names.
+
+    A booking's site defaults to its asset's site (CALL_SCRIPTS), so "the visit is at 7 Dock
+    Street" changes a value the caller never had to say.
+    """
+    held = context.ledger.value(field)
+    if held is None and field == SITE:
+        asset = context.caller.asset(context.ledger.value(ASSET) or "")
+        held = asset.site if asset is not None else None
+    return held
+
+
+def _news(slots: list[SlotValue], context: ProposalContext) -> bool:
+    """Whether a slot says something the ledger does not already hold."""
+    return any(s.value is None or s.value != context.ledger.value(s.field) for s in slots)
 
 
 def _kind(intent: Intent, corrective: bool, slots: list[SlotValue],

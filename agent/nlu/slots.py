@@ -35,6 +35,7 @@ _SITE = re.compile(
     rf"(?:,? (?:in )?(?!at\b|on\b|in\b|for\b|and\b|please\b)[a-z][\w-]+)?)\b"
     rf"|\b(?P<dock>(?:dock|pier|unit|building|hangar|gate) \d{{1,4}},? [a-z][\w-]+)\b"
 )
+_WORDS = re.compile(r"[\w']+")
 _LANG_WORDS = "|".join(sorted(lexicon.LANGUAGES, key=len, reverse=True))
 _LANGUAGE = re.compile(
     rf"\b(?:in|auf|en|into|speak|speaks|read) (?P<a>{_LANG_WORDS})\b"
@@ -81,6 +82,20 @@ def find_site(text: str, assets: tuple[Asset, ...]) -> Found | None:
             return Found(SITE, asset.site, said, match.start(), match.end())
     value = " ".join(w if w.isdigit() else w.capitalize() for w in said.split(" "))
     return Found(SITE, value, said, match.start(), match.end())
+
+
+def known_site_named(text: str, assets: tuple[Asset, ...]) -> str | None:
+    """One of the caller's own sites named by its street alone ("not Harbour Road").
+
+    Only the caller's known sites are matched, so a bare street name never invents an address.
+    """
+    heard = f" {' '.join(_WORDS.findall(text.lower()))} "
+    for asset in assets:
+        street = " ".join(w for w in _WORDS.findall(asset.site.lower().split(",")[0])
+                          if not w.isdigit())
+        if street and f" {street} " in heard:
+            return asset.site
+    return None
 
 
 def find_language(text: str) -> Found | None:

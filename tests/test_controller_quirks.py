@@ -1,0 +1,243 @@
+"""Quirks the scripted-call pack found, each replayed text in against the real sandbox and
+registry: a yes that restates the move, a site correction phrased as "the visit is at",
+alternatives that disagree on the units, another booking after a committed one, query privacy
+and scope changes for retrieval."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.actions import ActionStatus
+from tests.controller_support import ONE_PUMP, call
+
+pytestmark = pytest.mark.anyio
+
+VISIT = {"ref": "VISIT", "asset": "P-100", "date": "2026-12-08", "window": "morning",
+         "units": 1, "site": "12 Harbour Road, Rotterdam", "contact": "tech-17",
+         "status": "confirmed"}
+
+
+@pytest.mark.parametrize("answer", ["Yes, move it.", "yes, go ahead and move it",
+                                    "yes please reschedule it", "yes move it to thursday"])
+async def test_yes_move_it_answers_the_pending_reschedule_confirmation(answer):
+    async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
+        await c.say("Please move my booking for P-100 to Thursday morning.")
+        assert c.events("confirmation_requested", op="reschedule_booking")
+        await c.say(answer)
+        assert c.events("proposal")[-1].get("intent") == "yes", answer
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [booking] = c.bookings()
+        assert (booking["ref"], booking["date"], booking["version"]) == ("VISIT", "2026-12-03", 2)
+        assert len(c.events("confirmation_requested")) == 1  # the same question, answered
+
+
+async def test_no_dont_move_it_declines_the_pending_reschedule():
+    async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
+        await c.say("Please move my booking for P-100 to Thursday morning.")
+        await c.say("no, don't move it")
+        await c.settle()
+        assert c.events("proposal")[-1].get("intent") == "no"
+        assert c.controller.actions[-1].status is ActionStatus.CANCELLED
+        [booking] = c.bookings()
+        assert (booking["date"], booking["version"]) == ("2026-12-08", 1)
+
+
+async def test_move_it_to_another_day_at_the_confirmation_is_still_a_correction():
+    async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
+        await c.say("Please move my booking for P-100 to Thursday morning.")
+        await c.say("yes, move it to Friday instead")
+        assert c.field("visit_date").value == "2026-12-04"
+
+
+SITE_CORRECTIONS = ["Sorry, the visit is at 7 Dock Street, Rotterdam, not Harbour Road.",
+                    "sorry the visit is at 7 dock street rotterdam not harbour road",
+                    "The visit is at 7 Dock Street, Rotterdam."]
+
+
+@pytest.mark.parametrize("phrasing", SITE_CORRECTIONS)
+async def test_the_visit_is_at_another_address_corrects_the_site_of_the_committed_booking(
+        phrasing):
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("I'd like a service visit for pump P-100 on Wednesday afternoon.")
+        await c.say("Yes, please go ahead.")
+        await c.until("confirmation_spoken", op="create_booking")
+        question = c.controller.snapshot.question
+        await c.say(phrasing)
+        proposal = c.events("proposal")[-1]
+        assert (proposal.get("intent"), proposal.get("correction")) == ("correction", "replace")
+        assert c.controller.snapshot.question == question  # not a new booking request
+        assert not c.events("question_started")
+        site = c.field("site").value
+        assert site.replace(",", "") == "7 Dock Street Rotterdam"  # the comma is punctuation
+        assert "Change the address" in c.sink.last
+        await c.say("Yes, please.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [booking] = c.bookings()
+        assert (booking["site"], booking["date"], booking["version"]) == (site, "2026-12-02", 2)
+
+
+async def test_site_correction_while_drafting_changes_the_draft_not_the_task():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("I'd like a service visit for pump P-100 on Wednesday afternoon.")
+        await c.say("Sorry, the visit is at 7 Dock Street, Rotterdam, not Harbour Road.")
+        assert c.field("site").value == "7 Dock Street, Rotterdam"
+        assert c.controller.actions[0].status is ActionStatus.CANCELLED
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["site"], booking["date"]) == ("7 Dock Street, Rotterdam", "2026-12-02")
+
+TWO_UNITS = "Please book a visit for P-100 on Thursday morning for two units."
+TEN_UNITS = "Please book a visit for P-100 on Thursday morning for ten units."
+
+
+async def test_alternatives_that_disagree_on_units_ask_about_the_units_first():
+    async with call(caller=ONE_PUMP) as c:
+        reply = await c.say(TWO_UNITS, confidence=0.45, alternatives=(TEN_UNITS,))
+        assert c.events("clarification_requested")[-1].get("fields") == ("units",)
+        assert "2 or 10 units" in reply
+        assert c.field("units").status == "unresolved"
+        assert set(c.field("units").candidates) == {"2", "10"}
+        assert not c.controller.actions  # nothing is proposed while the amount is in doubt
+
+
+async def test_units_answer_then_yes_to_each_held_value_books_the_answered_amount():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say(TWO_UNITS, confidence=0.45, alternatives=(TEN_UNITS,))
+        await c.say("ten")
+        assert (c.field("units").value, c.field("units").status) == ("10", "confirmed")
+        for _ in range(3):  # "Did you mean P-100?", "...Thursday 3 December?", "...morning?"
+            assert c.events("clarification_requested")[-1].get("fields")[0] in (
+                "asset", "visit_date", "visit_window")
+            await c.say("yes")
+        assert c.events("confirmation_requested", op="create_booking")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (str(booking["units"]), booking["date"], booking["window"]) == (
+            "10", "2026-12-03", "morning")
+
+
+@pytest.mark.parametrize("request_", ["Book another visit for P-200 on Friday",
+                                      "I need a second booking for P-200 on Friday",
+                                      "one more appointment for P-200 on friday please"])
+async def test_book_another_visit_after_a_commit_starts_a_new_question(request_):
+    async with call() as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        first = c.controller.snapshot.question
+        await c.say(request_)
+        assert c.events("question_started", reason="new_booking_request")
+        assert c.controller.snapshot.question != first
+        assert (c.field("asset").value, c.field("visit_date").value) == ("P-200", "2026-12-04")
+        await c.say("afternoon")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking", count=2)
+        rows = sorted((b["asset"], b["date"], b["window"]) for b in c.bookings())
+        assert rows == [("P-100", "2026-12-03", "morning"), ("P-200", "2026-12-04", "afternoon")]
+
+
+async def test_a_real_correction_after_the_commit_still_reschedules_that_booking():
+    async with call() as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        first = c.controller.snapshot.question
+        await c.say("sorry, Friday not Thursday")
+        assert c.controller.snapshot.question == first
+        assert c.events("confirmation_requested", op="reschedule_booking")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["version"]) == ("2026-12-04", 2)
+
+
+PRIVATE_QUESTION = ("What torque for the pump seal on P-100 at 12 Harbour Road, Rotterdam? "
+                    "My account is ACME-001, call me on +31 20 555 0100.")
+
+
+class RecordingRetriever:
+    """Delegates to the session's own retriever (built by the bootstrap) and keeps requests."""
+
+    def __init__(self, real):
+        self.real, self.requests = real, []
+
+    async def retrieve(self, request):
+        self.requests.append(request)
+        return await self.real.retrieve(request)
+
+
+async def test_answer_question_naming_site_and_account_keeps_them_out_of_trace_and_query():
+    async with call(caller=ONE_PUMP, debug=False) as c:
+        recorder = RecordingRetriever(c.controller.answers.retriever)
+        c.controller.answers.retriever = recorder
+        await c.say(PRIVATE_QUESTION)
+        await c.settle()
+        assert c.events("answer_spoken")[-1].get("citations") == ("nw-bulletin-b",)
+        [request] = recorder.requests
+        trace = repr([(e.name, e.data) for e in c.trace.events])
+        for secret in ("Harbour", "ACME-001", "555 0100", "Rotterdam"):
+            assert secret.lower() not in request.text.lower(), secret
+            assert secret.lower() not in trace.lower(), secret
+        assert "P-100" not in request.text
+
+
+async def test_the_session_retriever_scrubs_identifying_text_before_trace_cache_and_search():
+    async with call(caller=ONE_PUMP) as c:  # a debug trace: queries are shown verbatim
+        await c.say("What torque for the pump seal on P-100?")
+        await c.settle()
+        answers = c.controller.answers
+        base = answers.retriever  # the bootstrap's ScopedRetriever for this session
+        request = c.events("retrieval_started")[-1]
+        clean_query = request.get("query")
+        from dataclasses import replace
+
+        from agent.gate import Stamp
+        from agent.ports import RetrievalRequest
+        resolution = answers.last_resolution
+        snap = c.controller.snapshot
+        stamp = Stamp.of(snap, answers.reads(), scope=resolution.token.cache_key, request="rx")
+        clean = RetrievalRequest(stamp, resolution.token, clean_query, ())
+        dirty = replace(clean, text=f"{clean_query} tech-17 ACME-001 P-100 "
+                                    "12 Harbour Road, Rotterdam +31 20 555 0100")
+        first, second = await base.retrieve(clean), await base.retrieve(dirty)
+        traced = [e.get("query") for e in c.events("retrieval_started")[-2:]]
+        assert traced == [clean_query, clean_query]
+        assert [p.citation for p in second.bundle.passages] == [
+            p.citation for p in first.bundle.passages]
+
+
+async def test_result_computed_for_a_changed_asset_record_is_out_of_scope_and_asked_again():
+    import asyncio
+
+    from agent.caller import Asset
+
+    hold = asyncio.Event()
+    async with call(caller=ONE_PUMP) as c:
+        real = c.controller.answers.retriever  # built by ui.bootstrap with current_scope
+
+        class FirstHeld:
+            calls = 0
+
+            async def retrieve(self, request):
+                FirstHeld.calls += 1
+                if FirstHeld.calls == 1:
+                    await hold.wait()  # the asset record changes while this search runs
+                return await real.retrieve(request)
+
+        c.controller.answers.retriever = FirstHeld()
+        await c.say("What torque for the pump seal on P-100?")
+        caller = c.controller.caller
+        moved = Asset("P-100", "C1", "EU", caller.assets[0].site)  # reconfigured to C1
+        c.controller.set_caller(caller.__class__(caller.tenant, caller.subject, caller.roles,
+                                                 caller.account, (moved,), caller.name,
+                                                 caller.auth_epoch))
+        hold.set()
+        await c.settle()
+        rejected = c.events("retrieval_rejected")
+        assert [e.disposition for e in rejected] == ["out_of_scope"]
+        assert [e.get("reason") for e in c.events("answer_withheld")] == ["scope_changed"]
+        assert c.field("configuration").value == "C1"
+        [answer] = c.events("answer_spoken")  # only the answer for the new scope is spoken
+        assert answer.get("citations") == ("nw-manual-c1c3",)
