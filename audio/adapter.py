@@ -43,7 +43,7 @@ from agent.session import Conversation
 from agent.speech import SpeechPlan, Utterance
 from agent.trace import Trace
 from audio.barge_in import Overlap, classify_overlap, is_lead_in
-from audio.biasing import asset_ids_of, hotwords_for
+from audio.biasing import asset_ids_of, hotwords_for, sites_of
 from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.latency import TurnClock
@@ -102,10 +102,11 @@ class ControllerAdapter(FrameProcessor):
 
     def attach(self, conversation: Conversation) -> None:
         """Bind the call's conversation (side effect: biases recognition with its caller's
-        asset ids unless the pipeline was configured with explicit hotwords)."""
+        asset ids and sites unless the pipeline was configured with explicit hotwords)."""
         self.conversation = conversation
         if self.stt is not None and self.stt.hotwords is None and self.bias:
-            self.stt.hotwords = hotwords_for(asset_ids_of(conversation))
+            self.stt.hotwords = hotwords_for(asset_ids_of(conversation),
+                                             sites=sites_of(conversation))
 
     def bind(self, conversation: Conversation, trace: Trace) -> None:
         """Attach a conversation that brings its own trace (the browser's tab session)."""

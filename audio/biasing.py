@@ -14,7 +14,12 @@ espeak + sox tempo     0.378   **0.329**                0.341                 0.
 mean                   0.223   **0.180**                0.216                 0.192
 =====================  ======  =======================  ====================  ============
 
-So: hotwords made of the asset ids *and* the procedure words, always on. Asset ids alone
+Adding the caller's asset sites ("12 Harbour Road, Rotterdam") helps further (mean 0.189 ->
+0.174 in a later run; per voice 0.037 / 0.183 / 0.171 / 0.305) and turns "roder dam" back into
+"Rotterdam" in pack case 08.
+
+So: hotwords made of the asset ids, the procedure words and the asset sites, always on when
+the call knows its caller. Asset ids alone
 made Whisper drop "pump" ("service visit for P 100"); an initial prompt dropped whole words
 ("valve V 200" -> "valve gasket") more often. Biasing still cannot fix everything ("B 100",
 "the 100"): the controller's fuzzy match against the caller's known assets is the backstop.
@@ -33,19 +38,30 @@ def spoken_id(asset_id: str) -> str:
     return asset_id.replace("-", " ").replace("_", " ").strip()
 
 
-def hotwords_for(asset_ids: Iterable[str], procedure_words: Iterable[str] = PROCEDURE_WORDS
-                 ) -> str | None:
+def hotwords_for(asset_ids: Iterable[str], procedure_words: Iterable[str] = PROCEDURE_WORDS,
+                 sites: Iterable[str] = ()) -> str | None:
     """The hotwords string for one call, or None when the call knows nothing to bias with."""
     ids = [spoken_id(a) for a in asset_ids if a and a.strip()]
     if not ids:
         return None  # procedure words alone were not measured to help: leave Whisper alone
-    return " ".join(dict.fromkeys([*ids, *procedure_words]))
+    places = [s.strip() for s in sites if s and s.strip()]
+    return " ".join(dict.fromkeys([*ids, *procedure_words, *places]))
+
+
+def _assets_of(conversation: object) -> tuple:
+    # Duck-typed: the Conversation protocol has no ``caller``; the controller keeps it on
+    # ``ctx.caller``.
+    caller = getattr(conversation, "caller", None) or \
+        getattr(getattr(conversation, "ctx", None), "caller", None)
+    return tuple(getattr(caller, "assets", ()) or ())
 
 
 def asset_ids_of(conversation: object) -> tuple[str, ...]:
-    """The caller's asset ids if the conversation exposes its caller (duck-typed: the
-    Conversation protocol has no ``caller``; the controller keeps it on ``ctx.caller``)."""
-    caller = getattr(conversation, "caller", None) or \
-        getattr(getattr(conversation, "ctx", None), "caller", None)
-    assets = getattr(caller, "assets", ()) or ()
-    return tuple(str(getattr(a, "id", "")) for a in assets if getattr(a, "id", ""))
+    """The caller's asset ids if the conversation exposes its caller."""
+    return tuple(str(a.id) for a in _assets_of(conversation) if getattr(a, "id", ""))
+
+
+def sites_of(conversation: object) -> tuple[str, ...]:
+    """The caller's asset sites (addresses), de-duplicated, if the conversation exposes them."""
+    return tuple(dict.fromkeys(str(a.site) for a in _assets_of(conversation)
+                               if getattr(a, "site", "")))

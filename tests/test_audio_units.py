@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from audio.barge_in import Overlap, classify_overlap, is_lead_in
-from audio.biasing import asset_ids_of, hotwords_for, spoken_id
+from audio.biasing import asset_ids_of, hotwords_for, sites_of, spoken_id
 from audio.corpus import normalise, wer, word_errors
 from audio.frames import context_id_for, generation_of_context, sentence_of_context
 
@@ -38,11 +38,13 @@ def test_hotwords_come_from_the_callers_assets_and_only_when_there_are_some():
     assert hotwords_for([]) is None
 
     class Caller:
-        assets = (type("A", (), {"id": "P-100"})(),)
+        assets = (type("A", (), {"id": "P-100", "site": "12 Harbour Road, Rotterdam"})(),)
 
     conversation = type("C", (), {"ctx": type("Ctx", (), {"caller": Caller()})()})()
     assert asset_ids_of(conversation) == ("P-100",)
-    assert asset_ids_of(object()) == ()
+    assert sites_of(conversation) == ("12 Harbour Road, Rotterdam",)
+    assert asset_ids_of(object()) == () and sites_of(object()) == ()
+    assert hotwords_for(["P-100"], sites=["12 Harbour Road, Rotterdam"]).endswith("Rotterdam")
 
 
 def test_wer_normalises_ids_numbers_and_times():
