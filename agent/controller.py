@@ -34,7 +34,7 @@ from agent.proposals import (
     Proposer,
 )
 from agent.render import ask_which_field, values_line
-from agent.replies import acknowledge, describe, speak_rejections
+from agent.replies import acknowledge, ask_yes_or_no, describe, speak_rejections
 from agent.speech import SpeechKind, SpeechSink, Utterance
 from agent.trace import Trace
 from agent.validation import Rejection, validate
@@ -161,6 +161,10 @@ class Controller:
     # -- one turn ------------------------------------------------------------------------------
     async def _handle(self, p: Proposal, utterance: Utterance, source: str) -> None:
         ctx, desk = self.ctx, self.bookings
+        if p.intent in (Intent.YES, Intent.NO) and p.correction is CorrectionKind.UNCERTAIN \
+                and utterance.alternatives and all(len(s.candidates) < 2 for s in p.slots):
+            ask_yes_or_no(ctx)  # heard both a yes and a no: never act on either (seed 001 #7)
+            return  # the question or offer on the table stands
         offer = self._take_offer()  # an offer stands for the very next turn only
         self._maybe_new_question(p)
         if p.intent is Intent.HUMAN:
@@ -179,7 +183,10 @@ class Controller:
             ctx.say(ask_which_field(p.ambiguous_fields), SpeechKind.QUESTION)
             ctx.emit("clarification_requested", fields=list(p.ambiguous_fields))
             return
-        uncertain = p.correction is CorrectionKind.UNCERTAIN or bool(p.slots) and min(
+        # Low confidence holds back every value; alternatives that disagree hold back only the
+        # values they disagree on (those arrive with several candidates) - what every
+        # hypothesis heard the same is as good as a clear turn, and is read back before booking.
+        uncertain = bool(p.slots) and min(
             p.confidence, utterance.confidence) < ctx.options.confidence_floor
         checked = await validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
                                  self.port, source, uncertain=uncertain)

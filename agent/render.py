@@ -89,8 +89,11 @@ def ask_which_field(fields: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def confirm_create(args: Mapping[str, str]) -> tuple[str, ...]:
+    units = args.get("units") or "1"
+    # More than one unit is read back: it was said, perhaps after a clarification.
+    count = "" if units == "1" else f", for {units} units"
     return ("Let me check I have this right.",
-            f"A service visit for pump {args.get('asset')} on {spoken_when(args)}.",
+            f"A service visit for pump {args.get('asset')} on {spoken_when(args)}{count}.",
             "Shall I book it?")
 
 

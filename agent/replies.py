@@ -39,6 +39,13 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
     return False
 
 
+def ask_yes_or_no(ctx: CallContext) -> None:
+    """Recognition heard a yes and a no for the same turn: ask again, change nothing."""
+    ctx.say(("Sorry, I didn't catch that clearly.", "Was that a yes or a no?"),
+            SpeechKind.QUESTION)
+    ctx.emit("clarification_requested", fields=["confirmation"])
+
+
 def acknowledge(ctx: CallContext, in_flight: bool) -> None:
     """Nothing else was said this turn: say truthfully what is going on."""
     if in_flight:

@@ -120,7 +120,8 @@ async def test_units_answer_then_yes_to_each_held_value_books_the_answered_amoun
 
 @pytest.mark.parametrize("request_", ["Book another visit for P-200 on Friday",
                                       "I need a second booking for P-200 on Friday",
-                                      "one more appointment for P-200 on friday please"])
+                                      "one more appointment for P-200 on friday please",
+                                      "I'd also like a visit for P-200 on Friday"])
 async def test_book_another_visit_after_a_commit_starts_a_new_question(request_):
     async with call() as c:
         await c.say("Book a service visit for P-100 on Thursday morning.")
@@ -241,3 +242,33 @@ async def test_result_computed_for_a_changed_asset_record_is_out_of_scope_and_as
         assert c.field("configuration").value == "C1"
         [answer] = c.events("answer_spoken")  # only the answer for the new scope is spoken
         assert answer.get("citations") == ("nw-manual-c1c3",)
+
+
+@pytest.mark.parametrize("heard,alternative", [("yes", "no"), ("no", "yes"),
+                                               ("yes please", "no thanks")])
+async def test_alternatives_that_disagree_on_yes_or_no_ask_again_and_book_nothing(heard,
+                                                                                  alternative):
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        reply = await c.say(heard, confidence=0.9, alternatives=(alternative,))
+        assert "yes or a no" in reply
+        assert c.events("clarification_requested")[-1].get("fields") == ("confirmation",)
+        assert c.controller.actions[0].status is ActionStatus.PROPOSED  # the draft stands
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert len(c.bookings()) == 1
+
+
+async def test_clear_turn_whose_alternatives_disagree_only_on_units_asks_only_the_units():
+    async with call(caller=ONE_PUMP) as c:
+        reply = await c.say(TWO_UNITS, confidence=0.9, alternatives=(TEN_UNITS,))
+        assert "Did you mean 2 or 10 units?" in reply
+        assert (c.field("visit_date").value, c.field("visit_window").value) == (
+            "2026-12-03", "morning")  # every hypothesis heard these the same
+        reply = await c.say("ten units")
+        assert c.events("confirmation_requested", op="create_booking")
+        assert "for 10 units. Shall I book it?" in reply
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert str(booking["units"]) == "10"

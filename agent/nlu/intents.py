@@ -25,9 +25,10 @@ _QUESTION = re.compile(rf"\b(?:{lexicon.QUESTION})\b")
 _YES = re.compile(rf"^(?:{lexicon.YES})\b")
 _NO = re.compile(rf"^(?:{lexicon.NO})\b")
 _GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
-# "book another visit", "a second booking", "one more appointment": a new task, not an edit.
+# "book another visit", "a second booking", "I also need a visit": a new task, not an edit.
 _ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
-                      r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b")
+                      r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b"
+                      r"|\balso (?:need|want|book|like) (?:a|an|to book)\b")
 
 
 def explicit_intent(text: str) -> Intent | None:
