@@ -112,6 +112,26 @@ class BookingDesk:
             return draft is not None
         return False
 
+    def defer_new_task(self) -> bool:
+        """A request for another visit while this one is unsettled: finish this one first.
+
+        The ledger is left alone (overwriting it would cancel or rewrite the first visit).
+        True when deferred: says so, and re-asks a standing confirmation.
+        """
+        draft = self.draft()
+        if self.in_flight():
+            self.ctx.say(("Let's finish the first visit before the next one.",
+                          "That request is still being settled; I'll tell you as soon as it "
+                          "is, then we can book the other visit."), SpeechKind.WAITING)
+            return True
+        if draft is not None:
+            self.awaiting = draft.id
+            self.ctx.say(("Let's finish the first visit before the next one.",
+                          "Shall I go ahead with the one I just read back?"),
+                         SpeechKind.QUESTION, reads=BOOKING_READS)
+            return True
+        return False
+
     def yes(self) -> bool:
         """Dispatch the draft the caller just confirmed. False when nothing was awaiting."""
         if self.awaiting is None:

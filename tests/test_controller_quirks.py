@@ -18,7 +18,9 @@ VISIT = {"ref": "VISIT", "asset": "P-100", "date": "2026-12-08", "window": "morn
 
 
 @pytest.mark.parametrize("answer", ["Yes, move it.", "yes, go ahead and move it",
-                                    "yes please reschedule it", "yes move it to thursday"])
+                                    "yes please reschedule it", "yes move it to thursday",
+                                    "yeah move it", "ok, reschedule it", "sure move it",
+                                    "Yes, still move it to Thursday morning."])
 async def test_yes_move_it_answers_the_pending_reschedule_confirmation(answer):
     async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
         await c.say("Please move my booking for P-100 to Thursday morning.")
@@ -51,7 +53,12 @@ async def test_move_it_to_another_day_at_the_confirmation_is_still_a_correction(
 
 SITE_CORRECTIONS = ["Sorry, the visit is at 7 Dock Street, Rotterdam, not Harbour Road.",
                     "sorry the visit is at 7 dock street rotterdam not harbour road",
-                    "The visit is at 7 Dock Street, Rotterdam."]
+                    "The visit is at 7 Dock Street, Rotterdam.",
+                    "actually the visit is at 7 Dock Street, Rotterdam",
+                    "no, it's at 7 Dock Street, Rotterdam, not Harbour Road",
+                    "the address is 7 Dock Street Rotterdam not harbour road",
+                    "send the engineer to 7 Dock Street, Rotterdam instead",
+                    "I meant 7 Dock Street, Rotterdam, not 12 Harbour Road"]
 
 
 @pytest.mark.parametrize("phrasing", SITE_CORRECTIONS)
@@ -272,3 +279,30 @@ async def test_clear_turn_whose_alternatives_disagree_only_on_units_asks_only_th
         await c.until("confirmation_spoken", op="create_booking")
         [booking] = c.bookings()
         assert str(booking["units"]) == "10"
+
+
+async def test_another_visit_while_the_first_is_in_flight_never_cancels_the_first():
+    async with call(faults=[{"op": "create_booking", "delay_ms": 60_000, "nth": 1}]) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        await c.say("yes")
+        await c.held()
+        reply = await c.say("Book another visit for P-200 on Friday")
+        assert "finish the first visit" in reply
+        assert c.field("asset").value == "P-100"  # the ledger still holds the first visit
+        assert [(a.op, str(a.status)) for a in c.controller.actions] == [
+            ("create_booking", "committing")]
+        assert not c.events("action_cancel_requested")
+
+
+async def test_another_visit_while_the_first_awaits_its_yes_re_asks_that_yes():
+    async with call() as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        reply = await c.say("Book another visit for P-200 on Friday")
+        assert "Shall I go ahead" in reply
+        assert c.field("asset").value == "P-100"
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        await c.say("Book another visit for P-200 on Friday afternoon")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking", count=2)
+        assert sorted(b["asset"] for b in c.bookings()) == ["P-100", "P-200"]
