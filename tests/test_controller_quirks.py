@@ -75,7 +75,7 @@ async def test_the_visit_is_at_another_address_corrects_the_site_of_the_committe
         assert c.controller.snapshot.question == question  # not a new booking request
         assert not c.events("question_started")
         site = c.field("site").value
-        assert site.replace(",", "") == "7 Dock Street Rotterdam"  # the comma is punctuation
+        assert site == "7 Dock Street, Rotterdam"  # one spelling, however it was said
         assert "Change the address" in c.sink.last
         await c.say("Yes, please.")
         await c.until("confirmation_spoken", op="reschedule_booking")

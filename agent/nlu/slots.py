@@ -29,10 +29,12 @@ _UNITS_WORD = re.compile(
 )
 # Words that end a time or a count, so "at 2 pm on Main Street" is no address.
 _NOT_STREET_NAME = rf"(?:pm|am|oclock|on|at|in|for|and|{lexicon.UNIT_NOUNS})\b"
+# Words that follow an address but are no town: "7 Dock Street, not Harbour Road".
+_NOT_CITY = "at|on|in|for|and|please|not|but|or|instead|then|so|sorry|the|this|that|is|was"
 _SITE = re.compile(
     rf"\b(?P<addr>\d{{1,5}}[a-z]? (?:(?!{_NOT_STREET_NAME})[a-z][\w'-]* ){{1,3}}"
     rf"(?:{lexicon.STREET_WORDS})"
-    rf"(?:,? (?:in )?(?!at\b|on\b|in\b|for\b|and\b|please\b)[a-z][\w-]+)?)\b"
+    rf"(?:,? (?:in )?(?P<city>(?!(?:{_NOT_CITY})\b)[a-z][\w-]+))?)\b"
     rf"|\b(?P<dock>(?:dock|pier|unit|building|hangar|gate) \d{{1,4}},? [a-z][\w-]+)\b"
 )
 _WORDS = re.compile(r"[\w']+")
@@ -80,7 +82,13 @@ def find_site(text: str, assets: tuple[Asset, ...]) -> Found | None:
         heard = re.sub(r"[^\w ]", "", said)
         if heard and (known.startswith(heard) or heard.startswith(known)):
             return Found(SITE, asset.site, said, match.start(), match.end())
-    value = " ".join(w if w.isdigit() else w.capitalize() for w in said.split(" "))
+    # One spelling however it was said: "7 dock street rotterdam", "7 Dock Street in
+    # Rotterdam" and "7 Dock Street, Rotterdam" are all "7 Dock Street, Rotterdam".
+    city = match.group("city")
+    street = said[:match.start("city") - match.start()] if city else said
+    street = re.sub(r"[, ]+(?:in)?[, ]*$", "", street)
+    value = " ".join(w if w.isdigit() else w.capitalize() for w in street.split())
+    value += f", {city.capitalize()}" if city else ""
     return Found(SITE, value, said, match.start(), match.end())
 
 
