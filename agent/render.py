@@ -64,6 +64,8 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = ())
     if candidates:
         shown = [spoken_date(c) if field == VISIT_DATE else c for c in candidates]
         unit = " units" if field == UNITS else ""
+        if len(shown) == 1:  # one value heard unclearly: check it, there is no "which"
+            return ("Sorry, I didn't catch that clearly.", f"Did you mean {shown[0]}{unit}?")
         return ("Sorry, which one?", f"Did you mean {' or '.join(shown)}{unit}?")
     if field in (ASSET, CONFIGURATION, REGION):
         pumps = " or ".join(a.id for a in caller.assets) or "your pump"
