@@ -16,7 +16,16 @@ from agent.dialogue import CallContext
 from agent.dispatch import IN_FLIGHT, Dispatcher
 from agent.gate import Disposition, Stamp, classify
 from agent.ports import BookingPort, BookingRecord
-from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.proposals import (
+    ASSET,
+    BOOKING_REF,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+    CorrectionKind,
+    Intent,
+    Proposal,
+)
 from agent.render import (
     ask_for,
     confirm_cancel,
@@ -112,12 +121,19 @@ class BookingDesk:
             return draft is not None
         return False
 
-    def defer_new_task(self) -> bool:
+    def defer_another(self, p: Proposal) -> bool:
         """A request for another visit while this one is unsettled: finish this one first.
 
-        The ledger is left alone (overwriting it would cancel or rewrite the first visit).
-        True when deferred: says so, and re-asks a standing confirmation.
+        "Book another visit for P-200 on Friday" is a fresh booking request (not a correction)
+        whose values differ from the visit on the table. The ledger is left alone: overwriting
+        it would cancel or rewrite the first visit. True when deferred: says so, and re-asks a
+        standing confirmation.
         """
+        snap = self.ctx.ledger.current
+        if p.intent is not Intent.BOOK or p.correction is not CorrectionKind.NONE or not any(
+                s.value is not None and snap.value(s.field) not in (None, s.value)
+                for s in p.slots):
+            return False
         draft = self.draft()
         if self.in_flight():
             self.ctx.say(("Let's finish the first visit before the next one.",

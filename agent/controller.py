@@ -165,7 +165,7 @@ class Controller:
                 and utterance.alternatives and all(len(s.candidates) < 2 for s in p.slots):
             ask_yes_or_no(ctx)  # heard both a yes and a no: never act on either (seed 001 #7)
             return  # the question or offer on the table stands
-        if self._another_while_unsettled(p) and self.bookings.defer_new_task():
+        if self.bookings.defer_another(p):
             return
         offer = self._take_offer()  # an offer stands for the very next turn only
         self._maybe_new_question(p)
@@ -285,13 +285,6 @@ class Controller:
         self.answers.retriever = self._retriever_factory(self.ctx.gate, self.trace)
         desk.start_task()
         self.ctx.emit("question_started", reason="new_booking_request")
-
-    def _another_while_unsettled(self, p: Proposal) -> bool:
-        """A fresh booking request (not a correction) whose values differ from the visit on
-        the table: "book another visit for P-200 on Friday" while the first is unsettled."""
-        snap = self.ctx.ledger.current
-        return p.intent is Intent.BOOK and p.correction is CorrectionKind.NONE and any(
-            s.value is not None and snap.value(s.field) not in (None, s.value) for s in p.slots)
 
     def _set_focus(self, p: Proposal) -> None:
         desk = self.bookings
