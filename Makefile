@@ -1,6 +1,8 @@
 # Amend: two commands do all the set-up on a fresh clone.
 #   make demo   create .venv, install, start the browser demo on 127.0.0.1
-#   make test   create .venv, install, run the whole test suite (what .ci/run calls)
+#   make test   create .venv, install, run the whole test suite (what .ci/run calls);
+#               it runs a named half of the pack in audio mode (tests/test_calls_pack_audio.py)
+#   make test-audio   the speech tests with every pack script in audio mode
 
 PYTHON ?= python3
 VENV   := .venv

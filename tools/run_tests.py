@@ -21,7 +21,9 @@ def main() -> int:
                TRANSFORMERS_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1")
     pytest_args = ["-q"]
     if "--audio-only" in args:
+        # make test-audio: the speech tests, with the WHOLE pack in audio mode.
         pytest_args += ["-m", "audio"]
+        env["AMEND_AUDIO_PACK"] = "all"
     if shutil.which("chromium") is None and not os.path.exists("/usr/bin/chromium"):
         print(BANNER)
         print("BROWSER TESTS SKIPPED: /usr/bin/chromium is not installed.")

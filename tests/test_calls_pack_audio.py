@@ -1,0 +1,65 @@
+"""The acceptance pack in audio mode: every turn spoken by Piper through the whole pipeline.
+
+Real-time speech makes a full audio pack take many minutes on two cores, so it is split:
+
+* ``make test`` runs the scripts named in ``IN_MAKE_TEST`` (the barge-in, dispatch, unknown
+  outcome and answer races; about half the pack), two calls at a time;
+* ``make test-audio`` (``AMEND_AUDIO_PACK=all``) runs every script that does not say
+  ``modes: [text]``.
+
+Each script's verdict is its own test. A script that needs text-only keys says so in its
+``modes`` and is skipped here by the runner itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from audio.calls.evidence import Verdict
+from audio.calls.runner import run_call, run_calls
+from audio.calls.script import load_script
+from ui.call_cli import mode_factory, world_factory
+
+pytestmark = [pytest.mark.audio, pytest.mark.slow]
+
+CALLS = Path(__file__).parent / "calls"
+IN_MAKE_TEST = ("01", "03", "05", "06", "11", "14", "17", "18")
+ALL = os.environ.get("AMEND_AUDIO_PACK") == "all"
+SCRIPTS = [p for p in sorted(CALLS.glob("*.yaml"))
+           if "audio" in load_script(p).modes and (ALL or p.name[:2] in IN_MAKE_TEST)]
+
+
+def test_the_make_test_half_is_named_and_runs_in_audio_mode():
+    named = {p.name[:2] for p in SCRIPTS}
+    assert set(IN_MAKE_TEST) <= named or ALL
+    assert len(IN_MAKE_TEST) >= 8
+
+
+@pytest.fixture(scope="module")
+def audio_results():
+    results, skipped = asyncio.run(run_calls([str(p) for p in SCRIPTS], "audio", world_factory,
+                                             mode_factory("audio"), concurrency=2))
+    assert not skipped
+    return {r.id: r for r in results}
+
+
+@pytest.mark.parametrize("script", [p.stem for p in SCRIPTS])
+def test_pack_script_passes_in_audio_mode(audio_results, script):
+    result = audio_results[script]
+    assert result.verdict is Verdict.PASS, (result.verdict.value, result.violations,
+                                            result.notes)
+    assert result.latency_ms["voice_to_voice"], "audio mode measured no voice-to-voice latency"
+
+
+def test_no_audio_flush_makes_the_barge_in_script_fail():
+    """Known-answer control: without the flush, stale audio plays after the barge-in."""
+    script = load_script(CALLS / "18-correction-during-answer-generation.yaml")
+    broken = dataclasses.replace(script, agent_faults=("no_audio_flush",))
+    result = asyncio.run(run_call(broken, "audio", world_factory, mode_factory("audio")))
+    assert result.verdict is Verdict.FAIL, (result.verdict.value, result.notes)
+    assert any(v.startswith("invariant 5") for v in result.violations), result.violations
