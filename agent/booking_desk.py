@@ -28,12 +28,20 @@ from agent.proposals import (
 )
 from agent.render import (
     ask_for,
+    check_values,
     confirm_cancel,
     confirm_create,
     confirm_reschedule,
     notice_already_sent,
 )
-from agent.slots import BOOKING_READS, booking_args, change_args, missing_slot, present_reads
+from agent.slots import (
+    BOOKING_READS,
+    booking_args,
+    change_args,
+    held_together,
+    missing_slot,
+    present_reads,
+)
 from agent.speech import SpeechKind
 
 
@@ -204,8 +212,14 @@ class BookingDesk:
             if draft is not None:
                 self.dispatcher.drop(draft, "missing_" + slot)
             record = snap.get(slot)
-            self.ask(slot, (record.candidates if record is not None else ())
-                     or self.ctx.candidates.get(slot, ()))
+            candidates = ((record.candidates if record is not None else ())
+                          or self.ctx.candidates.get(slot, ()))
+            if record is not None and len(candidates) == 1:
+                together = held_together(snap, slot)
+                if together:
+                    self.check_together(slot, together)
+                    return
+            self.ask(slot, candidates)
             return
         if draft is not None and self.is_current(draft):
             # Already proposed from exactly these values: put the same question again (one
@@ -284,6 +298,12 @@ class BookingDesk:
         self.ctx.say(prefix + sentences, SpeechKind.QUESTION, reads=BOOKING_READS)
         self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
                       request=action.idempotency_key)
+
+    def check_together(self, field: str, together: tuple[tuple[str, str], ...]) -> None:
+        """Read back every value held from one unclear turn in one question (one yes for all)."""
+        self.ctx.say(check_values(together), SpeechKind.QUESTION, reads=(field,))
+        self.ctx.emit("clarification_requested", fields=[name for name, _ in together],
+                      candidates=[self.ctx.trace.private(v) for _, v in together])
 
     def ask(self, field: str, candidates: tuple[str, ...] = ()) -> None:
         self.ctx.say(ask_for(field, self.ctx.caller, candidates), SpeechKind.QUESTION,

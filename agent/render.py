@@ -85,6 +85,18 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = ())
     return questions.get(field, (f"Could you tell me the {field.replace('_', ' ')}?",))
 
 
+def check_values(values: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """One check of several values heard unclearly in one turn: never pick, read them back."""
+    named = dict(values)
+    when = {"date": named.get(VISIT_DATE), "window": named.get(VISIT_WINDOW),
+            "time": named.get(VISIT_TIME)}
+    parts = [spoken_when(when)] if when["date"] else [
+        v for k, v in values if k in (VISIT_WINDOW, VISIT_TIME)]
+    parts += [f"{v} units" if k == UNITS else v for k, v in values
+              if k not in (VISIT_DATE, VISIT_WINDOW, VISIT_TIME)]
+    return ("Sorry, I didn't catch that clearly.", f"Did you mean {', '.join(parts)}?")
+
+
 def ask_which_field(fields: tuple[str, ...]) -> tuple[str, ...]:
     names = " or the ".join(f.replace("_", " ") for f in fields)
     return ("Which one do you want to change?", f"The {names}?")

@@ -112,3 +112,20 @@ def change_args(snapshot: LedgerSnapshot, caller: CallerProfile) -> dict[str, st
 def _usable(snapshot: LedgerSnapshot, name: str) -> str | None:
     record = snapshot.get(name)
     return record.value if record is not None and record.usable else None
+
+
+def held_together(snapshot: LedgerSnapshot, field: str) -> tuple[tuple[str, str], ...]:
+    """``field`` and every other value held back, one candidate each, from the same turn.
+
+    An unclear turn ("Thursday morning, not Wednesday" heard with low confidence) holds all
+    its values at once; they are read back together in one check, so one "yes" settles them.
+    Returns () when ``field`` was held alone (then it is asked about on its own).
+    """
+    held = snapshot.get(field)
+    if held is None or held.usable or len(held.candidates) != 1:
+        return ()
+    together = [(field, held.candidates[0])] + [
+        (name, record.candidates[0]) for name, record in snapshot.fields
+        if name != field and not record.usable and len(record.candidates) == 1
+        and record.updated_at == held.updated_at]
+    return tuple(together) if len(together) > 1 else ()

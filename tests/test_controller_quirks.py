@@ -306,3 +306,20 @@ async def test_another_visit_while_the_first_awaits_its_yes_re_asks_that_yes():
         await c.say("yes")
         await c.until("confirmation_spoken", op="create_booking", count=2)
         assert sorted(b["asset"] for b in c.bookings()) == ["P-100", "P-200"]
+
+
+async def test_unclear_correction_is_checked_in_one_question_and_one_yes_settles_it():
+    # Found by the browser voice test: Whisper heard the correction right but with low
+    # confidence; the agent held date and window and asked about them one at a time.
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("I'd like a service visit for P-100 on Wednesday afternoon.")
+        await c.say("Sorry, Thursday morning, not Wednesday.", confidence=0.5)
+        assert c.field("visit_date").value is None  # held, never guessed
+        asked = c.events("clarification_requested")[-1]
+        assert set(asked.get("fields")) == {"visit_date", "visit_window"}
+        assert "Thursday 3 December, in the morning?" in c.sink.last
+        await c.say("Yes, please go ahead.")
+        assert (c.field("visit_date").value, c.field("visit_window").value) == (
+            "2026-12-03", "morning")
+        assert c.events("confirmation_requested", op="create_booking")
+        assert not c.events("action_dispatched")

@@ -30,7 +30,7 @@ from agent.proposals import (
     "said",
     ["P-200", "P 200", "p200", "B-200", "b 200", "pee two hundred", "p two hundred",
      "the pump two hundred", "T-200", "for pump number 200", "P two zero zero",
-     "pea to hundred", "P too hundred"],
+     "pea to hundred", "P too hundred", "pump key 200", "kay two hundred"],
 )
 def test_recogniser_variants_of_the_callers_only_asset(said):
     proposal = propose(f"book a visit for {said}", context(caller=ONLY_P200))
@@ -48,6 +48,9 @@ def test_digits_pick_the_right_one_of_two_assets():
         == "P-100"
     assert propose("b two hundred", context(caller=TWO_PUMPS, expecting=ASSET)).slot(
         ASSET).value == "P-200"
+    # Whisper once wrote "P 100" as "key 100": K is a plosive it confuses with P.
+    assert propose("a service visit for pump key 100 on wednesday", context(
+        caller=TWO_PUMPS)).slot(ASSET).value == "P-100"
 
 
 @pytest.mark.parametrize("said", ["book P-900", "the x 200 please", "service for Q-100",

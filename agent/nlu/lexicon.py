@@ -36,7 +36,7 @@ WINDOWS: dict[str, str] = {
 # Only names that are not also everyday words before a number ("are 2 units" stays).
 LETTER_NAMES: dict[str, str] = {
     "pee": "p", "pea": "p", "bee": "b", "see": "c", "cee": "c", "dee": "d", "eff": "f", "gee": "g",
-    "jay": "j", "kay": "k", "ess": "s", "tee": "t", "vee": "v", "zed": "z", "zee": "z",
+    "jay": "j", "kay": "k", "key": "k", "ess": "s", "tee": "t", "vee": "v", "zed": "z", "zee": "z",
 }
 # Letters a recogniser confuses with each other (plosives, nasals): "B-200" for "P-200".
 CONFUSABLE_LETTERS: tuple[frozenset[str], ...] = (

@@ -153,9 +153,14 @@ def _answer_to_expected(text: str, slots: list[SlotValue],
     if held is not None and not held.usable and len(held.candidates) == 1 \
             and not any(s.field == context.expecting for s in slots) \
             and intents.answer_intent(text) is Intent.YES:
-        # "Did you mean P-100?" "Yes": the one candidate held back is now the caller's word.
-        field = context.expecting or ""
-        return [*slots, SlotValue(field, held.candidates[0], text)]
+        # "Did you mean P-100?" "Yes": the one candidate held back is now the caller's word,
+        # and so is every other value held back from the same unclear turn, because the check
+        # read them back together ("Thursday 3 December, in the morning?").
+        given = {s.field for s in slots}
+        together = [(name, record.candidates[0]) for name, record in context.ledger.fields
+                    if name not in given and not record.usable and len(record.candidates) == 1
+                    and record.updated_at == held.updated_at]
+        return [*slots, *(SlotValue(name, value, text) for name, value in together)]
     if context.expecting == OPENED and not any(s.field == OPENED for s in slots):
         answer = intents.answer_intent(text)
         if answer is Intent.YES:
