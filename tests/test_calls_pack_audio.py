@@ -3,7 +3,7 @@
 Real-time speech makes a full audio pack take many minutes on two cores, so it is split:
 
 * ``make test`` runs the scripts named in ``IN_MAKE_TEST`` (the barge-in, dispatch, unknown
-  outcome and answer races; about half the pack), two calls at a time;
+  outcome and answer races; about half the pack), one call at a time (speech on two shared cores);
 * ``make test-audio`` (``AMEND_AUDIO_PACK=all``) runs every script that does not say
   ``modes: [text]``.
 
@@ -43,7 +43,7 @@ def test_the_make_test_half_is_named_and_runs_in_audio_mode():
 @pytest.fixture(scope="module")
 def audio_results():
     results, skipped = asyncio.run(run_calls([str(p) for p in SCRIPTS], "audio", world_factory,
-                                             mode_factory("audio"), concurrency=2))
+                                             mode_factory("audio"), concurrency=1))
     assert not skipped
     return {r.id: r for r in results}
 
