@@ -33,11 +33,6 @@ RATE = 16000
 CHUNK = b"\x01\x00" * (RATE // 50)
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 def speech(generation: int, chunks: int):
     ctx = context_id_for(generation)
     return [TTSStartedFrame(context_id=ctx),

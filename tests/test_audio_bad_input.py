@@ -22,11 +22,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from audio_fakes import EchoConversation  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 def tone(rate: int, secs: float = 1.0, freq: float = 440.0) -> np.ndarray:
     t = np.arange(int(rate * secs)) / rate
     return (0.3 * np.sin(2 * np.pi * freq * t)).astype(np.float32)

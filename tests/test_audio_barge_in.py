@@ -23,11 +23,6 @@ from audio_fakes import EchoConversation  # noqa: E402
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 def stale_chunks_after(call: LiveCall, generation: int, t: float):
     """Chunks of ``generation`` (or older) that started playing after ``t``."""
     return [c for c in call.recording.chunks if c.generation <= generation and c.start > t]

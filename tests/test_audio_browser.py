@@ -21,11 +21,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from audio_fakes import EchoConversation  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_serializer_speaks_the_documented_protocol():
     ser = VoiceSerializer()

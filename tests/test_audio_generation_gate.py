@@ -25,11 +25,6 @@ RATE = 16000
 CHUNK = b"\x01\x00" * (RATE // 50)  # 20 ms of non-silent PCM16
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @dataclass
 class Invalidate(SystemFrame):
     """Test marker: invalidate ``generation`` when this reaches the gate."""

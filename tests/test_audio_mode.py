@@ -37,11 +37,6 @@ expect:
 """
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def quick_end(monkeypatch):
     monkeypatch.setattr(runner, "END_QUIET_S", 0.5)

@@ -37,11 +37,6 @@ CONTROLS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def control_results():
     """Every control once, a few at a time (each call is mostly waiting for speech)."""

@@ -29,11 +29,6 @@ from audio.calls.script import load_script
 FAST = 150.0  # characters per second in these tests
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def quick_timing(monkeypatch):
     monkeypatch.setattr(runner, "END_QUIET_S", 0.3)

@@ -31,11 +31,6 @@ POLICY = revision("returns-2026", family="returns", kind="policy", sections=(
 TOKEN = token("returns-2026", family="returns", procedure="filter-kit")
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Session:
     ledger: Ledger

@@ -54,11 +54,6 @@ OBSOLETE_WORDING = "pump seal torque bolts seal bolts torque 40 Nm"
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
 def registry(tmp_path):
     path = tmp_path / "seed003.yaml"
     path.write_text(REGISTRY)

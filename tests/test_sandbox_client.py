@@ -17,11 +17,6 @@ VISIT = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "units": "
 KEY = idempotency_key_for("q1", "a1")
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def sandbox():
     with serve_in_background(seed=3) as handle:

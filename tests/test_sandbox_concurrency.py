@@ -12,11 +12,6 @@ from tools_sandbox.server import serve_in_background
 VISIT = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "site": "12 Harbour Road"}
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def sandbox():
     with serve_in_background(seed=5) as handle:

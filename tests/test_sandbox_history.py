@@ -20,11 +20,6 @@ from tools_sandbox.server import serve_in_background
 DATES = ("2026-12-02", "2026-12-03", "2026-12-04")
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def sandbox():
     with serve_in_background(seed=11) as handle:

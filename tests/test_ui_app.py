@@ -72,11 +72,6 @@ def test_scripted_call_report_renders_verdict_violations_and_measures_escaped():
     assert "&lt;b&gt;stale&lt;/b&gt;" in html and "amend-measure-fail" in html
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_scripted_call_refuses_a_script_outside_the_directory(tmp_path):
     (tmp_path / "ok.yaml").write_text(json.dumps({"id": "ok"}))

@@ -15,11 +15,6 @@ from ui.session_view import render_all
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
 async def session():
     hub = SessionHub(world_builder(fixed_clock("2026-12-01T09:00:00+01:00")), load_personas())
     yield await hub.open("tab")

@@ -16,11 +16,6 @@ from ui.session_view import latencies, render_all, transcript
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
 def hub():
     return SessionHub(build_fake_world, load_personas())
 
