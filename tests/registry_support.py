@@ -9,10 +9,8 @@ from registry import schema, store
 from registry.parse import parse_file
 from registry.resolver import Registry
 
-# The canonical vectors live in shared/, beside the checkout (CI lays a copy there too).
-SEED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "seed-003"
-if not SEED.is_dir():
-    SEED = Path("/work/shared/fixtures/seed-003")
+# Seed 003's vectors, kept in this repository as the project's own fixture files.
+SEED = Path(__file__).resolve().parent / "fixtures" / "seed-003"
 
 
 def registry_from(*files: str | Path, now_tick: int | None = None, **kwargs) -> Registry:
