@@ -52,7 +52,7 @@ class Goal(StrEnum):
     CANCEL = "cancel"
 
 
-# The fields a confirmation question names (CALL_SCRIPTS: confirmation_requested `fields`).
+# The fields a confirmation question names (docs/call-scripts.md: confirmation_requested `fields`).
 CONFIRM_FIELDS = {"create_booking": (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
                   "reschedule_booking": (BOOKING_REF, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
                   "cancel_booking": (BOOKING_REF,)}

@@ -19,7 +19,7 @@ from agent.gate import Stamp
 
 
 class RegistryOutcome(StrEnum):
-    """The resolver's answer (REGISTRY_FORMAT.md). One meaning per member."""
+    """The resolver's answer (docs/registry-format.md, "Outcomes"). One meaning per member."""
 
     RESOLVED = "RESOLVED"  # exactly one authoritative revision, usable, in the language asked
     MISSING_SCOPE = "MISSING_SCOPE"  # a required scope input is missing: ask for it

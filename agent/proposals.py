@@ -19,7 +19,7 @@ from agent.ledger import LedgerSnapshot
 from agent.ports import ProcedureInfo
 from agent.speech import Utterance
 
-# Ledger field names. They are public (CALL_SCRIPTS.md `expect.fields`, `clarified`, events).
+# Ledger field names. They are public (docs/call-scripts.md: `expect.fields`, `clarified`, events).
 ASSET = "asset"
 VISIT_DATE = "visit_date"  # ISO date "2026-12-03"
 VISIT_WINDOW = "visit_window"  # "morning" | "afternoon"

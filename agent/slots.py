@@ -1,4 +1,4 @@
-"""Booking slots: what a visit needs, what it defaults, what to ask next (CALL_SCRIPTS.md).
+"""Booking slots: what a visit needs, what it defaults, what to ask next (docs/call-scripts.md).
 
 Pure functions over a :class:`~agent.ledger.LedgerSnapshot` and the trusted
 :class:`~agent.caller.CallerProfile`. Defaults (units, site, contact, account) are never asked

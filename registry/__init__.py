@@ -1,4 +1,4 @@
-"""The applicability registry: which document revision applies (REGISTRY_FORMAT.md, seed 003).
+"""The applicability registry: which document revision applies (docs/registry-format.md, seed 003).
 
 Modules, one concept each: ``timeaxis`` (ticks and instants), ``model`` (parsed values),
 ``parse`` (YAML file → values, per-file checks), ``checks`` (cross-revision rules),

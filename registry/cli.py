@@ -1,4 +1,4 @@
-"""``amend registry import|validate|resolve|explain`` (REGISTRY_FORMAT.md, "CLI").
+"""``amend registry import|validate|resolve|explain`` (docs/registry-format.md, "CLI").
 
 Exit status: 0 when the command ran (whatever the resolution outcome), 1 for a rejected import
 file or a validation error, 2 for bad arguments or a bad database. Errors are one line each on
@@ -57,7 +57,7 @@ def _guarded(fn):
 
 @click.group()
 def registry() -> None:
-    """The applicability registry: which document revision applies (REGISTRY_FORMAT.md)."""
+    """The applicability registry: which document revision applies (docs/registry-format.md)."""
 
 
 @registry.command("import")

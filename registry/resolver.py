@@ -1,4 +1,4 @@
-"""The applicability resolver: REGISTRY_FORMAT.md's six steps, in order, over indexed SQL.
+"""The applicability resolver: the six steps of docs/registry-format.md, in order, over indexed SQL.
 
 Each step is one small query, so a resolution costs a few index lookups however large the
 registry is. The first step that fails decides the outcome; a non-RESOLVED answer never names

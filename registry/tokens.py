@@ -1,6 +1,6 @@
 """Scope tokens: everything an answer depended on, so caches and citations can carry it.
 
-The applicability policy version names the rules in ``resolver`` (REGISTRY_FORMAT.md's six
+The applicability policy version names the rules in ``resolver`` (docs/registry-format.md's six
 steps). Bump it whenever those rules change meaning: every cached answer keyed under the old
 version then misses, as it must.
 """

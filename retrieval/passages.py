@@ -2,7 +2,7 @@
 
 A passage id is ``<revision>#<index>-<digest10>``: the revision it belongs to, its position,
 and the first ten hex digits of the sha256 of its text. Revision content never changes under
-an id (REGISTRY_FORMAT.md), so re-chunking the same revision gives the same ids, and a citation
+an id (docs/registry-format.md), so re-chunking the same revision gives the same ids, and a citation
 names exactly the words it quotes.
 
 A section with a ``when`` condition (``{opened: "yes"}``) stamps that condition on each of its

@@ -39,7 +39,7 @@ UNOPENED_TEXT = "Unopened filter kits can be returned within 30 days for a full 
 
 
 def returns_policy(rid: str = "returns-2026") -> RevisionText:
-    """A return policy whose sections apply only under ``opened`` (REGISTRY_FORMAT.md)."""
+    """A return policy whose sections apply only under ``opened`` (docs/registry-format.md)."""
     return revision(rid, family="returns", kind="policy", sections=(
         ("opened", (("opened", "yes"),), OPENED_TEXT),
         ("unopened", (("opened", "no"),), UNOPENED_TEXT),

@@ -1,6 +1,13 @@
-"""The import table of ARCHITECTURE.md, enforced by walking every module's imports."""
+"""The architecture's rules, enforced (docs/architecture.md, "Packages and the import rule").
+
+* The import table, by walking every module's imports.
+* The repository stands alone: no tracked or untracked (non-ignored) text file reads, cites or
+  links anything outside the checkout.
+"""
 
 import ast
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +23,7 @@ MAY_IMPORT = {
     "audio": {"agent", "audio"},
     "ui": set(OURS),
 }
+# tools/ (developer scripts) is imported by none of them.
 # agent/ is standard library only, except agent/nlu/, which may use parsing libraries.
 NLU_LIBRARIES = {"dateparser", "text2num", "text_to_num", "rapidfuzz", "regex", "dateutil"}
 
@@ -39,7 +47,7 @@ def test_packages_import_only_what_the_table_allows(package):
     violations = []
     for path in modules(package):
         for line, root in imported_roots(path):
-            if root in OURS and root not in MAY_IMPORT[package]:
+            if root in (*OURS, "tools") and root not in MAY_IMPORT[package]:
                 violations.append(f"{path.relative_to(ROOT)}:{line} imports {root}")
     assert not violations, "\n".join(violations)
 
@@ -59,3 +67,132 @@ def test_agent_core_is_standard_library_only():
 def test_every_package_exists_with_modules():
     for package in OURS:
         assert (ROOT / package / "__init__.py").is_file(), package
+
+
+# --------------------------------------------------------------------------- standing alone
+# What may not appear in any text file of the repository. Patterns are spelled so that this
+# file does not match itself (`[E]`, `[ ]`, `\.\.`); the control test proves each one bites.
+RETIRED_NAMES = re.compile(r"\b(?:ARCHITECTUR[E]|CALL_SCRIPT[S]|REGISTRY_FORMA[T])(?:\.md)?\b")
+SIBLING_FOLDERS = re.compile(
+    r"\.\.[/\\]shared\b|(?<![\w-])shared[/\\](?:fixtures|design|seeds)\b"
+    r"|\bshared[ ]design[ ]doc", re.I)
+# A checkout, a workspace or a home directory: machine-specific wherever it appears. System
+# paths (/usr/bin/chromium, /dev/null, /etc/...) name the platform, not a machine, and pass.
+MACHINE_PATHS = re.compile(r"(?<![\w.~$}/-])/(?:work|home|root|Users|mnt|srv)(?=/|\b)")
+# /tmp as a data location: only tests may use it, as scratch space.
+SCRATCH = re.compile(r"(?<![\w.~$}/-])/tmp(?=/|\b)")
+FILE_ANCESTOR = re.compile(
+    r"Path\(__file__\)(?:\.resolve\(\)|\.absolute\(\))?"
+    r"(?P<parents>(?:\.parent\b)*)(?:\.parents\[(?P<index>\d+)\])?")
+MD_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)[^)]*\)")
+TEXT_SUFFIXES = {".py", ".pyi", ".md", ".rst", ".txt", ".yaml", ".yml", ".toml", ".json",
+                 ".cfg", ".ini", ".sh", ".bash", ".js", ".mjs", ".css", ".html", ".in"}
+TEXT_NAMES = {"Makefile", "Dockerfile", "LICENSE", ".gitignore", ".gitattributes", "run"}
+
+
+def repository_files() -> list[str]:
+    """Tracked files plus untracked, non-ignored ones, relative to the root (no symlinks)."""
+    try:
+        listed = [subprocess.run(["git", "ls-files", "-z", *extra], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.split("\0")
+                  for extra in ((), ("--others", "--exclude-standard"))]
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: cannot tell repository files from local ones")
+    names = sorted({n for group in listed for n in group if n})
+    return [n for n in names if (ROOT / n).is_file() and not (ROOT / n).is_symlink()]
+
+
+def is_text(name: str) -> bool:
+    path = Path(name)
+    if path.suffix in TEXT_SUFFIXES or path.name in TEXT_NAMES:
+        return True
+    if path.suffix:
+        return False
+    with open(ROOT / name, "rb") as handle:
+        return handle.read(2) == b"#!"  # an extensionless script (.ci/run and the like)
+
+
+def outside_references(name: str, text: str) -> list[str]:
+    """Every place in ``text`` (the file ``name``, relative to the root) that reaches outside
+    the repository, as ``name:line: what``."""
+    found = []
+    depth = len(Path(name).parts)  # Path(__file__) ancestor number `depth` is the root
+    in_tests = Path(name).parts[0] == "tests"
+    for n, line in enumerate(text.splitlines(), 1):
+        where = f"{name}:{n}"
+        for m in RETIRED_NAMES.finditer(line):
+            found.append(f"{where}: retired design-document name {m[0]!r}; point at "
+                         f"docs/architecture.md, docs/call-scripts.md or docs/registry-format.md")
+        for m in SIBLING_FOLDERS.finditer(line):
+            found.append(f"{where}: {m[0]!r} is material beside the checkout; keep what is "
+                         f"needed in the repository and point at it there")
+        for m in MACHINE_PATHS.finditer(line):
+            found.append(f"{where}: absolute machine path {line[m.start():m.start() + 30]!r}")
+        if not in_tests:
+            for m in SCRATCH.finditer(line):
+                found.append(f"{where}: {line[m.start():m.start() + 30]!r}: /tmp as a data "
+                             f"location outside tests; use a relative path or tempfile")
+        for m in FILE_ANCESTOR.finditer(line):
+            level = m["parents"].count(".parent")
+            if m["index"] is not None:
+                level += int(m["index"]) + 1
+            if level > depth:
+                found.append(f"{where}: {m[0]!r} goes {level - depth} level(s) above the "
+                             f"repository root")
+        if name.endswith(".md"):
+            for target in MD_LINK.findall(line):
+                if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+                    continue
+                if target.startswith("/"):
+                    found.append(f"{where}: absolute link {target!r}")
+                    continue
+                resolved = ((ROOT / name).parent / target.split("#")[0]).resolve()
+                if not resolved.is_relative_to(ROOT):
+                    found.append(f"{where}: link {target!r} leaves the repository")
+    return found
+
+
+def test_no_reference_leaves_the_repository():
+    problems = []
+    for name in repository_files():
+        if is_text(name):
+            text = (ROOT / name).read_text(encoding="utf-8", errors="replace")
+            problems += outside_references(name, text)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_reference_detector_flags_each_kind():
+    """Known-answer control: each kind of outside reference, in a synthetic file, is caught,
+    and the legitimate look-alikes are not."""
+    up, sep = "..", "/"
+    bad = {
+        "retired name": "see " + "ARCHI" + "TECTURE.md",
+        "retired name without suffix": "(CALL" + "_SCRIPTS vocabulary)",
+        "retired registry name": "the REGISTRY" + "_FORMAT.md six steps",
+        "sibling folder": f"`{up}{sep}shared{sep}design{sep}X.md`",
+        "fixtures beside the checkout": "ROOT / " + "'shared" + sep + "fixtures'",
+        "seeds beside the checkout": "read shared" + sep + "seeds" + sep + "003.txt",
+        "design docs beside the checkout": "as the shared " + "design docs say",
+        "workspace path": f'Path("{sep}work{sep}main{sep}tests")',
+        "home path": f"cd {sep}home{sep}dev{sep}amend",
+        "root home": f"{sep}root{sep}.cache{sep}amend",
+        "scratch outside tests": f"--db {sep}tmp{sep}r.db",
+        "parents above the root": "Path(__file__)" + ".resolve().parents[2] / 'x'",
+        "parent chain above the root": "Path(__file__)" + ".parent.parent.parent",
+    }
+    for kind, line in bad.items():
+        assert outside_references("registry/x.py", line), kind
+    assert outside_references("docs/x.md", f"[design]({up}/{up}/elsewhere.md)")
+    assert outside_references("docs/x.md", f"[design]({sep}work{sep}x.md)")
+    good = [
+        'CHROMIUM = Path("/usr/bin/chromium")', "command -v sox >/dev/null 2>&1",
+        "ROOT = Path(__file__)" + ".resolve().parent.parent",
+        "ROOT = Path(__file__)" + ".resolve().parents[1]",
+        "see docs/architecture.md and docs/registry-format.md",
+        "https://example.com/home/page", "~/.local/share/amend/registry.db",
+        "the shared lock", "$AMEND_DATA_DIR/registry.db", "CALL_SCRIPTS_DIR = 1",
+    ]
+    for line in good:
+        assert not outside_references("tests/x.py", line), line
+    assert not outside_references("docs/x.md", "[walkthrough](walkthrough.md#step-1)")
+    assert not outside_references("tests/x.py", f"scratch = '{sep}tmp{sep}amend-test'")

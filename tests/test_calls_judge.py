@@ -130,6 +130,19 @@ def test_changing_another_accounts_booking_is_a_wrong_party_action():
     assert not inv.wrong_party(evidence(bookings=[theirs], staff=["B1"]), "ACME-001")
 
 
+def test_a_notification_entry_names_the_booking_version_as_version(tmp_path):
+    path = tmp_path / "note.yaml"
+    path.write_text(Path(__file__).parent.joinpath("calls", "05-which-thursday.yaml")
+                    .read_text().replace("  clarified: [visit_date]\n", "")
+                    + "  notifications:\n    - {kind: confirmation, booking: B1, version: 2}\n")
+    note = {"id": 1, "account": "ACME-001", "booking_ref": "B1", "booking_version": 2,
+            "kind": "confirmation"}
+    result = judge(load_script(path), evidence(notes=[note]), "text")
+    assert not any("notifications" in v for v in result.violations), result.violations
+    result = judge(load_script(path), evidence(notes=[dict(note, booking_version=1)]), "text")
+    assert any("expect.notifications: nothing matches" in v for v in result.violations)
+
+
 def test_a_quiet_call_passes_with_every_measure_not_applicable(tmp_path):
     path = tmp_path / "quiet.yaml"
     path.write_text(Path(__file__).parent.joinpath("calls", "05-which-thursday.yaml")

@@ -100,6 +100,8 @@ def test_valid_script_keeps_unquoted_dates_and_times_as_iso_text(tmp_path):
      "number"),
     ("  roles: [technician]\n", "  roles: [technician]\n  role: admin\n",
      ":7: caller.role: unknown key; did you mean 'roles'?"),
+    ("set: {window: afternoon}", "set: {asset: P-200}",  # the staff endpoint cannot move it
+     ":18: sandbox.staff_edits[0].set.asset: unknown key"),
 ])
 def test_bad_script_names_file_line_and_key(tmp_path, old, new, expected):
     assert old in GOOD

@@ -1,4 +1,4 @@
-"""Dates and times against the call's clock: CALL_SCRIPTS.md's rules, pinned.
+"""Dates and times against the call's clock: the domain rules of docs/call-scripts.md, pinned.
 
 The clock is the contract's example, Tuesday 2026-12-01 09:00+01:00, unless a row says
 otherwise. dateparser alone reads "Wednesday" as last Wednesday and "the 3rd" as a month; these

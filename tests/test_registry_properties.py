@@ -1,5 +1,5 @@
 """Random registries and queries: the SQL resolver must agree with a brute-force reference
-written here straight from REGISTRY_FORMAT.md's six steps, at every knowledge time."""
+written here straight from the six steps of docs/registry-format.md, at every knowledge time."""
 
 from __future__ import annotations
 

@@ -22,32 +22,33 @@ from tools_sandbox.service import booking_json
 from tools_sandbox.store import now_iso
 
 router = APIRouter(prefix="/admin", tags=["admin (test mode only)"])
+SeedRef = m.code(m.REF_PATTERN, "a booking ref: 1-64 of A-Z a-z 0-9 _ . : -")
 
 
 class SeedBooking(m.Slot):
-    """A booking that exists before a call (CALL_SCRIPTS.md ``sandbox.bookings``)."""
+    """A booking that exists before a call (docs/call-scripts.md ``sandbox.bookings``)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-    ref: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
-    tenant: str | None = Field(None, min_length=1, max_length=64)
-    account: str = Field(min_length=1, max_length=64)
-    asset: str = Field(min_length=1, max_length=64)
+    ref: SeedRef | None = None
+    tenant: m.Name | None = None
+    account: m.Name
+    asset: m.Name
     units: int = Field(1, ge=1, le=100)
-    site: str = Field("", max_length=200)
-    contact: str = Field("", max_length=200)
+    site: m.text(200, min_length=0) = ""
+    contact: m.text(200, min_length=0) = ""
     status: Literal["confirmed", "cancelled"] = "confirmed"
     version: int = Field(1, ge=1, le=m.MAX_VERSION)
 
 
 class Seed(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    tenant: str = Field(min_length=1, max_length=64)
+    tenant: m.Name
     bookings: list[SeedBooking] = Field(max_length=1000)
 
 
 class SlotCapacity(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    date: m.IsoDate
     window: m.Window
     capacity: int = Field(ge=0, le=10_000)
 
@@ -138,7 +139,7 @@ async def get_faults(request: Request):
 
 @router.put("/faults")
 async def set_faults(body: FaultList, request: Request):
-    """Replace every fault rule (CALL_SCRIPTS.md vocabulary) and restart the call counters."""
+    """Replace every fault rule (docs/call-scripts.md vocabulary) and restart the call counters."""
     request.app.state.service.faults.set(body.faults)
     return await get_faults(request)
 

@@ -85,7 +85,7 @@ class SandboxAdmin:
     def staff_edit(self, tenant: str, ref: str, changes: Mapping, *,
                    expected_version: int | None = None, notify: bool = False,
                    subject: str = "staff") -> dict:
-        """Edit a booking as a staff member (CALL_SCRIPTS.md ``staff_edits``); bumps version."""
+        """Edit a booking as staff (docs/call-scripts.md ``staff_edits``); bumps version."""
         if tenant not in self._staff:
             self._staff[tenant] = self.mint(tenant, subject, "*staff*", role="staff")
         body = {**dict(changes), "notify": notify}

@@ -25,6 +25,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import get_route_path
 
 from tools_sandbox import models as m
 from tools_sandbox.idempotency import Caller, Reply, error
@@ -32,7 +33,19 @@ from tools_sandbox.idempotency import Caller, Reply, error
 bearer = HTTPBearer(auto_error=False, description="A caller token from POST /admin/tokens")
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 ETAG_RE = re.compile(r'^(?:W/)?"?([0-9]{1,10})"?$')
+REVISION_RE = re.compile(r"^[0-9]{1,9}$")
 Ref = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+# The headers' schemas in /openapi.json: exactly the values the dependencies below accept.
+# (The dependencies read them as optional strings so that a bad value is a 400 naming it.
+# A route that needs one says so with REQUIRES_IF_MATCH; a missing one is then a 428.)
+HEADER_SCHEMAS = {
+    "Idempotency-Key": {"type": "string", "minLength": 1, "maxLength": 255,
+                        "pattern": "^[!-~]+$"},
+    "Amend-Revision": {"type": "string", "pattern": "^[0-9]{1,9}$"},
+    "If-Match": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,10}"?$'},
+}
+REQUIRES_IF_MATCH = {"x-amend-required-headers": ["If-Match"]}  # a route's openapi_extra
 
 
 class ApiError(Exception):
@@ -44,24 +57,34 @@ def respond(reply: Reply) -> JSONResponse:
     return JSONResponse(reply.body, status_code=reply.status, headers=dict(reply.headers))
 
 
+BODY_400 = "Malformed body: not UTF-8 JSON"
+
+
 def _responses(*codes: int) -> dict:
-    text = {400: "Missing or malformed Idempotency-Key, If-Match or Amend-Revision",
+    text = {400: "Missing or malformed Idempotency-Key, If-Match or Amend-Revision, "
+                 "or a malformed body",
             401: "No valid caller token", 404: "No such resource for this account",
             409: "Key in flight (Retry-After), request cancelled, slot full or booking "
-                 "cancelled", 412: "If-Match / expected_version does not match (see `current`)",
+                 "cancelled", 412: "If-Match / expected_version does not match the current "
+                 "version (see `current`), or they disagree with each other",
             422: "Invalid body, or Idempotency-Key reused with a different payload",
             428: "If-Match or expected_version is required", 503: "Injected failure"}
     return {c: {"model": m.Error, "description": text[c]} for c in codes}
 
 
+def _unauthenticated(message: str) -> Reply:
+    reply = error(401, "unauthenticated", message)
+    return Reply(reply.status, reply.body, (("WWW-Authenticate", "Bearer"),))  # RFC 9110
+
+
 async def caller(request: Request,
                  creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Caller:
     if creds is None:
-        raise ApiError(error(401, "unauthenticated", "send Authorization: Bearer <token>"))
+        raise ApiError(_unauthenticated("send Authorization: Bearer <token>"))
     row = request.app.state.service.store.one("SELECT * FROM tokens WHERE token = ?",
                                               creds.credentials)
     if row is None:
-        raise ApiError(error(401, "unauthenticated", "unknown token; mint one first"))
+        raise ApiError(_unauthenticated("unknown token; mint one first"))
     return Caller(row["tenant"], row["subject"], row["account"], row["role"])
 
 
@@ -80,7 +103,7 @@ async def amend_revision(value: str | None = Header(
         description="The agent revision this request was built on (recorded)")) -> int | None:
     if value is None:
         return None
-    if not value.isdigit() or len(value) > 9:
+    if not REVISION_RE.match(value):
         raise ApiError(error(400, "bad_revision", "Amend-Revision must be a non-negative "
                              "integer"))
     return int(value)
@@ -92,9 +115,9 @@ async def if_match(value: str | None = Header(
     if value is None:
         return None
     found = ETAG_RE.match(value.strip())
-    if not found or int(found.group(1)) < 1:
+    if not found:
         raise ApiError(error(400, "bad_if_match", 'If-Match must be a version ETag such as "3"'))
-    return int(found.group(1))
+    return int(found.group(1))  # "0" is well formed and matches no version: 412
 
 
 # Dependencies are async on purpose: FastAPI runs plain `def` ones in a thread pool.
@@ -109,8 +132,10 @@ def precondition(header: int | None, body: int | None) -> int:
         raise ApiError(error(428, "precondition_required", "send If-Match: \"<version>\" or "
                              "expected_version: read the booking first"))
     if header is not None and body is not None and header != body:
-        raise ApiError(error(400, "conflicting_preconditions",
-                             "If-Match and expected_version disagree; send one"))
+        # Both are preconditions on the one current version: they cannot both hold (RFC 9110).
+        raise ApiError(error(412, "conflicting_preconditions",
+                             f"If-Match says version {header}, expected_version says {body}: "
+                             "both cannot hold; send one"))
     return header if header is not None else body  # type: ignore[return-value]
 
 
@@ -119,15 +144,15 @@ WRITE = _responses(400, 401, 404, 409, 412, 422, 428, 503)
 
 
 @v1.get("/slots", response_model=m.SlotList, responses=_responses(401, 422), tags=["slots"])
-async def list_slots(request: Request, who: Who,
-                     start: str = Query(pattern=r"^\d{4}-\d{2}-\d{2}$"),
+async def list_slots(request: Request, who: Who, start: Annotated[m.IsoDate, Query()],
                      days: int = Query(7, ge=1, le=62)):
-    """The calendar: for each day, the morning and afternoon windows with their capacity."""
-    try:
-        first = dt.date.fromisoformat(start)
-        dates = [(first + dt.timedelta(days=i)).isoformat() for i in range(days)]
-    except (ValueError, OverflowError):
-        return respond(error(422, "invalid_date", f"start {start!r} is not a calendar date"))
+    """The calendar: for each day, the morning and afternoon windows with their capacity.
+
+    The calendar ends on 9999-12-31: days after it are not listed.
+    """
+    first = dt.date.fromisoformat(start)
+    last = min(days, (dt.date.max - first).days + 1)
+    dates = [(first + dt.timedelta(days=i)).isoformat() for i in range(last)]
     return {"slots": request.app.state.service.slots(dates)}
 
 
@@ -257,9 +282,48 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid":
+            return respond(malformed_body(f"not valid JSON ({first.get('ctx', {}).get('error')} "
+                                          f"at character {first['loc'][-1]})"))
         where = ".".join(str(p) for p in first.get("loc", ()))
         return respond(error(422, "invalid_request", f"{where}: {first.get('msg', 'invalid')}"))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
-        return respond(error(exc.status_code, "http_error", str(exc.detail)))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names only the first route whose path matched; list every method.
+            headers["Allow"] = ", ".join(allowed_methods(request))
+            return respond(Reply(405, error(405, "method_not_allowed",
+                                            f"{request.method} is not supported here; use "
+                                            f"{headers['Allow']}").body,
+                                 tuple(headers.items())))
+        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+            return respond(malformed_body("not UTF-8 text"))
+        reply = error(exc.status_code, "http_error", str(exc.detail))
+        return respond(Reply(reply.status, reply.body, tuple(headers.items())))
+
+
+def malformed_body(why: str) -> Reply:
+    return error(400, "malformed_body", f"the request body is {why}; send a UTF-8 JSON "
+                 "document with Content-Type: application/json")
+
+
+def route_table(app: FastAPI) -> list:
+    """Every route of ``app``, with the routes of included routers flattened."""
+    try:
+        from fastapi.routing import iter_route_contexts  # FastAPI >= 0.13x: lazy includes
+    except ImportError:
+        return list(app.routes)
+    return list(iter_route_contexts(app.routes))
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this request's path (for a 405's ``Allow``)."""
+    path = get_route_path(request.scope)
+    methods: set[str] = set()
+    for route in route_table(request.app):
+        regex, served = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if regex is not None and served and regex.match(path):
+            methods |= served
+    return sorted(methods)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import random
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic.json_schema import models_json_schema
 
 from tools_sandbox import admin, api
+from tools_sandbox import models as m
 from tools_sandbox.faults import FaultPlan
 from tools_sandbox.handoffs import Handoffs
 from tools_sandbox.service import BookingService, SandboxConfig
@@ -57,29 +63,84 @@ def create_app(db_path: str, config: SandboxConfig | None = None,
     api.install(app)
     if config.testing:
         admin.install(app)
-    _declare_required_keys(app)
+    _publish_contracts(app, config.testing)
     return app
 
 
-def _declare_required_keys(app: FastAPI) -> None:
-    """Publish Idempotency-Key as required in /openapi.json.
+def _publish_contracts(app: FastAPI, testing: bool) -> None:
+    """``/openapi.json``: the booking API, the same with or without test mode.
 
-    The route reads it as optional so that a missing key is answered 400 (the idempotency
-    contract) rather than FastAPI's generic 422; generated clients must still always send it.
+    The test harness (``/admin``: tokens, seeding, fault injection, reset) is published apart,
+    at ``/admin/openapi.json`` and ``/admin/docs``: a client or fuzzer of the booking API must
+    not find "inject a fault" or "delete everything" among its operations.
     """
-    build = app.openapi
+
+    def build(routes: list, title: str, description: str) -> dict:
+        return _declare(get_openapi(title=title, version=app.version, description=description,
+                                    routes=routes, openapi_version=app.openapi_version))
 
     def openapi() -> dict:
         if app.openapi_schema is None:
-            schema = build()
-            for path in schema["paths"].values():
-                for operation in path.values():
-                    for param in operation.get("parameters", ()):
-                        if param["name"] == "Idempotency-Key":
-                            param["required"] = True
-                            param["schema"] = {"type": "string", "minLength": 1,
-                                               "maxLength": 255, "pattern": "^[!-~]+$"}
-            app.openapi_schema = schema
+            app.openapi_schema = build([r for r in api.route_table(app) if not _is_admin(r)],
+                                       app.title, app.description)
         return app.openapi_schema
 
     app.openapi = openapi
+    if not testing:
+        return
+    cache: dict[str, dict] = {}
+
+    async def admin_openapi() -> JSONResponse:
+        if "doc" not in cache:
+            cache["doc"] = build([r for r in api.route_table(app) if _is_admin(r)],
+                                 ADMIN_TITLE, admin.__doc__ or "")
+        return JSONResponse(cache["doc"])
+
+    async def admin_docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/admin/openapi.json", title=ADMIN_TITLE)
+
+    app.add_api_route("/admin/openapi.json", admin_openapi, include_in_schema=False)
+    app.add_api_route("/admin/docs", admin_docs, include_in_schema=False)
+
+
+ADMIN_TITLE = "Amend sandbox test harness (/admin, test mode only)"
+
+
+def _is_admin(route) -> bool:
+    return (getattr(route, "path", None) or "").startswith("/admin")
+
+
+def _declare(schema: dict) -> dict:
+    """Say in the document what the handlers do beyond what FastAPI infers.
+
+    - Headers read as optional strings (so that a bad or missing one is a 400 naming it, not
+      FastAPI's generic 422) get their exact schema; Idempotency-Key is required, and so is
+      If-Match where a route's ``openapi_extra`` says so (``api.REQUIRES_IF_MATCH``).
+    - Every operation with a body may answer 400 ``malformed_body``; every 422 has the one
+      error shape (``{"error": {"code", "message"}}``), not FastAPI's default.
+    """
+    error = {"$ref": "#/components/schemas/Error"}
+    for path in schema["paths"].values():
+        for operation in path.values():
+            required = {"Idempotency-Key", *operation.pop("x-amend-required-headers", ())}
+            for param in operation.get("parameters", ()):
+                if param["in"] == "header" and param["name"] in api.HEADER_SCHEMAS:
+                    param["schema"] = dict(api.HEADER_SCHEMAS[param["name"]])
+                    if param["name"] in required:
+                        param["required"] = True
+            responses = operation.setdefault("responses", {})
+            if "requestBody" in operation and "400" not in responses:
+                responses["400"] = {"description": api.BODY_400,
+                                    "content": {"application/json": {"schema": error}}}
+            if "422" in responses:
+                responses["422"]["content"] = {"application/json": {"schema": error}}
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    _, defs = models_json_schema([(m.Error, "serialization")],
+                                 ref_template="#/components/schemas/{model}")
+    for name, definition in defs["$defs"].items():
+        components.setdefault(name, definition)
+    text = json.dumps(schema["paths"])
+    for name in ("HTTPValidationError", "ValidationError"):
+        if f"/{name}\"" not in text:
+            components.pop(name, None)
+    return schema

@@ -1,6 +1,6 @@
 """Fault injection: deterministic, per operation and per nth call, changeable while running.
 
-The vocabulary is CALL_SCRIPTS.md's ``sandbox.faults``: ``delay_ms``, ``drop_response``,
+The vocabulary is docs/call-scripts.md's ``sandbox.faults``: ``delay_ms``, ``drop_response``,
 ``fail_before_commit``, ``hang``, ``duplicate_delivery``, ``ignore_precondition``, each with an
 optional ``nth`` (only the Nth call of that op). Two optional extensions: ``probability``
 (drawn from a generator seeded per op, so a run replays exactly) and ``uncancellable`` (a

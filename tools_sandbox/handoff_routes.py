@@ -7,7 +7,16 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 
 from tools_sandbox import models as m
-from tools_sandbox.api import Key, Match, Revision, Who, _responses, precondition, respond
+from tools_sandbox.api import (
+    REQUIRES_IF_MATCH,
+    Key,
+    Match,
+    Revision,
+    Who,
+    _responses,
+    precondition,
+    respond,
+)
 from tools_sandbox.idempotency import fingerprint
 
 router = APIRouter(prefix="/v1/handoffs", tags=["handoffs"])
@@ -39,7 +48,7 @@ async def get_handoff(request: Request, hid: Hid, who: Who):
     return respond(request.app.state.handoffs.get(who, hid))
 
 
-@router.put("/{hid}/state", response_model=m.Handoff,
+@router.put("/{hid}/state", response_model=m.Handoff, openapi_extra=REQUIRES_IF_MATCH,
             responses=_responses(400, 401, 404, 409, 412, 422, 428))
 async def update_handoff_state(body: m.HandoffCreate, request: Request, hid: Hid,
                                who: Who,

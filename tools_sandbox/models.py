@@ -8,17 +8,41 @@ calendar dates) so no input can reach SQLite in a shape that would make it fail 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 Window = Literal["morning", "afternoon"]
-TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
-# Windows of the domain rules (CALL_SCRIPTS.md): morning 08:00-12:00, afternoon 13:00-17:00.
+TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"  # any HH:MM (told apart for the message)
+# The schema says exactly what the validators accept, in both directions (schemathesis
+# checks that schema-valid data is accepted and that the rest is refused):
+# a calendar date 0001-01-01..9999-12-31 (Python's range: RFC 3339 would allow year 0000),
+MONTH_DAY = r"(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+DATE_PATTERN = rf"^([1-9][0-9]{{3}}|0[1-9][0-9]{{2}}|00[1-9][0-9]|000[1-9])-{MONTH_DAY}$"
+# and an exact time inside a window (08:00-12:00 or 13:00-17:00, both ends included).
+MORNING_TIMES = r"0[89]:[0-5][0-9]|1[01]:[0-5][0-9]|12:00"
+AFTERNOON_TIMES = r"1[3-6]:[0-5][0-9]|17:00"
+WINDOW_TIME_PATTERN = rf"^({MORNING_TIMES}|{AFTERNOON_TIMES})$"
+# Free text is stripped (pydantic's str_strip_whitespace: Unicode White_Space); it must keep at
+# least one other character. This class is that set, for the schema's `pattern`.
+_STRIPPED = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK_PATTERN = rf"[^{_STRIPPED}]"
+# Windows of the "Domain rules" of docs/call-scripts.md: morning 08:00-12:00, afternoon 13:00-17:00.
 WINDOW_HOURS = {"morning": ("08:00", "12:00"), "afternoon": ("13:00", "17:00")}
 MAX_VERSION = 2**31 - 1
 
-Text = Field(min_length=1, max_length=200)
+# What pydantic's str_strip_whitespace removes from both ends (it is not str.strip()'s set).
+STRIPPED_CHARS = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+                  + "\u2028\u2029\u202f\u205f\u3000")
 
 
 def window_of(time: str) -> Window | None:
@@ -33,29 +57,110 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
-def _check_date(value: str) -> str:
-    try:
-        return dt.date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise ValueError(f"date {value!r} is not a calendar date; use YYYY-MM-DD") from None
+def _check_date(value: object) -> object:
+    """A calendar date written exactly ``YYYY-MM-DD`` (no spaces, no other ISO 8601 forms)."""
+    if isinstance(value, str):
+        try:
+            if re.fullmatch(DATE_PATTERN, value):
+                return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+        raise ValueError(f"date {value!r} is not a calendar date; use YYYY-MM-DD")
+    return value
+
+
+def _check_time(value: object) -> object:
+    """An exact ``HH:MM`` inside the morning or afternoon window."""
+    if isinstance(value, str):
+        if not re.fullmatch(TIME_PATTERN, value):
+            raise ValueError(f"time {value!r} is not a 24-hour HH:MM time, e.g. 09:30")
+        if window_of(value) is None:
+            raise ValueError(f"time {value} is outside the morning (08:00-12:00) and "
+                             "afternoon (13:00-17:00) windows")
+    return value
+
+
+IsoDate = Annotated[str, BeforeValidator(_check_date), WithJsonSchema(
+    {"type": "string", "format": "date", "pattern": DATE_PATTERN,
+     "description": "ISO calendar date, YYYY-MM-DD"})]
+WindowTime = Annotated[str, BeforeValidator(_check_time), WithJsonSchema(
+    {"type": "string", "pattern": WINDOW_TIME_PATTERN,
+     "description": "HH:MM within a window: 08:00-12:00 (morning) or 13:00-17:00 (afternoon)"})]
+
+
+def text(max_length: int, min_length: int = 1):
+    """A string that is stripped, then kept if not blank; ``max_length`` counts what was sent."""
+
+    def check(value: object) -> object:
+        if isinstance(value, str):
+            if len(value) > max_length:
+                raise ValueError(f"at most {max_length} characters, got {len(value)}")
+            if min_length and not value.strip(STRIPPED_CHARS):
+                raise ValueError("must not be empty or blank")
+        return value
+
+    schema: dict = {"type": "string", "maxLength": max_length}
+    if min_length:
+        schema.update(minLength=1, pattern=NOT_BLANK_PATTERN)
+    return Annotated[str, BeforeValidator(check), WithJsonSchema(schema)]
+
+
+def code(pattern: str, description: str):
+    """An identifier matching ``pattern`` exactly, as sent (never stripped)."""
+
+    def check(value: object) -> object:
+        if isinstance(value, str) and not re.fullmatch(pattern, value):
+            raise ValueError(f"{value!r} is not {description}")
+        return value
+
+    return Annotated[str, BeforeValidator(check), WithJsonSchema(
+        {"type": "string", "pattern": pattern, "description": description})]
+
+
+Name = text(64)
+Text = text(200)
+Reason = text(500)
+Note = text(2000)
+Summary = text(2000, min_length=0)
+REF_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+
+
+def _time_in(window: str, pattern: str) -> dict:
+    return {"properties": {"window": {"const": window},
+                           "time": {"anyOf": [{"type": "null"}, {"type": "string",
+                                                                  "pattern": f"^({pattern})$"}]}}}
+
+
+# JSON Schema for the rule "an exact time lies in the window given with it".
+TIME_IN_WINDOW = [_time_in("morning", MORNING_TIMES), _time_in("afternoon", AFTERNOON_TIMES)]
+
+
+def _schema_any_of(*rules: list[dict]):
+    """``json_schema_extra`` adding cross-field rules (each one list of alternatives)."""
+
+    def extra(schema: dict) -> None:
+        schema["allOf"] = [{"anyOf": alternatives} for alternatives in rules]
+
+    return extra
 
 
 class Slot(_Strict):
     """Where and when: a date plus a window, or an exact time (which implies its window)."""
 
-    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="ISO date, YYYY-MM-DD")
-    window: Window | None = None
-    time: str | None = Field(None, pattern=TIME_PATTERN, description="HH:MM, within a window")
+    # Give window, time, or both when the time lies in that window.
+    model_config = ConfigDict(json_schema_extra=_schema_any_of(
+        [{**alt, "required": ["window"]} for alt in TIME_IN_WINDOW]
+        + [{"required": ["time"], "properties": {"window": {"type": "null"},
+                                                  "time": {"type": "string"}}}]))
 
-    _date = field_validator("date")(_check_date)
+    date: IsoDate
+    window: Window | None = None
+    time: WindowTime | None = None
 
     @model_validator(mode="after")
     def _window_or_time(self):
         if self.time is not None:
             implied = window_of(self.time)
-            if implied is None:
-                raise ValueError(f"time {self.time} is outside the morning (08:00-12:00) and "
-                                 "afternoon (13:00-17:00) windows")
             if self.window is not None and self.window != implied:
                 raise ValueError(f"time {self.time} is in the {implied}, not the {self.window}")
             self.window = implied
@@ -67,33 +172,37 @@ class Slot(_Strict):
 class BookingCreate(Slot):
     """``POST /v1/bookings``. Contact defaults to the token's subject."""
 
-    asset: str = Field(min_length=1, max_length=64)
+    asset: Name
     units: int = Field(1, ge=1, le=100)
-    site: str = Text
-    contact: str | None = Field(None, min_length=1, max_length=200)
+    site: Text
+    contact: Text | None = None
+
+
+CHANGE_FIELDS = ("date", "window", "time", "units", "site", "contact")
+# Either side of a change may be left out; given together, the time lies in the window.
+CONSISTENT_CHANGE = ([{"properties": {"time": {"type": "null"}}},
+                      {"properties": {"window": {"type": "null"}}}] + TIME_IN_WINDOW)
 
 
 class BookingChanges(_Strict):
     """The fields a reschedule (or a staff edit) may change. Omitted fields stay as they are."""
 
-    date: str | None = Field(None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    model_config = ConfigDict(json_schema_extra=_schema_any_of(CONSISTENT_CHANGE))
+
+    date: IsoDate | None = None
     window: Window | None = None
-    time: str | None = Field(None, pattern=TIME_PATTERN)
+    time: WindowTime | None = None
     units: int | None = Field(None, ge=1, le=100)
-    site: str | None = Field(None, min_length=1, max_length=200)
-    contact: str | None = Field(None, min_length=1, max_length=200)
+    site: Text | None = None
+    contact: Text | None = None
 
-    @field_validator("date")
-    @classmethod
-    def _date(cls, value: str | None) -> str | None:
-        return None if value is None else _check_date(value)
-
-    @field_validator("time")
-    @classmethod
-    def _time(cls, value: str | None) -> str | None:
-        if value is not None and window_of(value) is None:
-            raise ValueError(f"time {value} is outside the morning and afternoon windows")
-        return value
+    @model_validator(mode="after")
+    def _time_in_window(self):
+        if self.time is not None and self.window is not None:
+            implied = window_of(self.time)
+            if implied != self.window:
+                raise ValueError(f"time {self.time} is in the {implied}, not the {self.window}")
+        return self
 
     def changes(self) -> dict[str, object]:
         return self.model_dump(exclude_none=True)
@@ -101,6 +210,11 @@ class BookingChanges(_Strict):
 
 class Reschedule(BookingChanges):
     """``POST /v1/bookings/{ref}/reschedule``: changes plus the version they were built on."""
+
+    # At least one field to change (a body with none is refused: 422 no_changes).
+    model_config = ConfigDict(json_schema_extra=_schema_any_of(
+        CONSISTENT_CHANGE, [{"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+                            for name in CHANGE_FIELDS]))
 
     expected_version: int | None = Field(
         None, ge=1, le=MAX_VERSION,
@@ -209,20 +323,20 @@ class SlotList(BaseModel):
 class HandoffCreate(_Strict):
     """An explicit state object for a person (seed 001, "Across workers and channels")."""
 
-    question: str = Field(min_length=1, max_length=200)
+    question: Text
     revision: int = Field(ge=0, le=MAX_VERSION)
     field_versions: list[tuple[str, str | None, int, str]] = Field(max_length=100)
     pending_effects: list[tuple[str, str, str]] = Field(max_length=100)
     ambiguity: list[str] = Field(max_length=100)
-    reason: str = Field(min_length=1, max_length=500)
-    summary: str = Field("", max_length=2000)
+    reason: Reason
+    summary: Summary = ""
 
 
 class HandoffResolution(_Strict):
     """A person's answer, stamped with the handoff version they worked from."""
 
     based_on_version: int = Field(ge=1, le=MAX_VERSION)
-    note: str = Field(min_length=1, max_length=2000)
+    note: Note
 
 
 class Handoff(BaseModel):
@@ -235,9 +349,9 @@ class Handoff(BaseModel):
 
 
 class TokenRequest(_Strict):
-    tenant: str = Field(min_length=1, max_length=64)
-    subject: str = Field(min_length=1, max_length=64)
-    account: str = Field(min_length=1, max_length=64)
+    tenant: Name
+    subject: Name
+    account: Name
     role: Literal["caller", "staff"] = "caller"
 
 

@@ -173,7 +173,7 @@ class World:
                                              dict(changes), notify=notify)
 
     def set_faults(self, faults: Iterable[Mapping[str, object]]) -> None:
-        """Replace the sandbox's fault rules (CALL_SCRIPTS ``sandbox.faults`` entries)."""
+        """Replace the sandbox's fault rules (docs/call-scripts.md ``sandbox.faults`` entries)."""
         self.sandbox.faults.set(list(faults))
 
     def resync(self) -> None:
@@ -192,7 +192,7 @@ def open_registry(path: str | Path | None, db_path: Path, clock: Clock):
     file = Path(path)
     if not file.is_file():
         raise InvalidInput(f"registry {file}: no such file; give a registry YAML "
-                           "(REGISTRY_FORMAT.md) or 'default'")
+                           "(docs/registry-format.md) or 'default'")
     import_path(db_path, file)
     return Registry.open(db_path, clock=clock)
 

@@ -1,4 +1,4 @@
-"""``amend call``: run scripted test calls (CALL_SCRIPTS.md) against isolated worlds.
+"""``amend call``: run scripted test calls (docs/call-scripts.md) against isolated worlds.
 
 This is the composition side of the runner: :func:`world_factory` adapts
 ``ui.bootstrap.open_world`` (fresh sandbox, fresh registry, fixed clock, a new controller)

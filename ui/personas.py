@@ -1,5 +1,8 @@
 """Caller personas for the demo's picker, loaded from ``ui/personas.yaml`` (or another file).
 
+``ui/personas.yaml`` is package data: it ships in the wheel and is found through
+:mod:`importlib.resources`, so an installed ``amend demo`` needs no source checkout.
+
 A persona is an authenticated session: tenant, subject, roles and trusted asset records.
 Loading is read-only; a malformed file raises :class:`~agent.errors.InvalidInput` naming the
 file and the entry, and nothing is half-loaded.
@@ -7,6 +10,8 @@ file and the entry, and nothing is half-loaded.
 
 from __future__ import annotations
 
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import yaml
@@ -14,11 +19,11 @@ import yaml
 from agent.caller import Asset, CallerProfile
 from agent.errors import InvalidInput
 
-DEFAULT_PATH = Path(__file__).with_name("personas.yaml")
+DEFAULT_PATH: Traversable = resources.files(__package__) / "personas.yaml"
 _ASSET_KEYS = ("id", "configuration", "region", "site")
 
 
-def _profile(path: Path, key: str, raw: object) -> CallerProfile:
+def _profile(path: Path | Traversable, key: str, raw: object) -> CallerProfile:
     where = f"{path.name}: persona {key!r}"
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where}: must be a mapping of tenant, subject, roles, account, assets")
@@ -41,9 +46,10 @@ def _profile(path: Path, key: str, raw: object) -> CallerProfile:
                          region=str(raw["region"]) if raw.get("region") else None)
 
 
-def load_personas(path: Path | str = DEFAULT_PATH) -> dict[str, CallerProfile]:
+def load_personas(path: Path | str | Traversable = DEFAULT_PATH) -> dict[str, CallerProfile]:
     """Persona id -> profile, in file order. Raises InvalidInput for a bad or missing file."""
-    path = Path(path)
+    if isinstance(path, str):
+        path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:

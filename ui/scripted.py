@@ -1,7 +1,10 @@
-"""The "Scripted call" tab: run one ``tests/calls/*.yaml`` script and show its verdict.
+"""The "Scripted call" tab: run one of the shipped call scripts and show its verdict.
+
+The scripts are the acceptance pack, shipped as package data in ``audio/calls/examples/``
+(``tests/calls`` links there), so an installed demo lists them without a source checkout.
 
 The call runs in a child process through the public CLI (``amend call SCRIPT --report FILE``),
-so a script gets the isolation CALL_SCRIPTS.md promises (fresh sandbox, registry and clock) and
+so a script gets the isolation docs/call-scripts.md promises (fresh sandbox, registry and clock) and
 a broken script can never disturb the live sessions. Side effects: a temporary report file
 and artifacts folder, deleted afterwards.
 """
@@ -10,15 +13,35 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import site
 import sys
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ui.panels import esc
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "tests" / "calls"
 TIMEOUT_S = 180.0
+
+
+def examples_dir() -> Path:
+    """The shipped call scripts (package data of ``audio.calls``), as a real folder."""
+    folder = resources.files("audio.calls") / "examples"
+    # `amend call` reads script paths: fine for any install except a zipped one.
+    return Path(str(folder))
+
+
+def _child_env() -> dict[str, str]:
+    """The child process must import this very ``ui``. An installed package is found by the
+    interpreter anyway; a source checkout run without an install goes on PYTHONPATH."""
+    env = dict(os.environ)
+    root = Path(__file__).resolve().parent.parent
+    installed = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root not in installed:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    return env
 
 
 def _evidence(folder: Path | None) -> str:
@@ -70,8 +93,8 @@ def render_report(report: dict[str, Any], artifacts: Path | None = None) -> str:
 class ScriptRunner:
     """Lists the scripts in ``directory`` and runs one at a time through ``amend call``."""
 
-    def __init__(self, directory: Path = DEFAULT_DIR, mode: str = "text"):
-        self.directory = Path(directory)
+    def __init__(self, directory: Path | None = None, mode: str = "text"):
+        self.directory = Path(directory) if directory is not None else examples_dir()
         self.mode = mode
 
     def scripts(self) -> list[str]:
@@ -87,7 +110,7 @@ class ScriptRunner:
                 sys.executable, "-m", "ui.cli", "call", str(self.directory / name),
                 "--mode", self.mode, "--report", str(report), "--artifacts", str(artifacts),
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                cwd=str(Path(__file__).resolve().parent.parent))
+                cwd=tmp, env=_child_env())
             try:
                 out, _ = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
             except TimeoutError:
@@ -108,7 +131,7 @@ class ScriptRunner:
                     "shows the verdict (PASS, FAIL or INVALID) and the seed 001 measures.")
         with gr.Row():
             choice = gr.Dropdown(names, value=names[0] if names else None,
-                                 label="Script (tests/calls)", elem_id="amend-script")
+                                 label="Script (the acceptance pack)", elem_id="amend-script")
             go = gr.Button("Run scripted call", variant="primary", elem_id="amend-run-script")
         verdict = gr.HTML(js_on_load=None, elem_id="amend-verdict")
         go.click(self.run, [choice], [verdict])

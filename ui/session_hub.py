@@ -24,7 +24,7 @@ from agent.session import Conversation
 from agent.speech import SpeechPlan, SpeechSink, Utterance
 from agent.trace import Trace
 
-TEXT_CPS = 15.0  # how fast typed-mode speech "plays" (CALL_SCRIPTS.md)
+TEXT_CPS = 15.0  # how fast typed-mode speech "plays" (docs/call-scripts.md, "Run semantics")
 CURRENT_TAB: contextvars.ContextVar[str | None] = contextvars.ContextVar("amend_tab", default=None)
 
 
@@ -80,7 +80,7 @@ class RecordingSink:
 
     def invalidate(self, generation: int, reason: str) -> None:
         # Without audio a plan "plays" at 15 characters per second from the moment it was
-        # planned (CALL_SCRIPTS.md text mode); only a plan still playing is cut.
+        # planned (docs/call-scripts.md, "Run semantics"); only a plan still playing is cut.
         now = self.clock()
         for plan, at in zip(self.plans, self.spoken_at, strict=True):
             if plan.generation <= generation and now < at + len(plan.text) / TEXT_CPS:

@@ -25,7 +25,7 @@ def transcript(session: TabSession) -> tuple[TranscriptLine, ...]:
     With a voice link the output side reports playback (``agent_speech_started``/``stopped``
     with reason ``completed`` or ``cut``): a plan invalidated before it finished playing is cut
     (or dropped, if it never started). Typed-only, the sink's 15 characters per second rule
-    decides (CALL_SCRIPTS.md text mode).
+    decides (docs/call-scripts.md, "Run semantics").
     """
     events = session.trace.events
     started = {e.generation for e in events if e.name == "agent_speech_started"}

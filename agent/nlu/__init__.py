@@ -4,7 +4,7 @@ Modules, one concept each:
 
 - ``lexicon``: every phrase that moves a decision (data only);
 - ``normalise``: lower case, numbers as digits (text2num), recogniser homophones;
-- ``dates``: dates against the call's clock (dateparser, with CALL_SCRIPTS.md's rules pinned);
+- ``dates``: dates against the call's clock (dateparser, with docs/call-scripts.md's rules pinned);
 - ``times``: times of day and visit windows;
 - ``catalog``: the caller's own assets and the registry's procedures (rapidfuzz, safely);
 - ``slots``: units, site, language, configuration, region, opened;

@@ -1,4 +1,4 @@
-"""Dates read against the call's clock, with CALL_SCRIPTS.md's rules pinned.
+"""Dates read against the call's clock, with the domain rules of docs/call-scripts.md pinned.
 
 dateparser reads month names and relative words ("December 3rd", "tomorrow", "in 2 days")
 against ``RELATIVE_BASE``. Its defaults are wrong for a booking line in three places, so

@@ -254,7 +254,7 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
 def _held(field: str, context: ProposalContext) -> str | None:
     """The value the call already holds: the ledger's, or the site of the asset it names.
 
-    A booking's site defaults to its asset's site (CALL_SCRIPTS), so "the visit is at 7 Dock
+    A booking's site defaults to its asset's site (docs/call-scripts.md), so "the visit is at 7 Dock
     Street" changes a value the caller never had to say.
     """
     held = context.ledger.value(field)

@@ -3,7 +3,8 @@
 "2 pm", "2pm", "10:30", "ten thirty" (-> "10 30"), "at 10", "10 oclock", "half past 2",
 "quarter to 11", "noon". An hour with no am/pm is read as a person booking a daytime visit
 would mean it: 1-7 are afternoon hours, 8-12 morning or noon. A time implies its window
-(CALL_SCRIPTS.md: morning 08:00-12:00, afternoon 13:00-17:00); outside both, none.
+(docs/call-scripts.md, "Domain rules": morning 08:00-12:00, afternoon 13:00-17:00); outside
+both, none.
 Pure functions.
 """
 

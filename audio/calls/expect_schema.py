@@ -1,4 +1,4 @@
-"""Validation of a script's ``expect`` block (CALL_SCRIPTS.md, "expect entries")."""
+"""Validation of a script's ``expect`` block (docs/call-scripts.md, "Keys: expect")."""
 
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ from audio.calls.player import Heard
 from audio.calls.script import CallScript
 
 Entry = tuple[tuple[str, Any], ...]
-ALIASES = {"booking": "booking_ref", "ref": "booking_ref"}  # notification keys a script uses
+# Notification keys a script uses for the record's own (a booking record has its own version).
+ALIASES = {"booking": "booking_ref", "ref": "booking_ref", "version": "booking_version"}
 
 
 def same(expected: Any, actual: Any) -> bool:

@@ -1,4 +1,4 @@
-"""The six invariants and the severity gates, checked on every call (CALL_SCRIPTS.md).
+"""The six invariants and the severity gates, checked on every call (docs/call-scripts.md).
 
 Pure functions over :class:`~audio.calls.evidence.Evidence`: the trace says what the agent
 did and when; the sandbox's records (read before and after, never written) say what really

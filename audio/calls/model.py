@@ -1,4 +1,4 @@
-"""The call-script model (CALL_SCRIPTS.md): immutable values a validated script becomes.
+"""The call-script model (docs/call-scripts.md): immutable values a validated script becomes.
 
 Built only by :func:`audio.calls.script.load_script`; the runner and the judge read them.
 """
@@ -19,6 +19,7 @@ FAULT_FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_deliver
                "ignore_precondition")
 BOOKING_KEYS = ("ref", "account", "asset", "date", "window", "time", "units", "site",
                 "contact", "status", "version")
+STAFF_EDIT_KEYS = ("date", "window", "time", "units", "site", "contact", "status")  # staff may set
 DEFAULT_TIMEOUT_MS = 20_000
 
 

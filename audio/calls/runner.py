@@ -24,7 +24,7 @@ from audio.calls.script import CallScript, ScriptInvalid, StaffEdit, Turn, load_
 from audio.calls.triggers import Watcher
 from audio.calls.world import CallWorld, WorldFactory, WorldSpec
 
-END_QUIET_S = 2.0  # the agent must be idle this long for the call to end (CALL_SCRIPTS.md)
+END_QUIET_S = 2.0  # the agent must be idle this long to end (docs/call-scripts.md, "Run semantics")
 END_LIMIT_S = 60.0  # ... within this long after the last turn, or the call is INVALID
 TURN_GAP_S = 0.5  # a caller answers this long after the agent went quiet
 SPEECH_LIMIT_S = 60.0  # an agent that never stops talking makes the call INVALID

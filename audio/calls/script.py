@@ -1,4 +1,4 @@
-"""Call scripts (CALL_SCRIPTS.md): loading and validation.
+"""Call scripts (docs/call-scripts.md): loading and validation.
 
 :func:`load_script` reads a YAML file and either returns a :class:`CallScript` or raises
 :class:`ScriptInvalid` listing every problem as ``file:line: key: message``. Nothing runs
@@ -21,6 +21,7 @@ from audio.calls.model import (
     FAULT_FLAGS,
     FAULT_OPS,
     MODES,
+    STAFF_EDIT_KEYS,
     CallScript,
     Expect,
     ScriptInvalid,
@@ -203,7 +204,7 @@ def _staff_edits(r: Reader, node, refs: set):
         if booking is not None and booking not in refs:
             r.error(keys["booking"], f"{where}.booking", f"no sandbox booking has ref {booking!r}"
                     f"; known refs: {sorted(x for x in refs if x)}")
-        changes = r.mapping(keys["set"], f"{where}.set", BOOKING_KEYS[1:]) or {}
+        changes = r.mapping(keys["set"], f"{where}.set", STAFF_EDIT_KEYS) or {}
         optional = r.boolean(keys["optional"], f"{where}.optional") if "optional" in keys \
             else False
         if trigger is not None and booking is not None:

@@ -33,7 +33,7 @@ class WorldSpec:
     clock: FixedClock
     registry: str  # "default" (the demo registry) or an absolute path to a registry file
     bookings: tuple[tuple[tuple[str, Any], ...], ...] = ()  # seed records, with `ref` handles
-    faults: tuple[tuple[tuple[str, Any], ...], ...] = ()  # sandbox faults (CALL_SCRIPTS keys)
+    faults: tuple[tuple[tuple[str, Any], ...], ...] = ()  # sandbox.faults of docs/call-scripts.md
     agent_faults: AgentFaults = AgentFaults()
 
     def booking_dicts(self) -> list[dict[str, Any]]:
