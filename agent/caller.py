@@ -17,6 +17,7 @@ class Asset:
     site: str
     family: str = "pump-seal"
     title: str = ""
+    kind: str = "unit"  # what the caller calls it: "pump", "compressor", "gearbox"...
 
 
 @dataclass(frozen=True, slots=True)

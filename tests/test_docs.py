@@ -317,6 +317,7 @@ def _squash(text: str) -> str:
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=[b.id for b in RUN_BLOCKS])
 def test_runnable_block(block: Block, block_runs):
     outcome: Outcome = block_runs[block.id].result()
+    print(f"{block.id}: exit {outcome.code} after {outcome.seconds:.1f} s")  # shown with -rP/-s
     tail = outcome.output[-6000:]
     where = f"{block.id} ({outcome.seconds:.1f} s)"
     assert outcome.code is not None, f"{where}: still running after {TIMEOUT:.0f} s\n{tail}"

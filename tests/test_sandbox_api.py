@@ -398,15 +398,20 @@ def test_keys_are_forgotten_after_the_retention_period():
         assert again.status_code == 201 and again.json()["ref"] != first.json()["ref"]
 
 
-def test_malformed_if_match_revision_or_conflicting_preconditions_are_400(api):
+def test_malformed_if_match_or_revision_is_400_and_conflicting_preconditions_412(api):
     ref = create(api).json()["ref"]
     path = f"/v1/bookings/{ref}/reschedule"
-    cases = [({"If-Match": "*"}, {"date": "2026-12-03"}, "bad_if_match"),
-             ({"If-Match": '"1"'}, {"date": "2026-12-03", "expected_version": 2},
+    cases = [({"If-Match": "*"}, {"date": "2026-12-03"}, 400, "bad_if_match"),
+             ({"If-Match": '"1"', "Amend-Revision": "soon"}, {"date": "2026-12-03"}, 400,
+              "bad_revision"),
+             ({"If-Match": '"1"', "Amend-Revision": "\u00b2".encode("latin-1")},
+              {"date": "2026-12-03"}, 400, "bad_revision"),  # isdigit(), not int(): was a 500
+             # Two preconditions on one version cannot both hold (RFC 9110: 412).
+             ({"If-Match": '"1"'}, {"date": "2026-12-03", "expected_version": 2}, 412,
               "conflicting_preconditions"),
-             ({"If-Match": '"1"', "Amend-Revision": "soon"}, {"date": "2026-12-03"},
-              "bad_revision")]
-    for i, (headers, body, expected) in enumerate(cases):
+             # "0" is a well-formed ETag that matches no version.
+             ({"If-Match": '"0"'}, {"date": "2026-12-03"}, 412, "version_mismatch")]
+    for i, (headers, body, status, expected) in enumerate(cases):
         response = api.post(path, json=body, headers={"Idempotency-Key": f"k{i}", **headers})
-        assert (response.status_code, code(response)) == (400, expected)
+        assert (response.status_code, code(response)) == (status, expected), headers
     assert api.get(f"/v1/bookings/{ref}").json()["version"] == 1

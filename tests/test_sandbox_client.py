@@ -12,7 +12,7 @@ from agent.ports import BookingPort, HandoffState, RequestState
 from tools_sandbox.client import SandboxClient
 from tools_sandbox.server import serve_in_background
 
-VISIT = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "units": "1",
+VISIT = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "units": 1,
          "site": "12 Harbour Road, Rotterdam", "contact": "tech-17", "account": "ACME-001"}
 KEY = idempotency_key_for("q1", "a1")
 

@@ -172,12 +172,14 @@ class Scanner:
             self._pass()
             if self.emitters == before:
                 break
+        else:
+            self.scan.errors.append("the wrappers did not settle after 10 passes")
         self.scan.errors = sorted(set(self.scan.errors))
         return self.scan
 
     def _pass(self) -> None:
         names = {k.rsplit(".", 1)[-1].rsplit(":", 1)[-1] for k in self.emitters}
-        sources: dict[str, list[tuple[str, Keys, str]]] = {}  # relayed name -> sites
+        sources: dict[str, list[tuple[str, Keys, str]]] = {}  # relay source -> its sites
         relay_calls: list[tuple[Func, ast.Call, Emitter]] = []
         for func in self.index.funcs:
             if func.key == BASE or func.key in self.relays.values():
@@ -405,7 +407,8 @@ class Scanner:
                         if found is None:
                             return None
                         assigned = True
-                        out.update(found)
+                        out.update({k: (always and not conditional, only)
+                                    for k, (always, only) in found.items()})
                     elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                             and target.value.id == name:
                         key = target.slice

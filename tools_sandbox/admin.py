@@ -23,6 +23,7 @@ from tools_sandbox.store import now_iso
 
 router = APIRouter(prefix="/admin", tags=["admin (test mode only)"])
 SeedRef = m.code(m.REF_PATTERN, "a booking ref: 1-64 of A-Z a-z 0-9 _ . : -")
+Capacity = m.integer(0, 10_000)
 
 
 class SeedBooking(m.Slot):
@@ -33,11 +34,11 @@ class SeedBooking(m.Slot):
     tenant: m.Name | None = None
     account: m.Name
     asset: m.Name
-    units: int = Field(1, ge=1, le=100)
+    units: m.Units = 1
     site: m.text(200, min_length=0) = ""
     contact: m.text(200, min_length=0) = ""
     status: Literal["confirmed", "cancelled"] = "confirmed"
-    version: int = Field(1, ge=1, le=m.MAX_VERSION)
+    version: m.Version = 1
 
 
 class Seed(BaseModel):
@@ -50,7 +51,7 @@ class SlotCapacity(BaseModel):
     model_config = ConfigDict(extra="forbid")
     date: m.IsoDate
     window: m.Window
-    capacity: int = Field(ge=0, le=10_000)
+    capacity: Capacity
 
 
 class FaultList(BaseModel):

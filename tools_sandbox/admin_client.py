@@ -7,16 +7,27 @@ server's message when it is refused.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
 
 import httpx
 
 
 def _plain(value: object) -> object:
-    """YAML turns 2026-12-03 into a date: send dates and times as ISO text."""
-    if isinstance(value, dt.date | dt.time):
+    """YAML turns 2026-12-03 into a date: send dates and times as ISO text (times as HH:MM)."""
+    if isinstance(value, dt.time):
+        return value.isoformat(timespec="minutes")
+    if isinstance(value, dt.date):
         return value.isoformat()
     return value
+
+
+def _field(name: str, value: object) -> object:
+    """A booking field as the API takes it: ISO text for dates, a JSON integer for ``units``
+    (a form gives "2"; the API refuses a string where its schema says integer)."""
+    if name == "units" and isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
+        return int(value.strip())
+    return _plain(value)
 
 
 class SandboxAdminError(RuntimeError):
@@ -48,7 +59,7 @@ class SandboxAdmin:
 
     def seed(self, tenant: str, bookings: Iterable[Mapping]) -> dict[str, str]:
         """Insert bookings as-is; returns handle -> ref (``ref`` keys are kept as refs)."""
-        rows = [{k: _plain(v) for k, v in dict(b).items()} for b in bookings]
+        rows = [{k: _field(k, v) for k, v in dict(b).items()} for b in bookings]
         return self._call("POST", "/admin/seed", json={"tenant": tenant,
                                                        "bookings": rows})["refs"]
 
@@ -88,7 +99,7 @@ class SandboxAdmin:
         """Edit a booking as staff (docs/call-scripts.md ``staff_edits``); bumps version."""
         if tenant not in self._staff:
             self._staff[tenant] = self.mint(tenant, subject, "*staff*", role="staff")
-        body = {**dict(changes), "notify": notify}
+        body = {**{k: _field(k, v) for k, v in dict(changes).items()}, "notify": notify}
         if expected_version is not None:
             body["expected_version"] = expected_version
         return self._call("PATCH", f"/v1/staff/bookings/{ref}", json=body,

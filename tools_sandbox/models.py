@@ -17,7 +17,6 @@ from pydantic import (
     ConfigDict,
     Field,
     WithJsonSchema,
-    field_validator,
     model_validator,
 )
 
@@ -117,6 +116,29 @@ def code(pattern: str, description: str):
         {"type": "string", "pattern": pattern, "description": description})]
 
 
+def _json_integer(value: object) -> object:
+    # pydantic's lax mode would read true as 1 and "5" as 5; JSON Schema's integer is neither.
+    if isinstance(value, bool | str):
+        raise ValueError(f"must be a JSON integer, not {value!r}")
+    return value
+
+
+def _json_boolean(value: object) -> object:
+    if not isinstance(value, bool):  # not 1, not "yes"
+        raise ValueError(f"must be true or false, not {value!r}")
+    return value
+
+
+def integer(ge: int, le: int):
+    """A JSON integer in ``ge..le`` (bounds before the validator: the schema says them)."""
+    return Annotated[int, Field(ge=ge, le=le), BeforeValidator(_json_integer)]
+
+
+Int = Annotated[int, BeforeValidator(_json_integer)]
+Bool = Annotated[bool, BeforeValidator(_json_boolean)]
+Units = integer(1, 100)
+Version = integer(1, MAX_VERSION)
+Revision = integer(0, MAX_VERSION)
 Name = text(64)
 Text = text(200)
 Reason = text(500)
@@ -173,7 +195,7 @@ class BookingCreate(Slot):
     """``POST /v1/bookings``. Contact defaults to the token's subject."""
 
     asset: Name
-    units: int = Field(1, ge=1, le=100)
+    units: Units = 1
     site: Text
     contact: Text | None = None
 
@@ -192,7 +214,7 @@ class BookingChanges(_Strict):
     date: IsoDate | None = None
     window: Window | None = None
     time: WindowTime | None = None
-    units: int | None = Field(None, ge=1, le=100)
+    units: Units | None = None
     site: Text | None = None
     contact: Text | None = None
 
@@ -216,9 +238,8 @@ class Reschedule(BookingChanges):
         CONSISTENT_CHANGE, [{"required": [name], "properties": {name: {"not": {"type": "null"}}}}
                             for name in CHANGE_FIELDS]))
 
-    expected_version: int | None = Field(
-        None, ge=1, le=MAX_VERSION,
-        description="Alternative to the If-Match header: the version the change was built on")
+    expected_version: Version | None = Field(
+        None, description="Alternative to the If-Match header: the version the change was built on")
 
     def changes(self) -> dict[str, object]:
         return self.model_dump(exclude_none=True, exclude={"expected_version"})
@@ -227,15 +248,15 @@ class Reschedule(BookingChanges):
 class Cancel(_Strict):
     """``POST /v1/bookings/{ref}/cancel``."""
 
-    expected_version: int | None = Field(None, ge=1, le=MAX_VERSION)
+    expected_version: Version | None = None
 
 
 class StaffEdit(BookingChanges):
     """``PATCH /v1/staff/bookings/{ref}``: a person edits the record; the version is bumped."""
 
     status: Literal["confirmed", "cancelled"] | None = None
-    expected_version: int | None = Field(None, ge=1, le=MAX_VERSION)
-    notify: bool = Field(False, description="Also write a `change` notification")
+    expected_version: Version | None = None
+    notify: Bool = Field(False, description="Also write a `change` notification")
 
     def changes(self) -> dict[str, object]:
         return self.model_dump(exclude_none=True, exclude={"expected_version", "notify"})
@@ -324,8 +345,8 @@ class HandoffCreate(_Strict):
     """An explicit state object for a person (seed 001, "Across workers and channels")."""
 
     question: Text
-    revision: int = Field(ge=0, le=MAX_VERSION)
-    field_versions: list[tuple[str, str | None, int, str]] = Field(max_length=100)
+    revision: Revision
+    field_versions: list[tuple[str, str | None, Int, str]] = Field(max_length=100)
     pending_effects: list[tuple[str, str, str]] = Field(max_length=100)
     ambiguity: list[str] = Field(max_length=100)
     reason: Reason
@@ -335,7 +356,7 @@ class HandoffCreate(_Strict):
 class HandoffResolution(_Strict):
     """A person's answer, stamped with the handoff version they worked from."""
 
-    based_on_version: int = Field(ge=1, le=MAX_VERSION)
+    based_on_version: Version
     note: Note
 
 

@@ -1,0 +1,318 @@
+"""Score a proposer against the labelled understanding corpus (docs/understanding.md).
+
+A corpus file is a YAML list of turns: ``text``, an optional ``context`` (caller, clock, held
+ledger values, a booking, the field asked for, a pending confirmation, the recogniser's
+confidence) and ``expect`` (intent, correction kind, slots with roles). :func:`load_corpus`
+validates every turn and names the file, the turn id and the key on any mistake;
+:func:`evaluate` runs a proposer over the turns and counts frames that are exactly right.
+
+Read-only: nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from agent.caller import Asset, CallerProfile
+from agent.fields import FieldRecord
+from agent.ledger import LedgerSnapshot
+from agent.ports import ProcedureInfo
+from agent.proposals import (
+    BOOKING_REF,
+    VISIT_TIME,
+    VISIT_WINDOW,
+    CorrectionKind,
+    Intent,
+    Proposal,
+    ProposalContext,
+    Proposer,
+)
+from agent.speech import Utterance
+
+DEFAULT_CLOCK = "2026-12-01T09:00:00+01:00"
+ROLES = ("new", "to", "from", "negated")
+# The fields a frame is scored on (docs/understanding.md, "Fields and values").
+FIELDS = ("asset", "visit_date", "visit_window", "visit_time", "units", "site", "booking_ref",
+          "procedure", "item_category", "opened", "language")
+CONTEXT_KEYS = ("caller", "clock", "held", "booked", "expecting", "confirming", "confidence")
+TURN_KEYS = ("id", "construction", "text", "context", "expect")
+EXPECT_KEYS = ("intent", "correction", "slots")
+SLOT_KEYS = ("field", "value", "candidates", "role")
+
+
+def _asset(asset_id: str, kind: str, configuration: str, region: str, site: str) -> Asset:
+    return Asset(asset_id, configuration, region, site, kind=kind)
+
+
+_HARBOUR = "12 Harbour Road, Rotterdam"
+CALLERS: dict[str, CallerProfile] = {
+    "acme": CallerProfile("acme", "tech-17", ("technician",), "ACME-001", (
+        _asset("P-100", "pump", "C2", "EU", _HARBOUR),
+        _asset("P-200", "pump", "C1", "EU", "4 Canal Street, Utrecht"))),
+    "acme-one": CallerProfile("acme", "tech-17", ("technician",), "ACME-001", (
+        _asset("P-100", "pump", "C2", "EU", _HARBOUR),)),
+    "globex": CallerProfile("globex", "ops-5", ("technician",), "GLOBEX-042", (
+        _asset("G-7", "gearbox", "C3", "US", "800 Mill Avenue, Tempe"),
+        _asset("C-7", "compressor", "C2", "US", "800 Mill Avenue, Tempe")), region="US"),
+    "initech": CallerProfile("initech", "eng-2", ("technician",), "INITECH-9", (
+        _asset("AB-12", "unit", "C1", "EU", "3 Quay Road, Ghent"),
+        _asset("K9", "compressor", "C2", "EU", "3 Quay Road, Ghent"))),
+}
+PROCEDURES = (
+    ProcedureInfo("pump-seal", "pump seal", "seal-torque", "seal torque",
+                  ("seal bolts", "seal bolt torque", "pump seal torque")),
+    ProcedureInfo("pump-seal", "pump seal", "valve-gasket", "valve gasket",
+                  ("gasket replacement",)),
+    ProcedureInfo("returns", "returns", "filter-kit", "filter kit", ("filters",)),
+    ProcedureInfo("returns", "returns", "impeller", "impeller", ("spare impeller",)),
+)
+
+
+class CorpusError(ValueError):
+    """A corpus file that cannot be read as the format says; the message names file and turn."""
+
+
+SlotKey = tuple[str, str | None, tuple[str, ...], str]
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledTurn:
+    source: str  # "file.yaml:ho-0001"
+    id: str
+    construction: str
+    text: str
+    context: ProposalContext
+    confidence: float
+    intent: str
+    correction: str
+    slots: frozenset[SlotKey]
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    turn: LabelledTurn
+    intent: str
+    correction: str
+    slots: frozenset[SlotKey]
+
+
+@dataclass
+class Score:
+    turns: int = 0
+    frames_right: int = 0
+    intents_right: int = 0
+    kinds_right: int = 0
+    per_intent: Counter = field(default_factory=Counter)
+    per_intent_right: Counter = field(default_factory=Counter)
+    per_construction: Counter = field(default_factory=Counter)
+    per_construction_right: Counter = field(default_factory=Counter)
+    misses: list[Miss] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+
+    @property
+    def frame_accuracy(self) -> float:
+        return self.frames_right / self.turns if self.turns else 0.0
+
+
+def default_corpus_dir() -> Path:
+    """The corpus shipped with the package (``tests/nlu_corpus`` links to it)."""
+    return Path(str(resources.files("ui") / "nlu_corpus"))
+
+
+def corpus_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.glob("*.yaml") if p.is_file())
+
+
+def load_corpus(paths: Iterable[Path]) -> list[LabelledTurn]:
+    """Every turn of ``paths``, validated. Raises :class:`CorpusError` naming file and turn."""
+    turns: list[LabelledTurn] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise CorpusError(f"{path}: cannot read it as YAML ({exc}); fix the file") from exc
+        if data is None:
+            continue
+        if not isinstance(data, list):
+            raise CorpusError(f"{path}: a corpus file is a list of turns, got "
+                              f"{type(data).__name__}")
+        for index, raw in enumerate(data):
+            turn = _turn(Path(path).name, index, raw)
+            if turn.id in seen:
+                raise CorpusError(f"{turn.source}: id also used in {seen[turn.id]}")
+            seen[turn.id] = turn.source
+            turns.append(turn)
+    return turns
+
+
+def _turn(name: str, index: int, raw: object) -> LabelledTurn:
+    where = f"{name}:[{index}]"
+    if not isinstance(raw, Mapping):
+        raise CorpusError(f"{where}: a turn is a mapping with {', '.join(TURN_KEYS)}")
+    turn_id = str(raw.get("id") or f"#{index}")
+    where = f"{name}:{turn_id}"
+    _known(where, raw, TURN_KEYS)
+    text = raw.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise CorpusError(f"{where}: text: a non-empty string is required")
+    ctx_raw = raw.get("context") or {}
+    expect = raw.get("expect")
+    if not isinstance(ctx_raw, Mapping) or not isinstance(expect, Mapping):
+        raise CorpusError(f"{where}: context and expect must be mappings (expect is required)")
+    _known(f"{where}: context", ctx_raw, CONTEXT_KEYS)
+    _known(f"{where}: expect", expect, EXPECT_KEYS)
+    context, confidence = _context(where, ctx_raw)
+    intent = str(expect.get("intent", ""))
+    if intent not in {i.value for i in Intent}:
+        raise CorpusError(f"{where}: expect.intent {intent!r} is not one of "
+                          f"{', '.join(i.value for i in Intent)}")
+    correction = str(expect.get("correction", "none"))
+    if correction not in {k.value for k in CorrectionKind}:
+        raise CorpusError(f"{where}: expect.correction {correction!r} is not one of "
+                          f"{', '.join(k.value for k in CorrectionKind)}")
+    slots = frozenset(_slot(where, s) for s in expect.get("slots") or ())
+    return LabelledTurn(where, turn_id, str(raw.get("construction", "")), text, context,
+                        confidence, intent, correction, _without_implied(slots))
+
+
+def _known(where: str, mapping: Mapping, keys: Sequence[str]) -> None:
+    unknown = sorted(set(map(str, mapping)) - set(keys))
+    if unknown:
+        raise CorpusError(f"{where}: unknown key(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(keys)}")
+
+
+def _slot(where: str, raw: object) -> SlotKey:
+    if not isinstance(raw, Mapping):
+        raise CorpusError(f"{where}: each slot is a mapping with field, value, role")
+    _known(f"{where}: slot", raw, SLOT_KEYS)
+    name = str(raw.get("field"))
+    if name not in FIELDS:
+        raise CorpusError(f"{where}: slot field {name!r} is not one of {', '.join(FIELDS)}")
+    role = str(raw.get("role", "new"))
+    if role not in ROLES:
+        raise CorpusError(f"{where}: slot {name} role {role!r} is not one of {', '.join(ROLES)}")
+    value = raw.get("value")
+    candidates = tuple(sorted(_text(c) for c in raw.get("candidates") or ()))
+    if value is None and not candidates:
+        raise CorpusError(f"{where}: slot {name} needs a value or candidates")
+    return (name, None if value is None else _text(value), candidates, role)
+
+
+def _text(value: object) -> str:
+    """YAML may read an unquoted date or number; the frame compares ISO text."""
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _context(where: str, raw: Mapping) -> tuple[ProposalContext, float]:
+    caller_name = str(raw.get("caller", "acme"))
+    if caller_name not in CALLERS:
+        raise CorpusError(f"{where}: context.caller {caller_name!r} is not one of "
+                          f"{', '.join(CALLERS)}")
+    caller = CALLERS[caller_name]
+    try:
+        now = datetime.fromisoformat(_text(raw.get("clock", DEFAULT_CLOCK)))
+    except ValueError as exc:
+        raise CorpusError(f"{where}: context.clock: an ISO date-time with offset, "
+                          f"e.g. {DEFAULT_CLOCK}") from exc
+    if now.tzinfo is None:
+        raise CorpusError(f"{where}: context.clock needs a UTC offset, e.g. {DEFAULT_CLOCK}")
+    held = {str(k): _text(v) for k, v in (raw.get("held") or {}).items()}
+    booked = raw.get("booked")
+    bookings: tuple[tuple[str, str, str], ...] = ()
+    if booked:
+        held.setdefault(BOOKING_REF, str(booked))
+        bookings = ((str(booked), held.get("asset", ""), held.get("visit_date", "")),)
+    fields = tuple((name, FieldRecord(value, "utterance:t0")) for name, value in held.items())
+    expecting = raw.get("expecting")
+    try:
+        confidence = float(raw.get("confidence", 1.0))
+    except (TypeError, ValueError) as exc:
+        raise CorpusError(f"{where}: context.confidence: a number from 0 to 1") from exc
+    context = ProposalContext(
+        now=now, ledger=LedgerSnapshot("corpus", 1, fields), caller=caller,
+        procedures=PROCEDURES, expecting=str(expecting) if expecting else None,
+        pending_confirmation=bool(raw.get("confirming", False)), bookings=bookings)
+    return context, confidence
+
+
+def frame_of(proposal: Proposal) -> frozenset[SlotKey]:
+    """The scored frame of a proposal: every slot with its role (docs/understanding.md)."""
+    out: set[SlotKey] = set()
+    revising = proposal.intent in (Intent.CORRECTION, Intent.RESCHEDULE)
+    for slot in proposal.slots:
+        if slot.field not in FIELDS:
+            continue
+        role = getattr(slot, "role", "") or ("to" if revising else "new")
+        out.add((slot.field, slot.value, tuple(sorted(slot.candidates))
+                 if slot.value is None else (), role))
+    replaced = {s.field for s in proposal.slots}
+    for name, value in proposal.withdrawn:
+        if name in FIELDS:
+            out.add((name, value, (), "from" if name in replaced else "negated"))
+    return _without_implied(frozenset(out))
+
+
+def _without_implied(slots: frozenset[SlotKey]) -> frozenset[SlotKey]:
+    """Drop a window implied by a time of the same role (the contract lets a frame omit it)."""
+    times = {(role, _window_of(value)) for name, value, _, role in slots
+             if name == VISIT_TIME and value}
+    return frozenset(s for s in slots
+                     if not (s[0] == VISIT_WINDOW and (s[3], s[1]) in times))
+
+
+def _window_of(hhmm: str) -> str | None:
+    try:
+        hour = int(hhmm.split(":")[0])
+    except ValueError:
+        return None
+    return "morning" if hour < 12 else "afternoon"
+
+
+def evaluate(proposer: Proposer, turns: Sequence[LabelledTurn]) -> Score:
+    """Run ``proposer`` over ``turns`` and count exact frames (read-only)."""
+    score = Score()
+    for turn in turns:
+        started = time.perf_counter()
+        proposal = proposer.propose(Utterance(turn.text, turn.confidence), turn.context)
+        score.seconds.append(time.perf_counter() - started)
+        frame = frame_of(proposal)
+        intent_ok = proposal.intent.value == turn.intent
+        right = intent_ok and frame == turn.slots
+        score.turns += 1
+        score.intents_right += intent_ok
+        score.kinds_right += proposal.correction.value == turn.correction
+        score.per_intent[turn.intent] += 1
+        score.per_construction[turn.construction] += 1
+        if right:
+            score.frames_right += 1
+            score.per_intent_right[turn.intent] += 1
+            score.per_construction_right[turn.construction] += 1
+        else:
+            score.misses.append(Miss(turn, proposal.intent.value, proposal.correction.value,
+                                     frame))
+    return score
+
+
+def describe_miss(miss: Miss) -> str:
+    """One readable block: the text, what was expected and what was proposed."""
+    def show(slots: frozenset[SlotKey]) -> str:
+        return ", ".join(f"{f}={v if v is not None else '|'.join(c)}:{r}"
+                         for f, v, c, r in sorted(slots, key=str)) or "-"
+    t = miss.turn
+    return (f"{t.source} [{t.construction}] {t.text!r}\n"
+            f"    expected {t.intent}/{t.correction}: {show(t.slots)}\n"
+            f"    proposed {miss.intent}/{miss.correction}: {show(miss.slots)}")
