@@ -9,14 +9,15 @@ bind to 127.0.0.1 only.
 from __future__ import annotations
 
 import secrets
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from agent.errors import InvalidInput
 from tools_sandbox import models as m
-from tools_sandbox.api import respond
+from tools_sandbox.api import ApiError, respond
+from tools_sandbox.faults import RULE_SCHEMA
 from tools_sandbox.idempotency import error
 from tools_sandbox.service import booking_json
 from tools_sandbox.store import now_iso
@@ -54,8 +55,11 @@ class SlotCapacity(BaseModel):
     capacity: Capacity
 
 
+FaultRule = Annotated[dict, WithJsonSchema(RULE_SCHEMA)]  # FaultPlan checks it, naming the key
+
+
 class FaultList(BaseModel):
-    faults: list[dict] = Field(max_length=100)
+    faults: list[FaultRule] = Field(max_length=100)
 
 
 @router.post("/tokens", response_model=m.Token)
@@ -69,7 +73,7 @@ async def mint_token(body: m.TokenRequest, request: Request):
     return {"token": token, **body.model_dump()}
 
 
-@router.post("/seed")
+@router.post("/seed", responses={409: {"model": m.Error, "description": "A ref already exists"}})
 async def seed(body: Seed, request: Request):
     """Insert bookings as they are (no notifications). Returns ``refs``: handle -> booking ref.
 
@@ -82,7 +86,8 @@ async def seed(body: Seed, request: Request):
         for i, b in enumerate(body.bookings):
             ref = b.ref or service.new_ref()
             if service.store.booking(ref) is not None or ref in refs.values():
-                raise InvalidInput(f"seed: booking {i} has ref {ref!r}, which already exists")
+                raise ApiError(error(409, "ref_exists", f"seed: booking {i} has ref {ref!r}, "
+                                     "which already exists; nothing was seeded"))
             row = {"ref": ref, "tenant": b.tenant or body.tenant, "account": b.account,
                    "asset": b.asset, "date": b.date, "window": b.window, "time": b.time,
                    "units": b.units, "site": b.site, "contact": b.contact, "status": b.status,
@@ -146,7 +151,7 @@ async def set_faults(body: FaultList, request: Request):
 
 
 @router.post("/faults")
-async def add_fault(body: dict, request: Request):
+async def add_fault(body: FaultRule, request: Request):
     """Add one fault rule, keeping the counters (the chat ``/faults`` command)."""
     request.app.state.service.faults.add(body)
     return await get_faults(request)

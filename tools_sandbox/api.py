@@ -8,9 +8,11 @@ Conventions every route follows:
 - Every ``POST`` under ``/v1`` needs ``Idempotency-Key`` (400 without it). ``Amend-Revision``
   (optional) records the agent revision the request was built on.
 - Reschedule and cancel need ``If-Match: "<version>"`` or ``expected_version``: 428 without,
-  412 on a mismatch (the body's ``current`` holds the record), 2xx when the booking is already
-  in the requested state.
-- Errors are ``{"error": {"code", "message"}}``.
+  412 on a mismatch (the body's ``current`` holds the record) or when both are sent and
+  disagree, 2xx when the booking is already in the requested state.
+- Errors are ``{"error": {"code", "message"}}``, every one declared in /openapi.json: 400
+  ``malformed_body`` for a body that is not UTF-8 JSON, 405 with ``Allow`` for a method the path
+  does not serve, 422 for anything the schema refuses.
 """
 
 from __future__ import annotations

@@ -30,6 +30,8 @@ handoff queue and (test mode only) deterministic fault injection. See tools_sand
   Keys are scoped per account and remembered for 24 hours.
 * Reschedule/cancel require `If-Match: "<version>"` or `expected_version`: 428 without, 412 on a
   mismatch, 2xx if the booking is already in the requested state.
+* Test mode only: the test harness (tokens, seeding, faults, reset) is described apart, at
+  `/admin/openapi.json` and `/admin/docs`.
 """
 
 

@@ -28,12 +28,33 @@ FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",
          "ignore_precondition", "uncancellable")
 
 
+# What FaultRule.parse accepts, as JSON Schema (published by /admin/openapi.json).
+RULE_SCHEMA: dict = {
+    "type": "object", "additionalProperties": False, "required": ["op"],
+    "properties": {"op": {"enum": list(OPS)},
+                   "delay_ms": {"type": "integer", "minimum": 0, "maximum": 600_000},
+                   **{flag: {"type": "boolean"} for flag in FLAGS},
+                   "nth": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+                   "probability": {"type": "number", "minimum": 0, "maximum": 1}},
+    # It injects something: a delay, or one of the flags set.
+    "anyOf": [{"required": ["delay_ms"], "properties": {"delay_ms": {"minimum": 1}}},
+              *({"required": [flag], "properties": {flag: {"const": True}}} for flag in FLAGS)],
+}
+
+
 class HoldEnd(StrEnum):
     """Why a held request stopped waiting."""
 
     ELAPSED = "elapsed"  # the delay ran out (or a hang hit its upper bound)
     RELEASED = "released"  # someone called FaultPlan.release()
     WOKEN = "woken"  # the request's own event fired: cancellation was requested
+
+
+def _integer(value: object) -> int | None:
+    """A JSON integer (2 or 2.0, as JSON Schema has it), else None. Not a bool."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +85,14 @@ class FaultRule:
         op = entry.get("op")
         if op not in OPS:
             raise InvalidInput(f"sandbox.faults: op {op!r} is not one of {list(OPS)}")
-        delay = entry.get("delay_ms", 0)
-        if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 600_000:
-            raise InvalidInput(f"sandbox.faults: delay_ms must be 0..600000 ms, got {delay!r}")
+        delay = _integer(entry.get("delay_ms", 0))
+        if delay is None or not 0 <= delay <= 600_000:
+            raise InvalidInput(f"sandbox.faults: delay_ms must be 0..600000 ms, got "
+                               f"{entry.get('delay_ms')!r}")
         nth = entry.get("nth")
-        if nth is not None and (isinstance(nth, bool) or not isinstance(nth, int) or nth < 1):
-            raise InvalidInput(f"sandbox.faults: nth must be a positive integer, got {nth!r}")
+        if nth is not None and ((nth := _integer(nth)) is None or nth < 1):
+            raise InvalidInput(f"sandbox.faults: nth must be a positive integer, got "
+                               f"{entry.get('nth')!r}")
         probability = entry.get("probability", 1.0)
         if isinstance(probability, bool) or not isinstance(probability, int | float) \
                 or not 0 <= probability <= 1:

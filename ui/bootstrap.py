@@ -60,7 +60,7 @@ def caller_from_mapping(data: object, where: str = "caller") -> CallerProfile:
             raise InvalidInput(f"{where}.assets[{i}]: needs id, configuration and region")
         assets.append(Asset(str(raw["id"]), str(raw["configuration"]), str(raw["region"]),
                             str(raw.get("site") or ""), str(raw.get("family") or "pump-seal"),
-                            str(raw.get("title") or "")))
+                            str(raw.get("title") or ""), str(raw.get("kind") or "unit")))
     return CallerProfile(str(data["tenant"]), str(data["subject"]), tuple(roles),
                          str(data["account"]), tuple(assets), str(data.get("name") or ""),
                          int(data.get("auth_epoch") or 0),

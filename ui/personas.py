@@ -38,7 +38,7 @@ def _profile(path: Path | Traversable, key: str, raw: object) -> CallerProfile:
             raise InvalidInput(f"{where}: asset #{n + 1} needs {', '.join(_ASSET_KEYS)}")
         assets.append(Asset(str(item["id"]), str(item["configuration"]), str(item["region"]),
                             str(item["site"]), str(item.get("family", "pump-seal")),
-                            str(item.get("title", ""))))
+                            str(item.get("title", "")), str(item.get("kind", "unit"))))
     return CallerProfile(tenant=str(raw["tenant"]), subject=str(raw["subject"]),
                          roles=tuple(str(r) for r in raw["roles"]),
                          account=str(raw["account"]), assets=tuple(assets),

@@ -109,7 +109,7 @@ def _caller(r: Reader, node) -> CallerProfile | None:
     for i, item in enumerate(r.sequence(keys.get("assets"), "caller.assets") or []):
         where = f"caller.assets[{i}]"
         a = r.mapping(item, where, ("id", "configuration", "region", "site", "family",
-                                    "title"), required=("id", "configuration", "region",
+                                    "title", "kind"), required=("id", "configuration", "region",
                                                         "site"))
         if a is not None and all(k in a for k in ("id", "configuration", "region", "site")):
             values = {k: r.text(v, f"{where}.{k}") for k, v in a.items()}
