@@ -316,3 +316,41 @@ def describe_miss(miss: Miss) -> str:
     return (f"{t.source} [{t.construction}] {t.text!r}\n"
             f"    expected {t.intent}/{t.correction}: {show(t.slots)}\n"
             f"    proposed {miss.intent}/{miss.correction}: {show(miss.slots)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ui.nlu_eval [--heldout] [--misses] [--construction NAME ...] [DIR]``."""
+    import argparse
+
+    from agent.nlu import RuleProposer
+
+    parser = argparse.ArgumentParser(prog="python -m ui.nlu_eval",
+                                     description="Score the rule proposer on the labelled corpus.")
+    parser.add_argument("directory", nargs="?", type=Path, default=None)
+    parser.add_argument("--heldout", action="store_true", help="score heldout.yaml only")
+    parser.add_argument("--misses", action="store_true", help="print every wrong frame")
+    parser.add_argument("--construction", action="append", default=[],
+                        help="only turns of this construction (repeatable)")
+    args = parser.parse_args(argv)
+    directory = args.directory or default_corpus_dir()
+    files = [f for f in corpus_files(directory) if (f.name == "heldout.yaml") == args.heldout]
+    turns = load_corpus(files)
+    if args.construction:
+        turns = [t for t in turns if t.construction in args.construction]
+    proposer = RuleProposer(warm_at=datetime.fromisoformat(DEFAULT_CLOCK))
+    score = evaluate(proposer, turns)
+    if args.misses:
+        for miss in score.misses:
+            print(describe_miss(miss))
+    for name in sorted(score.per_construction,
+                       key=lambda c: score.per_construction_right[c] / score.per_construction[c]):
+        print(f"  {name:32s} {score.per_construction_right[name]:3d}/"
+              f"{score.per_construction[name]}")
+    print(f"{len(turns)} turns: frame accuracy {score.frame_accuracy:.3f}, "
+          f"intent {score.intents_right / max(1, score.turns):.3f}, "
+          f"correction kind {score.kinds_right / max(1, score.turns):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
