@@ -171,11 +171,11 @@ def _turn(name: str, index: int, raw: object) -> LabelledTurn:
     _known(f"{where}: context", ctx_raw, CONTEXT_KEYS)
     _known(f"{where}: expect", expect, EXPECT_KEYS)
     context, confidence = _context(where, ctx_raw)
-    intent = str(expect.get("intent", ""))
+    intent = _text(expect.get("intent", ""))  # an unquoted yes/no reads as a YAML boolean
     if intent not in {i.value for i in Intent}:
         raise CorpusError(f"{where}: expect.intent {intent!r} is not one of "
                           f"{', '.join(i.value for i in Intent)}")
-    correction = str(expect.get("correction", "none"))
+    correction = _text(expect.get("correction", "none"))
     if correction not in {k.value for k in CorrectionKind}:
         raise CorpusError(f"{where}: expect.correction {correction!r} is not one of "
                           f"{', '.join(k.value for k in CorrectionKind)}")
