@@ -9,6 +9,7 @@ Uncertain or ambiguous values become UNRESOLVED fields that keep every candidate
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,6 +47,9 @@ class Validated:
     ops: tuple[FieldOp, ...]
     rejections: tuple[Rejection, ...]
     records: tuple[BookingRecord, ...] = ()  # bookings the turn identified (verified owner)
+    # Ids the caller said that are not on their account, by field ("asset": "V-200"): the
+    # agent says so when it asks which one they mean. Never applied to anything.
+    heard: tuple[tuple[str, str], ...] = ()
 
 
 async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now: datetime,
@@ -54,6 +58,7 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
     ops: list[FieldOp] = []
     rejections: list[Rejection] = []
     records: list[BookingRecord] = []
+    heard: list[tuple[str, str]] = []
     given = {s.field for s in p.slots if s.value or s.candidates}
     for slot in p.slots:
         name, value = slot.field, slot.value
@@ -62,6 +67,9 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         if name in TRUSTED_ONLY:
             rejections.append(Rejection(name, "trusted_scope", value))
             continue
+        if name == ASSET and not value and candidates and _UNKNOWN_ID.fullmatch(slot.text) \
+                and caller.asset(slot.text) is None:
+            heard.append((name, slot.text))  # said, not on the account: asked about, not applied
         if uncertain or len(slot.candidates) > 1 or (
                 p.correction is CorrectionKind.AMBIGUOUS_VALUE and not value):
             # Safe uncertainty (seed 001 cases 5 and 7): keep both candidates, ask.
@@ -69,6 +77,9 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
                 ops.append(FieldOp.unresolve(name, source, candidates, slot.confidence))
             continue
         if not value:
+            if candidates:
+                # "V-200" heard, P-200 owned: ask "Did you mean P-200?" (one candidate to check).
+                ops.append(FieldOp.unresolve(name, source, candidates, slot.confidence))
             continue
         problem = await _check(name, value, caller, now, port, records)
         if problem is not None:
@@ -97,7 +108,11 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         if problem is not None:
             rejections.append(problem)
         ops += [op for op in ref_ops if op.name not in given]
-    return Validated(tuple(ops), tuple(rejections), tuple(records))
+    return Validated(tuple(ops), tuple(rejections), tuple(records), tuple(heard))
+
+
+# An asset id as the proposer writes one it heard but did not find on the account ("V-200").
+_UNKNOWN_ID = re.compile(r"[A-Z]+-\d+")
 
 
 async def _check(name: str, value: str, caller: CallerProfile, now: datetime,

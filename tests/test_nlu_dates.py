@@ -84,9 +84,18 @@ def test_past_date_is_kept_as_said_and_flagged(said, value):
 
 
 def test_thursday_said_on_a_thursday_is_an_ambiguous_value_proposal():
+    # A booking whose day fits two Thursdays revises nothing: its slot carries both candidates
+    # (the agent asks) and the correction kind stays none (docs/understanding.md).
     proposal = propose("book P-100 on Thursday", context(now=THURSDAY))
     slot = proposal.slot(VISIT_DATE)
     assert slot.value is None and slot.candidates == ("2026-12-03", "2026-12-10")
+    assert proposal.correction is CorrectionKind.NONE
+
+
+def test_a_correction_to_a_thursday_said_on_a_thursday_is_an_ambiguous_value():
+    held = context(now=THURSDAY, values={"asset": "P-100", "visit_date": "2026-12-04"})
+    proposal = propose("sorry, Thursday", held)
+    assert proposal.slot(VISIT_DATE).candidates == ("2026-12-03", "2026-12-10")
     assert proposal.correction is CorrectionKind.AMBIGUOUS_VALUE
 
 

@@ -251,19 +251,9 @@ def _context(where: str, raw: Mapping) -> tuple[ProposalContext, float]:
 
 def frame_of(proposal: Proposal) -> frozenset[SlotKey]:
     """The scored frame of a proposal: every slot with its role (docs/understanding.md)."""
-    out: set[SlotKey] = set()
-    revising = proposal.intent in (Intent.CORRECTION, Intent.RESCHEDULE)
-    for slot in proposal.slots:
-        if slot.field not in FIELDS:
-            continue
-        role = getattr(slot, "role", "") or ("to" if revising else "new")
-        out.add((slot.field, slot.value, tuple(sorted(slot.candidates))
-                 if slot.value is None else (), role))
-    replaced = {s.field for s in proposal.slots}
-    for name, value in proposal.withdrawn:
-        if name in FIELDS:
-            out.add((name, value, (), "from" if name in replaced else "negated"))
-    return _without_implied(frozenset(out))
+    return _without_implied(frozenset(
+        (s.field, s.value, tuple(sorted(s.candidates)) if s.value is None else (), str(s.role))
+        for s in proposal.frame() if s.field in FIELDS))
 
 
 def _without_implied(slots: frozenset[SlotKey]) -> frozenset[SlotKey]:

@@ -11,11 +11,12 @@ it). Side effects: none, apart from warming and filling dateparser's and our own
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, datetime
 
-from agent.nlu import corrections, dates, intents, lexicon
+from agent.nlu import corrections, dates, intents, lexicon, times
 from agent.nlu.normalise import normalise
-from agent.nlu.reading import Reading, read
+from agent.nlu.reading import Mention, Reading, read
 from agent.nlu.slots import known_site_named
 from agent.proposals import (
     ASSET,
@@ -32,6 +33,7 @@ from agent.proposals import (
     Intent,
     Proposal,
     ProposalContext,
+    SlotRole,
     SlotValue,
 )
 from agent.speech import Utterance
@@ -61,7 +63,7 @@ class RuleProposer:
         reading, withdrawn = _read_turn(text, context)
         boundary = corrections.authority_boundary(text, context, reading.foreign_assets)
         if boundary is not None:
-            return _authority(text, boundary, utterance)
+            return _authority(text, boundary, utterance, context)
         cleared = corrections.cleared_fields(text)
         referent = corrections.find_referent(text, context)
         slots = list(reading.slots)
@@ -81,6 +83,7 @@ class RuleProposer:
             reasons.append("past date " + ", ".join(reading.past_dates))
         go_ahead = intent is not Intent.NO and (intents.says_go_ahead(text) or (
             intents.starts_with_yes(text) and intent is Intent.CORRECTION))
+        slots = _with_roles(slots, intent, context)
         return Proposal(
             intent=intent,
             slots=tuple(slots),
@@ -96,11 +99,30 @@ class RuleProposer:
         )
 
 
+def _with_roles(slots: list[SlotValue], intent: Intent,
+                context: ProposalContext) -> list[SlotValue]:
+    """``to`` for the values a correction or a move gives, ``new`` for everything else.
+
+    Values that only identify the visit being moved or called off stay ``new``: a booking
+    reference, the booked asset named again, every value of a cancellation.
+    """
+    if intent not in (Intent.CORRECTION, Intent.RESCHEDULE):
+        return slots
+    out = []
+    for slot in slots:
+        identifies = slot.field == BOOKING_REF or (
+            intent is Intent.RESCHEDULE and slot.field == ASSET
+            and slot.value == context.ledger.value(ASSET))
+        out.append(slot if identifies else replace(slot, role=SlotRole.TO))
+    return out
+
+
 def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple[str, str], ...]]:
     """Slots from the affirmed words; withdrawals from the negated stretches that name values."""
     positive = text
     withdrawn: list[tuple[str, str]] = []
     for stretch in corrections.negated_stretches(text):
+        stretch = _first_value_only(text, stretch, context)
         negated = read(stretch.text, context)
         said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED]
         times = {s.text for s in said if s.field == VISIT_TIME}
@@ -116,8 +138,88 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
         withdrawn.extend(values)
         positive = positive[:stretch.start] + " " * (stretch.end - stretch.start) \
             + positive[stretch.end:]
-    reading = read(" ".join(positive.split()), context)
-    return reading, tuple(dict.fromkeys(withdrawn))
+    positive = " ".join(positive.split())
+    reading = read(positive, context)
+    reading, replaced = _sequences(positive, reading)
+    return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
+
+
+def _first_value_only(text: str, stretch: corrections.Stretch,
+                      context: ProposalContext) -> corrections.Stretch:
+    """A negation governs the first value of a field after it, not the replacement that
+    follows without a comma ("instead of the 7th we'll take the 8th", "not the afternoon the
+    morning", "dont come wednesday friday works")."""
+    offset = text.find(stretch.text, stretch.start)
+    if offset <= stretch.start or not stretch.text:
+        return stretch  # the value comes before its negation ("Wednesday doesn't work")
+    mentions = read(stretch.text, context).mentions
+    for index, first in enumerate(mentions):
+        later = [m for m in mentions[index + 1:] if m.field == first.field
+                 and (m.value, m.candidates) != (first.value, first.candidates)]
+        if later:
+            cut = first.end
+            return corrections.Stretch(stretch.text[:cut].strip(), stretch.start, offset + cut)
+    return stretch
+
+
+_ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
+_FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
+_SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
+
+
+def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, str]]]:
+    """Two values of one field in one turn: the last one said is meant, the earlier replaced.
+
+    "from the 2nd to the 4th", "I said Wednesday, I meant Thursday", "swap the morning for the
+    afternoon", "Thursday? no, Friday": the order says which value is old. Values joined by
+    "or" stay alternatives (one ambiguous slot), and two words for one value ("Thursday the
+    10th") stay one mention. Explicit negation ("not X", "instead of X") was read before this.
+    """
+    slots = {s.field: s for s in reading.slots}
+    replaced: list[tuple[str, str]] = []
+    for name in _SEQUENCED:
+        said = [m for m in reading.mentions if m.field == name]
+        slot = slots.get(name)
+        if len(said) < 2 or slot is None or said[-1].value is None \
+                or len({m.value for m in said}) < 2:
+            continue
+        between = text[said[0].end:said[-1].start]
+        if _ALTERNATIVE.search(between) or (_FILLER.match(between) and _one_value_in_two_words(
+                text, said[0], said[-1])):
+            continue
+        last = said[-1].value
+        slots[name] = SlotValue(name, last, slot.text, slot.confidence)
+        replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
+    _when_in_order(reading, slots, replaced)
+    return replace(reading, slots=tuple(slots.values())), replaced
+
+
+def _one_value_in_two_words(text: str, first: Mention, last: Mention) -> bool:
+    """ "Thursday the 10th", "the 10th, a Thursday": a weekday and a date side by side."""
+    def names_weekday(m: Mention) -> bool:
+        return any(w in lexicon.WEEKDAYS for w in text[m.start:m.end].split())
+    return first.field == VISIT_DATE and names_weekday(first) != names_weekday(last)
+
+
+def _when_in_order(reading: Reading, slots: dict[str, SlotValue],
+                   replaced: list[tuple[str, str]]) -> None:
+    """A window and a time that disagree ("swap the morning for 3 pm"): the later one is meant."""
+    window, hour = slots.get(VISIT_WINDOW), slots.get(VISIT_TIME)
+    if window is None or hour is None or window.value is None or hour.value is None:
+        return
+    implied = times.window_of(hour.value)
+    if implied is None or implied == window.value:
+        return
+    said_window = [m for m in reading.mentions if m.field == VISIT_WINDOW]
+    said_time = [m for m in reading.mentions if m.field == VISIT_TIME]
+    if not said_window or not said_time:
+        return
+    if said_window[-1].start < said_time[-1].start:
+        replaced.append((VISIT_WINDOW, window.value))
+        slots[VISIT_WINDOW] = SlotValue(VISIT_WINDOW, implied, hour.text, hour.confidence)
+    else:
+        replaced.append((VISIT_TIME, hour.value))
+        del slots[VISIT_TIME]
 
 
 def _withdrawn_value(slot: SlotValue, context: ProposalContext) -> tuple[str, str] | None:
@@ -223,6 +325,8 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
             and context.ledger.value(BOOKING_REF) is None:
         explicit = None  # "move it to Friday" before anything is booked corrects the request
         corrective = True
+    elif explicit is Intent.RESCHEDULE and any(s.field in _BOOKING_VALUES for s in changes):
+        corrective = True  # a move of a booked visit revises the values it names
     if explicit is None and not corrective and intents.asks_another(text):
         return Intent.BOOK, False  # new values for a new visit, not a change of the last one
     if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
@@ -246,9 +350,21 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
         return Intent.CORRECTION, True
     if topic is not None and not expected:
         return topic, False
+    if topic is None and _asks_for_a_visit(slots, context):
+        return Intent.BOOK, False
     if slots:
         return Intent.INFORM, False
     return topic or Intent.UNKNOWN, False
+
+
+def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext) -> bool:
+    """An asset and a day, window or time, while no booking is under way, is a request for a
+    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably")."""
+    fields = {s.field for s in slots}
+    under_way = context.expecting is not None or context.bookings or any(
+        context.ledger.value(name) is not None for name in (*_BOOKING_VALUES, BOOKING_REF))
+    return not under_way and ASSET in fields and bool(
+        fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
 
 
 def _held(field: str, context: ProposalContext) -> str | None:
@@ -280,8 +396,8 @@ def _kind(intent: Intent, corrective: bool, slots: list[SlotValue],
         f == VISIT_DATE for f, _ in withdrawn)
     if corrective and touches_date and len(context.active_date_fields) > 1:
         return CorrectionKind.AMBIGUOUS_TARGET
-    if any(s.value is None and len(s.candidates) > 1 for s in slots):
-        return CorrectionKind.AMBIGUOUS_VALUE
+    if corrective and any(s.value is None and len(s.candidates) > 1 for s in slots):
+        return CorrectionKind.AMBIGUOUS_VALUE  # outside a correction, candidates revise nothing
     if referent is not None:
         return CorrectionKind.REFERENT
     if cleared:
@@ -294,9 +410,14 @@ def _kind(intent: Intent, corrective: bool, slots: list[SlotValue],
     return CorrectionKind.MULTI if len(given) > 1 else CorrectionKind.REPLACE
 
 
-def _authority(text: str, boundary: str, utterance: Utterance) -> Proposal:
-    """A turn that crosses a boundary proposes no values at all: nothing of it may be applied."""
+def _authority(text: str, boundary: str, utterance: Utterance,
+               context: ProposalContext) -> Proposal:
+    """A turn that crosses a boundary proposes no values at all: nothing of it may be applied.
+    Its intent is what its words ask for; with a request under way, a change of it."""
     intent = intents.explicit_intent(text) or intents.topic_intent(text, False, False)
+    under_way = any(context.ledger.value(name) is not None for name in _BOOKING_VALUES)
+    if intent in (None, Intent.BOOK) and under_way and not intents.asks_another(text):
+        intent = Intent.CORRECTION
     return Proposal(
         intent=intent or Intent.CORRECTION,
         correction=CorrectionKind.AUTHORITY,
