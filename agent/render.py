@@ -12,6 +12,7 @@ from datetime import date
 
 from agent.caller import CallerProfile
 from agent.ports import BookingRecord
+from agent.slots import window_of_time
 from agent.proposals import (
     ASSET,
     BOOKING_REF,
@@ -68,6 +69,8 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (),
     """
     if field == ASSET:
         return ask_asset(caller, candidates, heard)
+    if field == VISIT_TIME and candidates:
+        return ask_time(candidates)
     if candidates:
         shown = [spoken_date(c) if field == VISIT_DATE else c for c in candidates]
         unit = " units" if field == UNITS else ""
@@ -89,6 +92,25 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (),
         LANGUAGE: ("Which language would you like?",),
     }
     return questions.get(field, (f"Could you tell me the {field.replace('_', ' ')}?",))
+
+
+def ask_time(candidates: tuple[str, ...]) -> tuple[str, ...]:
+    """Which time: an hour heard two ways ("at 7": 07:00 or 19:00) or several times.
+
+    When no reading falls in a visit window the agent says so and offers the windows, rather
+    than asking the caller to choose between two times it cannot book.
+    """
+    shown = [spoken_time(c) for c in candidates]
+    if len(shown) == 1:
+        return ("Sorry, I didn't catch that clearly.", f"Did you mean {shown[0]}?")
+    if not any(window_of_time(c) for c in candidates):
+        hours = dict.fromkeys(s.partition(" in the ")[0] for s in shown)
+        both = "both" if len(shown) == 2 else "all"
+        return (f"Sorry, we can't come at {' or '.join(hours)}.",
+                f"{' and '.join(shown)[0].upper()}{' and '.join(shown)[1:]} are {both} outside "
+                "our visit hours: we visit from 8 to 12 and from 1 to 5.",
+                "What time would suit you?")
+    return ("Sorry, which time?", f"Did you mean {' or '.join(shown)}?")
 
 
 def assets_named(caller: CallerProfile, ids: Sequence[str]) -> tuple[str | None, str]:

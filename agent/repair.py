@@ -42,6 +42,7 @@ from agent.proposals import (
     OPENED,
     REGION,
     VISIT_DATE,
+    VISIT_TIME,
     VISIT_WINDOW,
     Intent,
     Proposal,
@@ -59,6 +60,7 @@ from agent.render import (
     repair_value,
     repair_yes_no,
 )
+from agent.slots import window_of_time
 
 # Questions that are not about a ledger field. Their names are the `field` of `repair` events.
 CONFIRMATION = "confirmation"  # "Shall I book it?": a yes or a no to the action on the table
@@ -146,8 +148,12 @@ def field_question(field: str, caller: CallerProfile, candidates: tuple[str, ...
     closed = len(candidates) > 1 or (not candidates and field in (
         ASSET, CONFIGURATION, REGION, VISIT_WINDOW) and (field == VISIT_WINDOW
                                                         or len(caller.assets) > 1))
-    return Question(field, ask_for(field, caller, candidates, heard=heard), prefix=prefix,
-                    candidates=candidates, closed=closed,
+    sentences = ask_for(field, caller, candidates, heard=heard)
+    if field == VISIT_TIME and candidates and not any(window_of_time(c) for c in candidates):
+        # "At 7": neither reading can be booked, so no step of the ladder offers them; the
+        # question offers the visit windows instead (render.ask_time).
+        candidates, closed = (), False
+    return Question(field, sentences, prefix=prefix, candidates=candidates, closed=closed,
                     reads=(field,) if reads is None else reads)
 
 

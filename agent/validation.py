@@ -92,6 +92,13 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
             current_time = snap.value(VISIT_TIME)
             if current_time and window_of_time(current_time) != value:
                 ops.append(FieldOp.clear(VISIT_TIME, source))
+            held = snap.get(VISIT_TIME)
+            if held is not None and not held.usable and held.candidates:
+                # "At 7?" "The afternoon": the window settles an hour left open - the one
+                # reading inside it, else no exact time (a window is enough for a booking).
+                inside = [c for c in held.candidates if window_of_time(c) == value]
+                ops.append(FieldOp.set(VISIT_TIME, inside[0], source) if len(inside) == 1
+                           else FieldOp.clear(VISIT_TIME, source))
     for name, value in p.withdrawn:
         # "not Thursday": withdraw it only if it is what we hold; a replacement wins.
         if name in given or (value and snap.value(name) not in (value, None)):

@@ -172,7 +172,7 @@ def authority_boundary(text: str, context: ProposalContext,
 
 
 _POSSESSIVE = re.compile(r"\b(?P<owner>[a-z][\w-]*)'s (?P<what>[a-z]{1,3}[ -]?\d+|[a-z]+)\b")
-_FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z][\w-]*)\b(?!')")
+_FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z]{2,}(?:-[a-z]+)*)\b(?![\w'-])")
 
 
 def _other_owner(text: str, context: ProposalContext,
