@@ -201,6 +201,13 @@ class Controller:
         checked = await validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
                                  self.port, source, uncertain=uncertain)
         if checked.rejections:
+            if all(r.reason in ("outside_hours", "past_date") for r in checked.rejections):
+                # "Thursday at 7 in the evening": the time is refused, the day is kept.
+                refused = {r.field for r in checked.rejections}
+                kept = [op for op in checked.ops if op.name not in refused]
+                result = ctx.accept(kept, source) if kept else None
+                if result is not None and result.outcome is UpdateOutcome.ACCEPTED:
+                    self._invalidate(result.changed)
             self._rejected(checked.rejections)
             return
         ctx.heard.update(checked.heard)  # "I don't see V-200 on your account" when asked
@@ -310,6 +317,8 @@ class Controller:
                     else Goal.RESCHEDULE
         elif p.intent is Intent.CANCEL:
             self.focus = "booking"
+            if desk.target_ref is None and desk.draft() is None and not desk.in_flight():
+                desk.goal = Goal.CANCEL  # a booking made before this call: find which one
         elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION):
             self.focus = "question"
             self.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION

@@ -62,7 +62,8 @@ def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
 
 async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
                          ops: list[FieldOp]) -> list[FieldOp]:
-    """A reschedule or cancel means the caller's only active booking when there is one.
+    """A reschedule or cancel means the caller's one active booking that fits what the turn
+    named (its asset, its date), or their only active booking when the turn named neither.
 
     Side effect: the desk adopts that booking's verified record as its target.
     """
@@ -76,6 +77,11 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     except Exception:  # noqa: BLE001 - without the list the agent asks which booking
         return []
     mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
+    named = {op.name: op.value for op in ops if op.value}
+    fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
+            and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)]
+    if ASSET in named or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
+        mine = fits  # named, and nothing fits: ask which booking rather than guess
     if len(mine) != 1:
         return []
     record = mine[0]

@@ -12,7 +12,6 @@ from datetime import date
 
 from agent.caller import CallerProfile
 from agent.ports import BookingRecord
-from agent.slots import window_of_time
 from agent.proposals import (
     ASSET,
     BOOKING_REF,
@@ -28,6 +27,7 @@ from agent.proposals import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.slots import window_of_time
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish",
                   "it": "Italian", "nl": "Dutch"}
@@ -194,7 +194,7 @@ _OTHER = {VISIT_DATE: "another day", VISIT_TIME: "another time", UNITS: "another
 
 def asset_noun(caller: CallerProfile) -> str:
     """What the caller calls their assets, when they all share one kind ("unit" otherwise)."""
-    kinds = {a.kind for a in caller.assets}
+    kinds = {a.noun for a in caller.assets}
     return kinds.pop() if len(kinds) == 1 else "unit"
 
 

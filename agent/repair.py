@@ -113,7 +113,7 @@ class Asked:
     question: Question
     step: Step
     sentences: tuple[str, ...]  # what was said
-    turn: int  # the caller turn it answered (0: before the first turn)
+    turn: int  # the caller turn it was asked in response to (0: before the first)
     failures: int  # answers in a row that did not resolve it
     closed: bool = False  # it named the options
     options: tuple[str, ...] = ()  # the raw values it named, in order
@@ -276,7 +276,9 @@ def _build(step: Step, failures: int, q: Question, last: Asked | None, turn: int
     options = options_of(q, setting)
     if step is Step.CLOSED_CHOICE:
         spoken = _spoken(q, options, setting)
-        if last is not None and last.closed and options:
+        if q.together:  # several values from one unclear turn: all of them, or not
+            sentences: tuple[str, ...] = (f"Is it {heard_line(q.together)}, or something else?",)
+        elif last is not None and last.closed and options:
             sentences = repair_choice(q.field, spoken, suggested=False)
         elif q.closed:
             sentences = q.sentences

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.dialogue import CallContext
 from agent.proposals import VISIT_DATE
-from agent.render import spoken_date, values_line
+from agent.render import spoken_date, spoken_time, values_line
 from agent.repair import CONFIRMATION, Question, field_question
 from agent.speech import SpeechKind
 from agent.validation import Rejection
@@ -33,6 +33,10 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
     if first.reason == "past_date":
         ctx.ask(field_question(VISIT_DATE, ctx.caller, reads=(), prefix=(
             f"{spoken_date(first.value)} has already passed.",)))
+    elif first.reason == "outside_hours" and first.value:
+        ctx.ask(field_question(first.field, ctx.caller, reads=(), prefix=(
+            f"Sorry, we can't come at {spoken_time(first.value)}.",
+            "We visit from 8 to 12 and from 1 to 5.")))
     else:
         ctx.ask(field_question(first.field, ctx.caller, reads=(),
                                prefix=("Sorry, I couldn't use that.",)))

@@ -40,7 +40,9 @@ from agent.ports import ProcedureInfo
 _RUNS = re.compile(r"[a-z]+|\d+")
 # Between the letters and the digits of an id: nothing, a space, a dash, or "dash" said.
 _SEP = r"(?:\s*(?:-|\bdash\b|\bhyphen\b)\s*|\s?)"
-_ZERO = r"(?:0|oh|o)"
+# A digit inside an id the caller owns, as a recogniser may write it ("p one oh oh", "kay nein").
+_DIGIT_SAID = {"0": r"(?:0|oh|o)", "1": r"(?:1|won)", "2": r"(?:2|to|too)", "4": r"(?:4|for)",
+               "8": r"(?:8|ate)", "9": r"(?:9|nein)"}
 # Digits that are a time or a count, not the end of an id: "c 7 pm", "g 7:30", "see 25 units".
 _NOT_TIME = (r"(?!\s*(?:am|pm|oclock|hours?)\b)(?![:.]\d)"
              rf"(?! (?:{lexicon.UNIT_NOUNS}|days?|weeks?|months?|minutes?)\b)")
@@ -49,6 +51,8 @@ _ID_LIKE = re.compile(
     r"(?<![\w'])(?P<letters>[a-z]{1,3})(?P<sep>\s?-\s?|\s|)(?P<digits>\d{1,5})(?![\w])"
     + _NOT_TIME)
 _WORD_BEFORE = re.compile(r"([\w'-]+)\s*$")
+_CONFIG_BEFORE = re.compile(rf"\b(?:{lexicon.CONFIGURATION_WORDS}) (?:is )?$")
+_CONFIG_AFTER = re.compile(rf" (?:{lexicon.CONFIGURATION_WORDS})\b")
 _NOT_ID_LETTERS = (lexicon.NOT_ASSET_PREFIXES | lexicon.BOOKING_REF_PREFIXES
                    | frozenset(lexicon.WEEKDAYS) | frozenset(lexicon.MONTHS.split("|")))
 _GENERIC = frozenset(lexicon.GENERIC_ASSET_NOUNS)
@@ -102,7 +106,7 @@ def _owned_pattern(asset_id: str) -> re.Pattern[str] | None:
     parts: list[str] = []
     for index, run in enumerate(runs):
         if run.isdigit():
-            parts.append(r"\s?".join(_ZERO if d == "0" else d for d in run))
+            parts.append(r"\s?".join(_DIGIT_SAID.get(d, d) for d in run))
             continue
         spoken = r"[\s-]?".join(_letter(ch, index == 0 and i == 0, many)
                                 for i, ch in enumerate(run))
@@ -245,9 +249,15 @@ def find_assets(text: str, assets: tuple[Asset, ...],
             add(AssetMention(match.group(0), match.start(), match.end(), None,
                              candidates=tuple(a.id for a in hits)))
 
-    # 3. Ids said that are none of the caller's: a question, never a match.
+    # 3. Ids said that are none of the caller's: a question, never a match. A configuration
+    # of the caller's assets ("C2") or a token named as one ("configuration C4") is no id.
+    configurations = {re.sub(r"[\s-]", "", a.configuration.lower()) for a in assets}
     for match in _ID_LIKE.finditer(text):
         if not _free(taken, match.start(), match.end()):
+            continue
+        if re.sub(r"[\s-]", "", match.group(0)) in configurations \
+                or _CONFIG_BEFORE.search(text[:match.start()]) \
+                or _CONFIG_AFTER.match(text, match.end()):
             continue
         heard = _heard(text, match, assets)
         if heard is None:
@@ -265,32 +275,53 @@ def find_assets(text: str, assets: tuple[Asset, ...],
 
     # 4. No id said: the asset's kind or a generic noun names it.
     if not mentions:
-        mentions = list(_by_kind(text, nouns, procedures))
+        mentions = list(_by_kind(text, assets, nouns, procedures))
     return tuple(sorted(mentions, key=lambda m: m.start))
 
 
-def _by_kind(text: str, nouns: dict[str, tuple[str, ...]],
+def _places(asset: Asset) -> tuple[str, ...]:
+    """The words of an asset's site a caller names it by: "harbour road", "rotterdam"."""
+    out = []
+    for part in asset.site.lower().split(","):
+        words = re.findall(r"[a-z][\w'-]*", part)
+        if words:
+            out.append(" ".join(words))
+    return tuple(out)
+
+
+def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
-    """ "the compressor", "the unit": the one asset of that kind, or candidates."""
+    """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht": the one
+    asset of that kind (at that site), or candidates."""
     if not nouns:
         return []
-    phrases = [p for info in procedures for p in _phrases(info)]
-    pattern = "|".join(sorted(map(re.escape, nouns), key=len, reverse=True))
+    phrases = [p for info in procedures
+               for p in (*_phrases(info), info.family_title.lower(), info.family.replace("-", " "))]
+    places = {place: tuple(a.id for a in assets if place in _places(a))
+              for asset in assets for place in _places(asset)}
+    place = "|".join(sorted(map(re.escape, places), key=len, reverse=True)) or "(?!)"
+    noun = "|".join(sorted(map(re.escape, nouns), key=len, reverse=True))
     out = []
-    for match in re.finditer(rf"(?<![\w'-])(?:{pattern})(?![\w'-])", text):
+    for match in re.finditer(
+            rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
+            rf"(?: (?:in|at|on|from|near|over in|down at|up in|by) (?:the )?(?P<post>{place})\b)?",
+            text):
         before = _word_before(text, match.start())
+        said = match.group("noun")
+        where = match.group("pre") or match.group("post")
         if before in lexicon.NOT_ONE_ASSET or before.isdigit():
             continue
-        if any(text.startswith(p, match.start()) and len(p) > len(match.group(0))
-               for p in phrases):
+        if said in ("one", "1") and (where is None or before not in ("the", "that", "this")):
+            continue  # "the one in Utrecht" names an asset; "one" alone does not
+        if any(text.startswith(p, match.start("noun")) and len(p) > len(said) for p in phrases):
             continue  # "the pump seal": a procedure's name, not the pump
-        ids = nouns[match.group(0)]
-        if not ids:
-            continue
+        ids = nouns.get(said, tuple(a.id for a in assets))
+        if where is not None:
+            ids = tuple(i for i in ids if i in places[where]) or ids
         if len(ids) == 1:
             out.append(AssetMention(match.group(0), match.start(), match.end(), ids[0],
                                     by_kind=True))
-        else:
+        elif ids:
             out.append(AssetMention(match.group(0), match.start(), match.end(), None,
                                     candidates=ids, by_kind=True))
     return out

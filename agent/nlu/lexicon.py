@@ -64,14 +64,16 @@ SPOKEN_LETTERS: dict[str, str] = {
     "xray": "x", "yankee": "y", "zulu": "z",
 }
 COMMON_WORD_LETTERS = frozenset(
-    "a i be see sea tea you are why oh eye key ex el em en es ee eh si ar yu".split())
+    "a i be see you are why oh eye key".split())
 # Nouns that name any of the caller's assets, whatever its kind ("the unit", "the machine").
 # An asset's own kind ("pump", "compressor", "gearbox") comes from the caller's data.
 GENERIC_ASSET_NOUNS = ("unit", "machine", "asset", "device", "equipment")
 # Words before an asset noun that point away from one asset ("the other pump", "both
 # units", "any machine"): no asset is named by the noun then.
 NOT_ONE_ASSET = frozenset(
-    "other another both all each every any no which what per whichever second".split())
+    "other another both all each every any no which what per whichever second single".split())
+# Words around a configuration ("configuration C2", "the C2 variant"): that is no asset id.
+CONFIGURATION_WORDS = r"configuration|config|variant|build"
 # Words before "'s" that are no owner of an asset ("it's P-100", "what's the pump...").
 NOT_AN_OWNER = frozenset(
     "it that what there here he she who let one where how why when everyone nobody today "

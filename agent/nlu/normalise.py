@@ -42,7 +42,8 @@ _NUMBER_HOMOPHONE = re.compile(
     r"|\b(?:(to|too)|(?<=need )(for)|(?<=have )(for)|(?<=book )(for)|(?<=got )(for))\b"
     rf"(?=\s+{_PLURAL_UNITS}\b)"
 )
-_HUNDRED_HOMOPHONE = re.compile(r"\b(?:(to|too)|for|fore)(?= (?:hundred|thousand)\b)")
+_HUNDRED_HOMOPHONE = re.compile(
+    r"\b(?:(to|too)|(for|fore)|(won)|(ate))(?= (?:hundred|thousand)\b)")
 _AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
 # "two zero zero" arrives as "2 0 0": ids are read digit by digit.
 _DIGIT_BY_DIGIT = re.compile(r"\b\d(?: (?:\d|0+)\b)+")
@@ -68,7 +69,9 @@ def normalise(text: str) -> str:
     out = _PUNCT.sub(",", out)
     out = _NUMBER_HOMOPHONE.sub(_homophone, out)
     out = _AT_HOMOPHONE.sub(lambda m: "at " + _homophone(m), out)
-    out = _HUNDRED_HOMOPHONE.sub(lambda m: "two" if m.group(1) else "four", out)
+    out = _HUNDRED_HOMOPHONE.sub(
+        lambda m: "two" if m.group(1) else "four" if m.group(2) else "one" if m.group(3)
+        else "eight", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)

@@ -314,7 +314,13 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
     changes = [s for s in slots if _held(s.field, context) is not None
                and s.value != _held(s.field, context)]
     marker = corrections.has_replace_marker(text)
-    corrective = bool(withdrawn or cleared or referent or (marker and changes))
+    # A "not X" revises the call only when the call holds something X could be; in a first
+    # request ("service P-100, but don't come on Wednesday, Thursday suits") it is part of it.
+    held_withdrawn = [f for f, _ in withdrawn if _held(f, context) is not None]
+    first_request = not held_withdrawn and withdrawn and intents.topic_intent(
+        text, False, False) is Intent.BOOK and not _under_way(context)
+    corrective = bool((withdrawn and not first_request) or cleared or referent
+                      or (marker and changes))
     explicit = intents.explicit_intent(text)
     booking_values = any(s.field in _BOOKING_VALUES for s in slots)
     if explicit is Intent.GOODBYE and slots:
@@ -357,13 +363,17 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
     return topic or Intent.UNKNOWN, False
 
 
+def _under_way(context: ProposalContext) -> bool:
+    """Whether the call already holds a request or a booking (or just asked for a value)."""
+    return context.expecting is not None or bool(context.bookings) or any(
+        context.ledger.value(name) is not None for name in (*_BOOKING_VALUES, BOOKING_REF))
+
+
 def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext) -> bool:
     """An asset and a day, window or time, while no booking is under way, is a request for a
     visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably")."""
     fields = {s.field for s in slots}
-    under_way = context.expecting is not None or context.bookings or any(
-        context.ledger.value(name) is not None for name in (*_BOOKING_VALUES, BOOKING_REF))
-    return not under_way and ASSET in fields and bool(
+    return not _under_way(context) and ASSET in fields and bool(
         fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
 
 

@@ -3,7 +3,8 @@
 The extractors run in a fixed order and each masks what it consumed, so one phrase feeds one
 field: the site first ("at 12 Harbour Road" is not a time), then assets ("p 200" is not a
 number of units), configuration, dates, times, windows, units, language, region, opened, and
-the procedure or returnable item. Pure; nothing here looks at the ledger.
+the procedure or returnable item. Pure; the ledger is read only to know which asset "the
+pump" means when two fit.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def read(text: str, context: ProposalContext) -> Reading:
         if mention.asset_id or mention.candidates:
             said.append(Mention(ASSET, mention.asset_id, mention.candidates, mention.start,
                                 mention.end))
-    asset = _asset_slot(mentions)
+    asset = _asset_slot(mentions, context.ledger.value(ASSET))
     foreign = tuple(m.foreign for m in mentions if m.foreign)
 
     found_config = slots.find_configuration(text, assets)
@@ -146,11 +147,12 @@ def _time_slot(readings: tuple[times.TimeReading, ...]) -> SlotValue | None:
     return SlotValue(VISIT_TIME, None, text, 1.0, candidates)
 
 
-def _asset_slot(mentions: tuple[catalog.AssetMention, ...]) -> SlotValue | None:
+def _asset_slot(mentions: tuple[catalog.AssetMention, ...], held: str | None) -> SlotValue | None:
     """The asset named. An id of the caller's outweighs a heard id or a kind in the same words.
 
     A heard id that is none of the caller's ("V-200") has no value: its candidates are the ids
     it may mean, and its text is the id as heard, so the agent can say what it did not find.
+    "The pump" said of two pumps while the call is about one of them (``held``) is that one.
     """
     owned = [(m.asset_id, m.text, m.confidence) for m in mentions if m.asset_id]
     if owned:
@@ -158,6 +160,8 @@ def _asset_slot(mentions: tuple[catalog.AssetMention, ...]) -> SlotValue | None:
     open_ = [m for m in mentions if m.candidates]
     if not open_:
         return None
+    if held is not None and all(m.by_kind and held in m.candidates for m in open_):
+        return SlotValue(ASSET, held, " / ".join(m.text for m in open_))
     candidates = tuple(dict.fromkeys(c for m in open_ for c in m.candidates))
     text = " / ".join(dict.fromkeys(m.foreign or m.text for m in open_))
     return SlotValue(ASSET, None, text, min(m.confidence for m in open_), candidates)

@@ -79,7 +79,8 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("at", re.compile(
         r"\b(?:at|around|about|by|say|from|make (?:it|that)|how about|what about"
         r"|(?<=it )to|(?<=that )to|(?<=\d )to|(?<=am )to|(?<=pm )to|(?<=time )to"
-        r"|(?<=visit )to|(?<=booking )to|(?<=\d )or|(?<=am )or|(?<=pm )or)"
+        r"|(?<=visit )to|(?<=booking )to|(?<=\d )or|(?<=am )or|(?<=pm )or"
+        r"|(?<=we )do|(?<=you )do|(?<=let's )do)"
         rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?\b{_NOT_AFTER_NUMBER}(?!:|\.\d| ?-)")),
     # two thirty -> 2 30, nine forty five -> 9 45, 13 30 (a 24-hour time said as words)
     ("spoken", re.compile(
