@@ -170,10 +170,18 @@ def plan(question: Question, last: Asked | None, turn: int, setting: Setting) ->
 
 
 def repeats(planned: tuple[str, ...], last: tuple[str, ...]) -> bool:
-    """The planned question asks a question sentence of the last one again (or is identical)."""
-    asks = {s.strip().lower() for s in planned if s.rstrip().endswith("?")}
-    return tuple(planned) == tuple(last) or bool(
-        asks & {s.strip().lower() for s in last if s.rstrip().endswith("?")})
+    """The planned question asks a question sentence of the last one again and tells nothing
+    new before it (or is identical). "Friday 4 December at 09:00. Shall I book it?" after
+    "Thursday 3 December at 14:00. Shall I book it?" reads back new values: no repeat."""
+    def split(sentences: tuple[str, ...]) -> tuple[set[str], set[str]]:
+        said = [s.strip().lower() for s in sentences]
+        return {s for s in said if s.endswith("?")}, {s for s in said if not s.endswith("?")}
+
+    if tuple(planned) == tuple(last):
+        return True
+    asks, told = split(planned)
+    last_asks, last_told = split(last)
+    return bool(asks & last_asks) and told <= last_told
 
 
 def options_of(question: Question, setting: Setting) -> tuple[str, ...]:

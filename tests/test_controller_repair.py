@@ -357,6 +357,20 @@ async def test_a_confirmation_that_gets_neither_yes_nor_no_climbs_the_ladder():
         assert_no_question_repeats(c)
 
 
+async def test_a_correction_while_a_confirmation_is_pending_reads_back_the_new_values():
+    # A new action is a new question: its read-back says the corrected values, never only
+    # "Shall I go ahead?" (the guard counts a question as repeated only when it tells nothing new).
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday at 2 pm.")
+        assert "Thursday 3 December, at 14:00" in c.sink.last
+        reply = await c.say("Fri 9am")
+        assert "Friday 4 December, at 09:00" in reply and reply.endswith("Shall I book it?")
+        assert not steps(c)
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [(b["date"], b["time"]) for b in c.bookings()] == [("2026-12-04", "09:00")]
+
+
 async def test_yes_or_no_heard_both_ways_twice_is_not_asked_the_same_way_twice():
     async with call(caller=ONE_PUMP) as c:
         await c.say("Book a service visit for P-100 on Thursday morning.")

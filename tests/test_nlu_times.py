@@ -196,3 +196,26 @@ def test_an_abbreviated_correction_changes_every_field_it_names(said, day, time)
     assert proposal.correction is CorrectionKind.MULTI
     assert proposal.slot(VISIT_DATE).value == day
     assert proposal.slot(VISIT_TIME).value == time
+
+
+@pytest.mark.parametrize(("said", "candidates"), [
+    ("at 2 or 3", ("14:00", "15:00")), ("2 or 3 pm", ("14:00", "15:00")),
+    ("at 7 or 8 pm", ("19:00", "20:00")), ("9 or 10 in the morning", ("09:00", "10:00"))])
+def test_times_joined_by_or_are_one_slot_with_candidates(said, candidates):
+    asked = context(expecting=VISIT_TIME, values={"asset": "P-100",
+                                                  "visit_date": "2026-12-03"})
+    slot = propose(said, asked).slot(VISIT_TIME)
+    assert (slot.value, slot.candidates) == (None, candidates)
+
+
+@pytest.mark.parametrize(("said", "value"), [("at 3-ish", "15:00"), ("about 3ish", "15:00"),
+                                             ("10 o'clock ish", "10:00")])
+def test_an_approximate_hour_is_the_hour(said, value):
+    assert only(said) == (value, ())
+
+
+@pytest.mark.parametrize("said", ["good morning, P-100 on Thursday at 7",
+                                  "it broke last night, can you come at 7"])
+def test_a_greeting_or_a_time_past_does_not_settle_an_open_hour(said):
+    (reading,) = read_times(normalise(said))
+    assert (reading.value, reading.candidates) == (None, ("07:00", "19:00"))

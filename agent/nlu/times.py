@@ -40,10 +40,13 @@ _M = r"(?P<m>[0-5]\d)"
 _HALF = (r"(?:,? ?(?P<half>am|pm|in the (?:morning|afternoon|evening|am|pm)|at night"
          r"|(?:this|that) (?:morning|afternoon|evening|night)|tonight))?")
 _MORNING_WORDS = ("am", "morning")
+# "at 7 or 8 pm": the half of the day said after the alternative holds for both.
+_OR_HALF = (r"(?=(?: or (?:at )?\d{1,2}(?:[:. ][0-5]\d)?(?!\d)"
+            r"(?P<orhalf>,? ?(?:am|pm|in the (?:morning|afternoon|evening))))?)")
 # A part of the day said anywhere in the stretch, for an hour that fits neither half alone.
 _DAYPART = re.compile(
     r"\b(?P<am>mornings?|am|before noon|before lunch)\b(?<!\bi am)"
-    r"|\b(?P<pm>afternoons?|evenings?|tonight|night|pm|after lunch)\b"
+    r"|\b(?P<pm>afternoons?|evenings?|tonight|pm|after lunch)\b"
 )
 _MINUTES = {"quarter": 15, "half": 30}
 _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -74,14 +77,21 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:,? ?(?P<half>am|pm|in the (?:morning|afternoon|evening|am|pm)|at night"
         r"|(?:this|that) (?:morning|afternoon|evening|night)|tonight))")),
     # 9 oclock
-    ("oclock", re.compile(rf"\b{_H} ?oclock\b")),
+    ("oclock", re.compile(rf"\b{_H} ?oclock\b(?:[ -]?ish\b)?")),
     # at 7, around 10 30, say 11, make it 9
     ("at", re.compile(
         r"\b(?:at|around|about|by|say|from|make (?:it|that)|how about|what about"
         r"|(?<=it )to|(?<=that )to|(?<=\d )to|(?<=am )to|(?<=pm )to|(?<=time )to"
-        r"|(?<=visit )to|(?<=booking )to|(?<=\d )or|(?<=am )or|(?<=pm )or"
-        r"|(?<=we )do|(?<=you )do|(?<=let's )do)"
-        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?\b{_NOT_AFTER_NUMBER}(?!:|\.\d| ?-)")),
+        r"|(?<=visit )to|(?<=booking )to|(?<=we )do|(?<=you )do|(?<=let's )do)"
+        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b){_NOT_AFTER_NUMBER}"
+        rf"(?![:.-]\d)(?! or \d{{1,3}} (?:{lexicon.UNIT_NOUNS})\b){_OR_HALF}")),
+    # "at 2 or 3", "2 or 3 pm": the alternative after "or" (the "or" stays between the two)
+    ("or", re.compile(
+        rf"(?:(?<=\d or )|(?<=am or )|(?<=pm or )|(?<=oclock or )){_H}(?: {_M})?(?:[ -]?ish\b|\b)"
+        rf"{_NOT_AFTER_NUMBER}(?![:.-]\d){_HALF}")),
+    ("before_or", re.compile(
+        rf"\b{_H}(?: {_M})?(?= or (?:at )?\d{{1,2}}(?:[:. ][0-5]\d)?(?!\d)"
+        r"(?P<orhalf>,? ?(?:am|pm|in the (?:morning|afternoon|evening))))")),
     # two thirty -> 2 30, nine forty five -> 9 45, 13 30 (a 24-hour time said as words)
     ("spoken", re.compile(
         rf"(?<!\d )\b(?P<hs>1[0-9]|2[0-3]|0?[1-9]) (?:(?P<ms>[0-5]\d)|(?:oh|o) (?P<mo>[1-9]))\b"
@@ -90,8 +100,10 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _WINDOW = re.compile(
     r"\b(?:" + "|".join(sorted(lexicon.WINDOWS, key=len, reverse=True)) + r")\b"
 )
-# "Good morning", "what a morning": a greeting or an exclamation, not a window.
-_GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long) $")
+# "Good morning", "what a morning", "since yesterday morning": a greeting, an exclamation or a
+# time past, not a window or the half of the day of a visit.
+_GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|since|all|every"
+                       r"|since this|from this) $")
 # "Mon pm", "Wed, am please": the half of the day said on its own is the window. "I am" is a
 # verb, not a window.
 _BARE_HALF = re.compile(r"(?<![\d:])(?<!\d )(?<!\bi )\b(?P<half>am|pm)\b(?! i\b| not\b)")
@@ -172,7 +184,8 @@ def _half_of(said: str | None) -> str | None:
 
 def _daypart(text: str) -> str | None:
     """The one half of the day a stretch names anywhere ("Thursday morning"), if just one."""
-    halves = {"am" if m.group("am") else "pm" for m in _DAYPART.finditer(text)}
+    halves = {"am" if m.group("am") else "pm" for m in _DAYPART.finditer(text)
+              if not _GREETING.search(text[:m.start()])}
     return halves.pop() if len(halves) == 1 else None
 
 
@@ -216,7 +229,7 @@ def _reading(kind: str, match: re.Match[str], daypart: str | None) -> TimeReadin
     if twenty_four:
         value, candidates = f"{hour:02d}:{minute:02d}", ()
     else:
-        half = _half_of(match.groupdict().get("half"))
+        half = _half_of(match.groupdict().get("half") or match.groupdict().get("orhalf"))
         if half == "night":
             half = "am" if hour == 12 or hour < 5 else "pm"
         value, candidates = resolve_hour(hour, minute, half)
