@@ -233,6 +233,14 @@ class BookingDesk:
             self.offer(self.new_action("create_booking", self.create_args(),
                                        present_reads(snap)))
             return
+        if snap.value(ASSET) not in (None, record.asset) and self.goal is not Goal.CANCEL:
+            # A booking cannot move to another asset: the caller wants a visit for that one.
+            # The first booking stays exactly as the system of record holds it.
+            self.target_ref, self.goal = None, Goal.BOOK
+            self.offer(self.new_action("create_booking", self.create_args(),
+                                       present_reads(snap)),
+                       (f"Booking {record.ref} for {record.asset} stays as it is.",))
+            return
         changes = change_args(snap, ctx.caller)
         if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()) \
                 and record.status != "cancelled":

@@ -300,3 +300,22 @@ def test_the_clock_is_not_read_by_asset_matching():
     caller = owner(asset("C-7", "compressor"))
     assert TUESDAY.weekday() == 1
     assert find_assets("c 7", caller.assets)[0].asset_id == "C-7"
+
+
+def test_a_heard_id_said_not_to_withdraws_nothing_of_the_callers():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    held = context(caller=caller, values={"asset": "P-100", "visit_date": "2026-12-03"})
+    for said in ("sorry, P-200, not V-200", "P-200 I said, not B-200"):
+        proposal = propose(said, held)
+        assert [(s.field, s.value, str(s.role)) for s in proposal.frame()] == [
+            ("asset", "P-200", "to")], said
+
+
+def test_a_confusable_id_of_the_asset_already_held_is_that_asset():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    held = context(caller=caller, values={"asset": "P-200", "visit_date": "2026-12-03"})
+    slot = propose("B-200, on friday instead", held).slot(ASSET)
+    assert slot.value == "P-200"
+    other = context(caller=caller, values={"asset": "P-100", "visit_date": "2026-12-03"})
+    slot = propose("B-200, on friday instead", other).slot(ASSET)
+    assert (slot.value, slot.candidates) == (None, ("P-200",))

@@ -190,7 +190,8 @@ HUMAN = (
     r"|is there (?:a|an|any) (?:human|person|real person)"
 )
 GOODBYE = (
-    r"bye|goodbye|good bye|bye bye|see you|that'?s all|that is all|nothing else"
+    r"bye|goodbye|good bye|bye bye|see you|nothing else"
+    r"|that'?s all(?=$|,| thanks| thank you| for now| i need| from me| bye)|that is all(?=$|,)"
     r"|have a (?:good|nice) (?:day|one)|hang up|i'?m done|we'?re done|thanks,? bye"
 )
 

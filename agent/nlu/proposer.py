@@ -124,7 +124,9 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
     for stretch in corrections.negated_stretches(text):
         stretch = _first_value_only(text, stretch, context)
         negated = read(stretch.text, context)
-        said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED]
+        # "not V-200" (an id that is none of the caller's) withdraws nothing the caller holds.
+        said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED
+                and not (s.field == ASSET and s.value is None and negated.foreign_assets)]
         times = {s.text for s in said if s.field == VISIT_TIME}
         # "not at 2" withdraws the time, not the afternoon it implies (3 pm may still do).
         said = [s for s in said if not (s.field == VISIT_WINDOW and s.text in times)]
@@ -335,6 +337,9 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
         corrective = True  # a move of a booked visit revises the values it names
     if explicit is None and not corrective and intents.asks_another(text):
         return Intent.BOOK, False  # new values for a new visit, not a change of the last one
+    if explicit is None and not marker and _booked(context) and intents.adds_another(text) \
+            and _asks_for_a_visit(slots, context, booked_ok=True):
+        return Intent.BOOK, False  # "and P-200 needs a visit too": a visit more, not a move
     if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
             and intents.answer_intent(text) is not None and not _news(slots, context):
         # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
@@ -369,11 +374,18 @@ def _under_way(context: ProposalContext) -> bool:
         context.ledger.value(name) is not None for name in (*_BOOKING_VALUES, BOOKING_REF))
 
 
-def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext) -> bool:
+def _booked(context: ProposalContext) -> bool:
+    return bool(context.bookings) or context.ledger.value(BOOKING_REF) is not None
+
+
+def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext,
+                      booked_ok: bool = False) -> bool:
     """An asset and a day, window or time, while no booking is under way, is a request for a
-    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably")."""
+    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably").
+    ``booked_ok``: a booking already made does not count as under way (a visit more)."""
     fields = {s.field for s in slots}
-    return not _under_way(context) and ASSET in fields and bool(
+    under_way = _under_way(context) and not (booked_ok and context.expecting is None)
+    return not under_way and ASSET in fields and bool(
         fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
 
 

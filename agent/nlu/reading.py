@@ -152,7 +152,8 @@ def _asset_slot(mentions: tuple[catalog.AssetMention, ...], held: str | None) ->
 
     A heard id that is none of the caller's ("V-200") has no value: its candidates are the ids
     it may mean, and its text is the id as heard, so the agent can say what it did not find.
-    "The pump" said of two pumps while the call is about one of them (``held``) is that one.
+    "The pump" said of two pumps while the call is about one of them (``held``) is that one,
+    and so is "B-200" when the one id it may mean is the one the call already holds.
     """
     owned = [(m.asset_id, m.text, m.confidence) for m in mentions if m.asset_id]
     if owned:
@@ -162,6 +163,8 @@ def _asset_slot(mentions: tuple[catalog.AssetMention, ...], held: str | None) ->
         return None
     if held is not None and all(m.by_kind and held in m.candidates for m in open_):
         return SlotValue(ASSET, held, " / ".join(m.text for m in open_))
+    if held is not None and all(m.candidates == (held,) for m in open_):
+        return SlotValue(ASSET, held, " / ".join(m.text for m in open_), 0.8)
     candidates = tuple(dict.fromkeys(c for m in open_ for c in m.candidates))
     text = " / ".join(dict.fromkeys(m.foreign or m.text for m in open_))
     return SlotValue(ASSET, None, text, min(m.confidence for m in open_), candidates)
