@@ -1,4 +1,4 @@
-"""Schemathesis hooks for fuzzing the sandbox booking API (loaded by ``schemathesis.toml``).
+"""Schemathesis hooks for fuzzing the sandbox booking API (loaded by ``tests/schemathesis.toml``).
 
 One hook: every well-formed ``Idempotency-Key`` a generated request carries is made unique,
 as a client that follows the contract makes it ("unique per logical request"). The API binds a

@@ -65,7 +65,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted(ROOT.glob("*/README.md"))]  # the packages' own READMEs
 SHELL_LANGS = {"sh", "bash", "shell", "console"}
 PACKAGES = ("agent", "audio", "retrieval", "registry", "tools_sandbox", "ui")
 JOBS = int(os.environ.get("AMEND_DOCS_JOBS", "3"))

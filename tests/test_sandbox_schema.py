@@ -5,7 +5,7 @@ declared; schema-valid data accepted and the rest refused; missing required head
 auth; undeclared methods answered 405 with ``Allow``; links between operations ...) runs in all
 three generating phases (coverage: boundaries, missing headers, undeclared methods; fuzzing;
 stateful: sequences along links) with a fixed seed and a bounded number of examples. Their
-configuration is the repository's ``schemathesis.toml``, the file the CLI finds: it holds only
+configuration is ``tests/schemathesis.toml``, the file the CLI is given: it holds only
 what OpenAPI cannot say. The engine is driven directly (the pytest plugin does not load under
 pytest 9); the ``slow`` test runs the real CLI against a real ``amend sandbox serve`` process.
 
@@ -42,9 +42,9 @@ PHASES = ["coverage", "fuzzing", "stateful"]
 
 
 def schemathesis_config() -> SchemathesisConfig:
-    """The repository's schemathesis.toml, its hooks file found from the root wherever pytest
+    """tests/schemathesis.toml, its hooks file found from the root wherever pytest
     runs (the CLI resolves it from the working directory)."""
-    data = tomllib.loads((ROOT / "schemathesis.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads((ROOT / "tests" / "schemathesis.toml").read_text(encoding="utf-8"))
     data["hooks"] = str(ROOT / data["hooks"])
     config = SchemathesisConfig.from_dict(data)
     config.update(seed=SEED, max_failures=None)
@@ -207,6 +207,19 @@ def test_json_types_are_not_coerced(api):
         assert response.status_code == 422 and field in response.text, response.text
 
 
+def test_blank_means_the_same_to_the_schema_and_to_the_validator():
+    """The schema's NOT_BLANK_PATTERN and pydantic's stripping agree on every character (all
+    Unicode White_Space lies below U+3100)."""
+    from tools_sandbox import models as m
+
+    for code in range(0x3100):
+        char = chr(code)
+        if 0xD800 <= code < 0xE000:
+            continue
+        stripped = m.BookingChanges.model_validate({"site": f"{char}x"}).site == "x"
+        assert stripped is (re.search(m.NOT_BLANK_PATTERN, char) is None), hex(code)
+
+
 def test_a_blank_text_is_refused_as_the_schema_says(api):
     response = api.post("/v1/bookings", headers={"Idempotency-Key": "blank"}, json={
         "asset": "P-100", "date": "2026-12-03", "window": "morning", "site": " \u3000"})
@@ -272,7 +285,8 @@ def test_the_documented_cli_run_reports_no_failure(tmp_path):
         _wait_for(lambda: _answers(url), "/openapi.json", proc, log)
         operations = sum(len(item) for item in httpx.get(url).json()["paths"].values())
         run = subprocess.run(
-            [cli, "run", url, "--checks", "all", "-H", f"Authorization: Bearer {line[1]}",
+            [cli, "--config-file", str(ROOT / "tests" / "schemathesis.toml"), "run", url,
+             "--checks", "all", "-H", f"Authorization: Bearer {line[1]}",
              "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES), "--workers", "1",
              "--no-color"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     finally:
@@ -284,7 +298,7 @@ def test_the_documented_cli_run_reports_no_failure(tmp_path):
             proc.wait(5)
     summary = run.stdout[-6000:]
     assert run.returncode == 0, f"schemathesis run failed:\n{summary}\n{run.stderr[-2000:]}"
-    assert "Configuration:    " + str(ROOT / "schemathesis.toml") in run.stdout, summary
+    assert "Configuration:    " + str(ROOT / "tests" / "schemathesis.toml") in run.stdout, summary
     assert f"Selected: {operations}/{operations}" in run.stdout, summary
     assert f"Tested: {operations}" in run.stdout and "failure" not in summary.lower(), summary
 

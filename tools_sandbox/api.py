@@ -314,7 +314,7 @@ def malformed_body(why: str) -> Reply:
 def route_table(app: FastAPI) -> list:
     """Every route of ``app``, with the routes of included routers flattened."""
     try:
-        from fastapi.routing import iter_route_contexts  # FastAPI >= 0.13x: lazy includes
+        from fastapi.routing import iter_route_contexts  # FastAPI with lazily included routers
     except ImportError:
         return list(app.routes)
     return list(iter_route_contexts(app.routes))
