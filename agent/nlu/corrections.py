@@ -142,9 +142,14 @@ def authority_boundary(text: str, context: ProposalContext,
     match = _AUTHORITY["other account"].search(text)
     if match:
         account = match.group("account") or match.group("account2")
-        if account is None:
+        owner = match.group("owner")
+        if owner is not None:
+            if owner not in lexicon.SELF_PARTY and owner not in lexicon.NOT_AN_ORG \
+                    and not _same(owner, caller.tenant) and not _same(owner, caller.subject):
+                return f"account of {owner}"
+        elif account is None:
             return "another account"
-        if not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
+        elif not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
             return f"account {account.upper().replace(' ', '-')}"
     match = _AUTHORITY["other tenant"].search(text)
     if match:

@@ -136,7 +136,10 @@ BOOK = (
 # Moving a visit is a verb of moving followed, within a few words, by where it goes ("push my
 # booking to Friday", "bring it forward", "shift it from the 2nd to the 4th"), or a verb that
 # means moving on its own ("reschedule", "postpone", "rebook").
-_VISIT = r"(?:visit|booking|appointment|service|call[- ]out|job|slot|engineer|technician|it|that|this|them)"
+_VISIT = (
+    r"(?:visit|booking|appointment|service|call[- ]out|job|slot|engineer|technician|it|that|this"
+    r"|them)"
+)
 MOVE_ALONE = r"reschedul\w*|postpon\w*|re-?book\w*|re-?arrang\w*|put (?:it|that|the \w+) off"
 MOVE_VERBS = r"move|moving|shift|shifting|push|pushing|bring|bringing|change|changing|switch|swap"
 MOVE_WHERE = r"to|till|until|into|back|forward|forwards|earlier|later|along"
@@ -149,19 +152,30 @@ RESCHEDULE = (
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
 # (or "it", "the whole thing") as its object, or not needing the visit or the person any more.
-_GONE = r"(?:the |my |our |that |this |a |any |the whole )?(?:visit|booking|appointment|request|job|engineer|technician|thing|call[- ]out|service call)s?"
-_PERSON = r"(?:anyone|anybody|someone|somebody|a technician|the technician|an engineer|the engineer|a visit|the visit|a service visit|the booking|the appointment|them|you|it)"
+_GONE = (
+    r"(?:the |my |our |that |this |a |any |the whole )?(?:visit|booking|appointment|request|job"
+    r"|engineer|technician|thing|call[- ]out|service call)s?"
+)
+_PERSON = (
+    r"(?:anyone|anybody|someone|somebody|a technician|the technician|an engineer|the engineer"
+    r"|a visit|the visit|a service visit|the booking|the appointment|them|you|it)"
+)
 CANCEL = (
     r"cancel\w*|call (?:it|that|the \w+|everything|the whole thing) off|call off"
-    rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that|everything|{_GONE})\b"
+    rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that"
+    rf"|everything|{_GONE})\b"
     rf"|(?:knock|knocked) (?:it|that|{_GONE}) on the head"
     r"|take (?:us|me|it|that) off (?:the|your) (?:schedule|list|books|calendar|diary)"
-    rf"|(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to|won'?t be) (?:really )?(?:need|want|require|be needing|need to have) {_PERSON}"
-    r"|no (?:visit|engineer|technician|one|booking|appointment)s? (?:is |are )?(?:needed|required|necessary)"
-    r"|no (?:need|point) (?:for|in) (?:a |the |any )?(?:visit|engineer|technician|booking|appointment|anyone|someone)"
+    rf"|(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to"
+    rf"|won'?t be) (?:really )?(?:need|want|require|be needing|need to have) {_PERSON}"
+    r"|no (?:visit|engineer|technician|one|booking|appointment)s? (?:is |are )?(?:needed"
+    r"|required|necessary)"
+    r"|no (?:need|point) (?:for|in) (?:a |the |any )?(?:visit|engineer|technician|booking"
+    r"|appointment|anyone|someone)"
     r"|no need (?:for anyone |for someone )?to (?:come|send|visit)"
     r"|(?:don'?t|do not) bother (?:sending|coming|with the visit|with the booking)"
-    r"|(?:can|could) do without (?:it|that|the visit|the booking|the engineer|the technician|a visit)"
+    r"|(?:can|could) do without (?:it|that|the visit|the booking|the engineer|the technician"
+    r"|a visit)"
     r"|not needed any ?more"
 )
 # Words that make a turn a question even when it also names a visit.
@@ -181,7 +195,8 @@ POLICY = (
 _PEOPLE = (r"person|human|humans|someone|somebody|anyone|anybody|agent|representative|rep"
            r"|operator|colleague|manager|supervisor|people|staff|real person|actual person")
 HUMAN = (
-    rf"(?:speak|talk|chat|have a word|word)(?: \w+){{0,3}}? (?:to|with) (?:\w+ ){{0,2}}?(?:{_PEOPLE})\b"
+    rf"(?:speak|talk|chat|have a word|word)(?: \w+){{0,3}}? (?:to"
+    rf"|with) (?:\w+ ){{0,2}}?(?:{_PEOPLE})\b"
     rf"|(?:speak|talk|chat|have a word)(?: \w+){{0,2}}? (?:{_PEOPLE})\b"
     r"|(?:real|live|actual) (?:person|human|agent|people)|transfer me|human please|agent please"
     r"|representative|operator|put me through|connect me"
@@ -205,7 +220,8 @@ REPLACE_MARKERS = (
 # doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
 # on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.
 NEGATION_SPLIT = (
-    r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b| what\b)"
+    r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b"
+    r"| what\b)"
     r"|\b(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not)"
     r"(?! mind\b| worry\b| care\b| matter\b| know\b| think\b| mean\b| forget\b| hesitate\b)"
     r"(?= \w)"
@@ -233,7 +249,8 @@ CLEAR_PATTERNS: dict[str, str] = {
         rf"|{_RELAXED}(?:day|date)s?\b|(?:day|date) is flexible|any time this week"
     ),
     "visit_window": (
-        r"any (?:time|slot|window|hour)s?(?! this week)|(?:the )?(?:time|window|slot) (?:doesn'?t|does not) matter"
+        r"any (?:time|slot|window|hour)s?(?! this week)|(?:the )?(?:time|window"
+        r"|slot) (?:doesn'?t|does not) matter"
         r"|morning or afternoon|afternoon or morning|(?:either|any) (?:window|time of day|half)"
         rf"|{_RELAXED}(?:time|window|slot|hour)s?\b|(?:time|window) is flexible|whatever time"
         rf"|(?:any|whatever|whichever) (?:time|slot|window)s? {_FINE}"
@@ -250,7 +267,9 @@ AUTHORITY: dict[str, str] = {
         r"(?:for|on|to|under|with|from|onto|against) (?:the |their |another |a different )?"
         r"account (?:number |no |#)?(?P<account>[a-z]*[ -]?\d[\w-]*)"
         r"|account (?:number |no |to |is |id )?(?P<account2>[a-z]+[ -]?\d+|\d{2,})"
-        r"|(?:another|a different|someone else'?s|somebody else'?s|their|other) (?:customer'?s? )?account"
+        r"|(?:another|a different|someone else'?s|somebody else'?s|their"
+        r"|other) (?:customer'?s? )?account"
+        r"|(?:on|to|under|against|onto) (?P<owner>[a-z][a-z0-9-]+)'s account"
     ),
     "other tenant": (
         r"(?:calling|phoning|ringing|speaking|acting) (?:for|on behalf of) (?P<org>[a-z][a-z0-9-]*)"

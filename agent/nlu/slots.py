@@ -26,16 +26,20 @@ class Found:
 # A booking reference as the sandbox writes it (BK- and hex digits), however it was spoken:
 # "BK-1042", "bk 1042", "b k 1 0 4 2" (normalised digits), "booking reference 1042".
 _BOOKING_REF = re.compile(
-    r"\b(?:b ?k|booking (?:ref(?:erence)?|number|no)|reference|ref)[ -]?(?:number |no )?"
-    r"(?P<code>(?=[0-9a-f]*\d)[0-9a-f]{3,8})\b")
+    r"\b(?:(?:b|bee|be) ?(?:k|kay)|booking (?:ref(?:erence)?|number|no)|reference|ref)"
+    r"[ -]?(?:number |no )?"
+    r"(?P<code>(?:[0-9a-f]*\d[0-9a-f]*|oh)(?:[ -](?:\d+|oh))*)\b")
 
 
 def find_booking_ref(text: str, bookings: tuple[tuple[str, str, str], ...]) -> Found | None:
-    """A booking reference, written the sandbox's way ("BK-1042"). One the caller holds is
-    preferred when the words fit it; a well-formed one they do not hold is still proposed
-    (the booking desk looks it up and the system of record decides)."""
+    """A booking reference, written the sandbox's way ("BK-1042"), however it was spoken:
+    "BK-1042", "bk 1042", "bee kay one oh four two", "booking reference 1042". One the caller
+    holds is preferred when the words fit it; a well-formed one they do not hold is still
+    proposed (the booking desk looks it up and the system of record decides)."""
     for match in _BOOKING_REF.finditer(text):
-        code = match.group("code").upper()
+        code = re.sub(r"[ -]", "", match.group("code").replace("oh", "0")).upper()
+        if not 3 <= len(code) <= 8:
+            continue
         ref = next((r for r, _, _ in bookings if r.upper().endswith(code)), f"BK-{code}")
         return Found(BOOKING_REF, ref, match.group(0), match.start(), match.end())
     return None
