@@ -165,6 +165,17 @@ def _first_value_only(text: str, stretch: corrections.Stretch,
 
 
 _ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
+# The words that say the later of two values replaces the earlier: said between them ("from
+# X to Y", "swap X for Y", "X? no, Y", "I said X but meant Y", "X is out, Y works") or before
+# the first ("from X...", "I said X...", "swap X..."). Without one, two values stay two
+# candidates: a misheard "not" must never turn a correction round.
+_REPLACES_BETWEEN = re.compile(
+    r"\b(?:to|into|till|until|for|with|meant|mean|no|nope|nah|actually|sorry|rather|but"
+    r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
+    r"|prefer|would be|is better)\b")
+_REPLACES_BEFORE = re.compile(
+    r"\b(?:from|swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
+    r"|you've got|you put|told you|it says|instead of|rather than)\b")
 _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
 _SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
 
@@ -189,6 +200,9 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
         if _ALTERNATIVE.search(between) or (_FILLER.match(between) and _one_value_in_two_words(
                 text, said[0], said[-1])):
             continue
+        if not (_REPLACES_BETWEEN.search(between) or _REPLACES_BEFORE.search(
+                text[:said[0].start])):
+            continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
         last = said[-1].value
         slots[name] = SlotValue(name, last, slot.text, slot.confidence)
         replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
