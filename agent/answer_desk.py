@@ -39,7 +39,8 @@ from agent.proposals import (
     PROCEDURE,
     REGION,
 )
-from agent.render import ask_for, language_name
+from agent.render import language_name
+from agent.repair import field_question
 from agent.scope_now import scope_now
 from agent.speech import SpeechKind
 
@@ -258,8 +259,13 @@ class AnswerDesk:
 
     # -- speech helpers ------------------------------------------------------------------------
     def _ask(self, field: str) -> None:
-        self.ctx.say(ask_for(field, self.ctx.caller), SpeechKind.QUESTION, reads=(field,))
-        self.ctx.emit("clarification_requested", fields=[field])
+        candidates: tuple[str, ...] = ()
+        if field == ASSET:  # "V-200" heard, or "the pump" of two: offer the caller's own
+            record = self.ctx.ledger.current.get(ASSET)
+            candidates = ((record.candidates if record is not None and not record.usable
+                           else ()) or self.ctx.candidates.get(ASSET, ()))
+        self.ctx.ask(field_question(field, self.ctx.caller, candidates,
+                                    heard=self.ctx.heard.pop(field, None)))
 
     def _spoken(self, outcome: RegistryOutcome, sentences: tuple[str, ...]) -> None:
         self.ctx.say(sentences, SpeechKind.ANSWER, reads=self.reads(), outcome=str(outcome))

@@ -27,13 +27,14 @@ from agent.proposals import (
     Proposal,
 )
 from agent.render import (
-    ask_for,
     check_values,
     confirm_cancel,
     confirm_create,
+    confirm_plainly,
     confirm_reschedule,
     notice_already_sent,
 )
+from agent.repair import CONFIRMATION, Question, field_question
 from agent.slots import (
     BOOKING_READS,
     booking_args,
@@ -150,9 +151,9 @@ class BookingDesk:
             return True
         if draft is not None:
             self.awaiting = draft.id
-            self.ctx.say(("Let's finish the first visit before the next one.",
-                          "Shall I go ahead with the one I just read back?"),
-                         SpeechKind.QUESTION, reads=BOOKING_READS)
+            self.ctx.ask(self.confirmation(draft, ("Shall I go ahead with the one I just read "
+                                                   "back?",),
+                                           ("Let's finish the first visit before the next one.",)))
             return True
         return False
 
@@ -225,12 +226,20 @@ class BookingDesk:
             # Already proposed from exactly these values: put the same question again (one
             # confirmation per action, so no new confirmation_requested event).
             self.awaiting = draft.id
-            ctx.say(("Shall I go ahead with that?",), SpeechKind.QUESTION, reads=BOOKING_READS)
+            ctx.ask(self.confirmation(draft, ("Shall I go ahead with that?",)))
             return
         record = self.records.get(self.target_ref or "")
         if record is None:
             self.offer(self.new_action("create_booking", self.create_args(),
                                        present_reads(snap)))
+            return
+        if snap.value(ASSET) not in (None, record.asset) and self.goal is not Goal.CANCEL:
+            # A booking cannot move to another asset: the caller wants a visit for that one.
+            # The first booking stays exactly as the system of record holds it.
+            self.target_ref, self.goal = None, Goal.BOOK
+            self.offer(self.new_action("create_booking", self.create_args(),
+                                       present_reads(snap)),
+                       (f"Booking {record.ref} for {record.asset} stays as it is.",))
             return
         changes = change_args(snap, ctx.caller)
         if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()) \
@@ -289,24 +298,33 @@ class BookingDesk:
         fields = [f for f in CONFIRM_FIELDS[action.op] if snap.get(f) is not None
                   and snap.get(f).usable]
         if action.op == "create_booking":
-            sentences = confirm_create(dict(action.args))
+            sentences = confirm_create(dict(action.args), self.ctx.caller)
         elif action.op == "reschedule_booking":
-            sentences = confirm_reschedule(self.records[action.arg("ref")], dict(action.args))
+            sentences = confirm_reschedule(self.records[action.arg("ref")], dict(action.args),
+                                           self.ctx.caller)
         else:
-            sentences = confirm_cancel(self.records[action.arg("ref")])
+            sentences = confirm_cancel(self.records[action.arg("ref")], self.ctx.caller)
         self.awaiting = action.id
-        self.ctx.say(prefix + sentences, SpeechKind.QUESTION, reads=BOOKING_READS)
+        self.ctx.ask(self.confirmation(action, sentences, prefix))
         self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
                       request=action.idempotency_key)
 
     def check_together(self, field: str, together: tuple[tuple[str, str], ...]) -> None:
         """Read back every value held from one unclear turn in one question (one yes for all)."""
-        self.ctx.say(check_values(together), SpeechKind.QUESTION, reads=(field,))
-        self.ctx.emit("clarification_requested", fields=[name for name, _ in together],
-                      candidates=[self.ctx.trace.private(v) for _, v in together])
+        self.ctx.ask(Question(field, check_values(together),
+                              candidates=tuple(v for _, v in together),
+                              fields=tuple(name for name, _ in together), reads=(field,),
+                              together=together))
 
     def ask(self, field: str, candidates: tuple[str, ...] = ()) -> None:
-        self.ctx.say(ask_for(field, self.ctx.caller, candidates), SpeechKind.QUESTION,
-                     reads=(field,))
-        self.ctx.emit("clarification_requested", fields=[field],
-                      candidates=[self.ctx.trace.private(c) for c in candidates])
+        """Ask for one field (the repair ladder words it when it follows itself)."""
+        self.ctx.ask(field_question(field, self.ctx.caller, candidates,
+                                    heard=self.ctx.heard.pop(field, None)))
+
+    @staticmethod
+    def confirmation(action: Action, sentences: tuple[str, ...],
+                     prefix: tuple[str, ...] = ()) -> Question:
+        """The yes/no question about ``action``, the one the caller's yes dispatches."""
+        return Question(CONFIRMATION, tuple(sentences), prefix=tuple(prefix), event="",
+                        reads=BOOKING_READS, key=action.id,
+                        confirm=confirm_plainly(action.op, dict(action.args)))

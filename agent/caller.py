@@ -19,6 +19,11 @@ class Asset:
     title: str = ""
     kind: str = "unit"  # what the caller calls it: "pump", "compressor", "gearbox"...
 
+    @property
+    def noun(self) -> str:
+        """The word for this asset in speech: its kind, lower case ("unit" when none)."""
+        return " ".join((self.kind or "").lower().split()) or "unit"
+
 
 @dataclass(frozen=True, slots=True)
 class CallerProfile:
@@ -30,6 +35,11 @@ class CallerProfile:
     name: str = ""
     auth_epoch: int = 0
     region: str | None = None  # purchase region for return policies, if known
+
+    def noun_for(self, asset_id: str | None) -> str:
+        """The word for one of this caller's assets ("compressor"); "unit" when unknown."""
+        asset = self.asset(asset_id or "")
+        return asset.noun if asset is not None else "unit"
 
     def asset(self, asset_id: str) -> Asset | None:
         for asset in self.assets:

@@ -34,6 +34,7 @@ from agent.proposals import (
     Proposer,
 )
 from agent.render import ask_which_field, values_line
+from agent.repair import PERSON, REQUEST, TARGET, Question, read_answer
 from agent.replies import acknowledge, ask_yes_or_no, describe, speak_rejections
 from agent.speech import SpeechKind, SpeechSink, Utterance
 from agent.trace import Trace
@@ -137,23 +138,29 @@ class Controller:
             if ctx.closed:
                 return
             self._turns += 1
+            ctx.turn = self._turns
             uid = utterance.id or f"u{self._turns}"
             ctx.emit("user_turn_final", utterance=uid,
                      text=ctx.trace.private(utterance.text), confidence=utterance.confidence)
             before = len(ctx.plans)
             try:
                 context = await proposal_context(ctx, self.port, self.answers, self.bookings)
-                proposal = self.proposer.propose(utterance, context)
+                # Read against the question it answers: a plain "yes" to "Shall I put Friday
+                # the 4th?" gives that date (agent/repair.py).
+                proposal = read_answer(ctx.on_table(), self.proposer.propose(utterance, context),
+                                       utterance.text or "")
                 ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
                          correction=str(proposal.correction),
                          fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
                          reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
                 await self._handle(proposal, utterance, f"utterance:{uid}")
+                if ctx.repair_handoff is not None:  # the repair ladder ran out: a person
+                    field, ctx.repair_handoff = ctx.repair_handoff, None
+                    await self._handoff("repair_exhausted", (f"repair: {field}",))
             except Exception as exc:  # noqa: BLE001 - one bad turn must not end the call
                 # The ledger changes only through whole revisions, so nothing is half-written.
                 ctx.emit("agent_error", utterance=uid, error=f"{type(exc).__name__}: {exc}")
-                ctx.say(("Sorry, something went wrong on my side.",
-                         "Could you say that again?"), SpeechKind.QUESTION)
+                self._say_error()
                 return
             if len(ctx.plans) == before:
                 self._acknowledge()
@@ -182,8 +189,9 @@ class Controller:
             self._offer_person("I can't change that for you: it's outside your account.")
             return
         if p.correction is CorrectionKind.AMBIGUOUS_TARGET and p.ambiguous_fields:
-            ctx.say(ask_which_field(p.ambiguous_fields), SpeechKind.QUESTION)
-            ctx.emit("clarification_requested", fields=list(p.ambiguous_fields))
+            fields = tuple(p.ambiguous_fields)
+            ctx.ask(Question(TARGET, ask_which_field(fields), options=fields, closed=True,
+                             fields=fields))
             return
         # Low confidence holds back every value; alternatives that disagree hold back only the
         # values they disagree on (those arrive with several candidates) - what every
@@ -193,8 +201,16 @@ class Controller:
         checked = await validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
                                  self.port, source, uncertain=uncertain)
         if checked.rejections:
+            if all(r.reason in ("outside_hours", "past_date") for r in checked.rejections):
+                # "Thursday at 7 in the evening": the time is refused, the day is kept.
+                refused = {r.field for r in checked.rejections}
+                kept = [op for op in checked.ops if op.name not in refused]
+                result = ctx.accept(kept, source) if kept else None
+                if result is not None and result.outcome is UpdateOutcome.ACCEPTED:
+                    self._invalidate(result.changed)
             self._rejected(checked.rejections)
             return
+        ctx.heard.update(checked.heard)  # "I don't see V-200 on your account" when asked
         for record in checked.records:
             desk.records[record.ref] = record
             desk.target_ref = record.ref
@@ -242,25 +258,30 @@ class Controller:
             if asked or reads & set(changed) or self.answers.last_resolution is None:
                 await self.answers.pursue()
         elif not self.bookings.in_flight():
-            self.ctx.say(("How can I help?",
-                          "I can book a service visit or answer a maintenance question."),
-                         SpeechKind.QUESTION)
+            self.ctx.ask(Question(REQUEST, ("How can I help?", "I can book a service visit "
+                                            "or answer a maintenance question."), event=""))
 
     def _take_offer(self) -> str | None:
-        """The offer the agent's last response made ("person" or "language:xx"), now cleared."""
+        """The offer the agent's last response made, now cleared: "person", "language:xx", or
+        "repair:<field>" (a person offered because questions about that field kept failing)."""
         offer = None
         if self.answers.offered_language:
             offer = f"language:{self.answers.offered_language}"
+        elif self.ctx.repair_offer:
+            offer = f"repair:{self.ctx.repair_offer}"
         elif self.offered_person or self.answers.offered_person:
             offer = "person"
         self.offered_person = self.answers.offered_person = False
-        self.answers.offered_language = None
+        self.answers.offered_language = self.ctx.repair_offer = None
         return offer
 
     async def _yes(self, offer: str | None) -> bool:
         """The caller agreed to what was last put to them. True when that was handled."""
         if offer == "person":
             await self._handoff("caller_accepted_person", ())
+            return True
+        if offer is not None and offer.startswith("repair:"):
+            await self._handoff("repair_failed", (f"repair: {offer.partition(':')[2]}",))
             return True
         if offer is not None and offer.startswith("language:"):
             language = offer.partition(":")[2]
@@ -296,6 +317,8 @@ class Controller:
                     else Goal.RESCHEDULE
         elif p.intent is Intent.CANCEL:
             self.focus = "booking"
+            if desk.target_ref is None and desk.draft() is None and not desk.in_flight():
+                desk.goal = Goal.CANCEL  # a booking made before this call: find which one
         elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION):
             self.focus = "question"
             self.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION
@@ -318,8 +341,18 @@ class Controller:
 
     def _offer_person(self, first: str) -> None:
         self.offered_person = True
-        self.ctx.say((first, "A colleague can help with that. Shall I put you through?"),
-                     SpeechKind.QUESTION)
+        self.ctx.ask(Question(PERSON, ("A colleague can help with that.",
+                                       "Shall I put you through?"), prefix=(first,), event=""))
+
+    def _say_error(self) -> None:
+        """The turn failed on our side: ask again, never twice in the same words."""
+        sentences = ("Sorry, something went wrong on my side.", "Could you say that again?")
+        last = self.ctx.asked
+        if last is not None and last.sentences == sentences:
+            self.offered_person = True
+            sentences = ("Sorry, that went wrong on my side again.",
+                         "A colleague can help: shall I put you through?")
+        self.ctx.say(sentences, SpeechKind.QUESTION)
 
     def _acknowledge(self) -> None:
         acknowledge(self.ctx, self.bookings.in_flight())

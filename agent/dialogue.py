@@ -19,6 +19,8 @@ from agent.dependencies import DependencyMap, Dependent, DependentKind
 from agent.faults import AgentFaults
 from agent.gate import AdmissionGate, GateMode
 from agent.ledger import FieldOp, Ledger, UpdateOutcome, UpdateResult
+from agent.repair import Asked, Question, Setting, Step
+from agent.repair import plan as plan_question
 from agent.speech import Generations, SpeechKind, SpeechPlan, SpeechSink
 from agent.trace import Trace
 
@@ -61,6 +63,18 @@ class CallContext:
         # Candidates of values the caller has not settled (uncertain or ambiguous). The ledger
         # records UNRESOLVED for a field that had a value; a field never set keeps them here.
         self.candidates: dict[str, tuple[str, ...]] = {}
+        # An id the caller said that is not on their account, by field ("asset": "V-200"),
+        # until the question about that field has said so or the field has a value.
+        self.heard: dict[str, str] = {}
+        # Conversational repair (agent/repair.py): the caller turn being handled, the last
+        # question asked (state, never read back from the trace), a standing offer of a person
+        # made by the repair ladder and a handoff it decided (both: the field it was about),
+        # and the caller's bookings as last listed (a hint, to name them in a choice).
+        self.turn = 0
+        self.asked: Asked | None = None
+        self.repair_offer: str | None = None
+        self.repair_handoff: str | None = None
+        self.bookings_hint: tuple[tuple[str, str, str], ...] = ()
         self.closed = False
         self.handed_off = False
         self._request_seq = 0
@@ -76,6 +90,7 @@ class CallContext:
         self.gate = AdmissionGate(self.ledger, self.gate.mode)
         self.deps = DependencyMap()
         self.candidates = {}
+        self.heard = {}
 
     # -- identifiers -------------------------------------------------------------------------
     def next_id(self, prefix: str) -> str:
@@ -110,8 +125,44 @@ class CallContext:
                           Stamp.of(snap, reads, request=f"g{generation}"))
         self.deps = self.deps.with_dependent(RESPONSE, reads)
         self.plans.append(plan)
+        if kind is SpeechKind.QUESTION:  # the last question asked (ask() records its own)
+            self.asked = Asked(Question("", plan.sentences, event=""), Step.ASK,
+                               plan.sentences, self.turn, 0)
         self.sink.speak(plan)
         return plan
+
+    def on_table(self) -> Asked | None:
+        """The question the caller's current turn answers: the last one asked, if it was asked
+        in response to the previous turn (or after it, in the background)."""
+        asked = self.asked
+        return asked if asked is not None and asked.turn == self.turn - 1 else None
+
+    def ask(self, question: Question) -> Asked:
+        """Ask ``question``, or the next repair step when it follows itself (side effects).
+
+        Plans the speech, records the question as the last one asked, emits ``repair`` for a
+        repair step and the question's own event (``clarification_requested``) for a question
+        about the field. The offer of a person stands for the next turn (:attr:`repair_offer`);
+        a ``handoff`` step only says why and leaves the handoff to the controller
+        (:attr:`repair_handoff`).
+        """
+        setting = Setting(self.caller, self.clock.now().date(), self.bookings_hint)
+        asked = plan_question(question, self.asked, self.turn, setting)
+        kind = SpeechKind.INFO if asked.step is Step.HANDOFF else SpeechKind.QUESTION
+        self.say(asked.sentences, kind, reads=question.reads)
+        self.asked = asked
+        if asked.step is not Step.ASK:
+            self.emit("repair", step=str(asked.step), field=question.field,
+                      failures=asked.failures)
+        if asked.step is Step.OFFER_HANDOFF:
+            self.repair_offer = question.field
+        elif asked.step is Step.HANDOFF:
+            self.repair_handoff = question.field
+        elif question.event == "clarification_requested":
+            self.emit("clarification_requested",
+                      fields=list(question.fields or (question.field,)),
+                      candidates=[self.trace.private(c) for c in question.candidates])
+        return asked
 
     def invalidate_response(self, reason: str) -> None:
         """Make the current generation stale: the sink drops its audio wherever it is queued."""
@@ -132,6 +183,7 @@ class CallContext:
                     self.candidates[op.name] = op.candidates
                 elif op.value is not None:
                     self.candidates.pop(op.name, None)
+                    self.heard.pop(op.name, None)
         if result.outcome is UpdateOutcome.ACCEPTED and result.changed:
             snap = self.ledger.current
             self.emit("field_accepted", fields=list(result.changed), source=provenance,

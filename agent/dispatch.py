@@ -92,7 +92,8 @@ class Dispatcher:
         """Queue ``action`` for the dispatch worker (it speaks once the request has left)."""
         if self.ctx.faults.confirm_from_plan:
             # Known-answer control: a naive agent claims the plan as done before any record.
-            plan = self.ctx.say(from_plan(action.op, dict(action.args)), SpeechKind.CONFIRMATION)
+            plan = self.ctx.say(from_plan(action.op, dict(action.args), self.ctx.caller),
+                                SpeechKind.CONFIRMATION)
             self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
                           ref=None, version=None, spoken_generation=plan.generation,
                           **{k: self.ctx.trace.private(v) for k, v in action.args
@@ -212,9 +213,10 @@ class Dispatcher:
         if action.op == "cancel_booking":
             self.desk.goal = type(self.desk.goal).NONE
         if self.ctx.faults.confirm_from_plan:
-            sentences, values = from_plan(action.op, dict(action.args)), dict(action.args)
+            sentences = from_plan(action.op, dict(action.args), self.ctx.caller)
+            values = dict(action.args)
         else:
-            sentences = _VERIFIED_TEXT[action.op](record)
+            sentences = _VERIFIED_TEXT[action.op](record, self.ctx.caller)
             values = {"asset": record.asset, "date": record.date, "window": record.window,
                       "time": record.time, "status": record.status}
         plan = self.ctx.say(sentences, SpeechKind.CONFIRMATION,

@@ -14,7 +14,6 @@ from agent.fields import FieldRecord
 from agent.ledger import FieldOp, LedgerSnapshot
 from agent.ports import BookingPort
 from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, ProposalContext
-from agent.trace import Trace
 
 if TYPE_CHECKING:
     from agent.answer_desk import AnswerDesk
@@ -23,7 +22,11 @@ if TYPE_CHECKING:
 
 async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerDesk,
                            desk: BookingDesk) -> ProposalContext:
-    """The context a proposer reads. Reads the caller's bookings (a hint only)."""
+    """The context a proposer reads. Reads the caller's bookings (a hint only).
+
+    ``expecting`` is the field of the question asked in response to the previous turn
+    (:meth:`CallContext.on_table`), if it asked for one.
+    """
     snap = ctx.ledger.current
     try:
         records = await port.bookings()
@@ -31,24 +34,13 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
         records = ()
     bookings = tuple((r.ref, r.asset, r.date) for r in records
                      if r.account == ctx.caller.account and r.status != "cancelled")
+    ctx.bookings_hint = bookings  # side effect: a repair question may name them
+    standing = ctx.on_table()  # the question this turn answers: state, not the trace
     return ProposalContext(
         now=ctx.clock.now(), ledger=snap, caller=ctx.caller, procedures=answers.procedures(),
-        expecting=expecting(ctx.trace), pending_confirmation=desk.awaiting is not None,
+        expecting=standing.expecting if standing is not None else None,
+        pending_confirmation=desk.awaiting is not None,
         active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings)
-
-
-def expecting(trace: Trace) -> str | None:
-    """The field the agent asked for in its response to the previous turn, if any."""
-    turns = 0
-    for event in reversed(trace.events):
-        if event.name == "user_turn_final":
-            turns += 1
-            if turns == 2:  # the first one met is the turn being understood now
-                return None
-        elif event.name == "clarification_requested" and turns == 1:
-            fields = event.get("fields") or ()
-            return fields[0] if fields else None
-    return None
 
 
 def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
@@ -70,7 +62,8 @@ def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
 
 async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
                          ops: list[FieldOp]) -> list[FieldOp]:
-    """A reschedule or cancel means the caller's only active booking when there is one.
+    """A reschedule or cancel means the caller's one active booking that fits what the turn
+    named (its asset, its date), or their only active booking when the turn named neither.
 
     Side effect: the desk adopts that booking's verified record as its target.
     """
@@ -84,6 +77,11 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     except Exception:  # noqa: BLE001 - without the list the agent asks which booking
         return []
     mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
+    named = {op.name: op.value for op in ops if op.value}
+    fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
+            and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)]
+    if ASSET in named or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
+        mine = fits  # named, and nothing fits: ask which booking rather than guess
     if len(mine) != 1:
         return []
     record = mine[0]

@@ -67,6 +67,15 @@ class CorrectionKind(StrEnum):
     AUTHORITY = "authority"  # crosses an account, tenant or person boundary
 
 
+class SlotRole(StrEnum):
+    """What a value does in its turn (docs/understanding.md, "Roles")."""
+
+    NEW = "new"  # given for the first time, or restated, in a turn that revises nothing
+    TO = "to"  # replaces another value of the same field
+    FROM = "from"  # the value being replaced, said in the same turn as its replacement
+    NEGATED = "negated"  # withdrawn, with no replacement for that field in the turn
+
+
 @dataclass(frozen=True, slots=True)
 class SlotValue:
     """A proposed value for one field. ``candidates`` > 1 means the value is ambiguous."""
@@ -76,6 +85,7 @@ class SlotValue:
     text: str = ""  # the words it came from
     confidence: float = 1.0
     candidates: tuple[str, ...] = ()
+    role: SlotRole = SlotRole.NEW
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +107,18 @@ class Proposal:
             if slot.field == name:
                 return slot
         return None
+
+    def frame(self) -> tuple[SlotValue, ...]:
+        """Every value of the turn with its role: the affirmed slots (``new`` or ``to``), then
+        the withdrawn values, ``from`` when the turn replaces them and ``negated`` when not.
+
+        Only ``slots`` are ever applied; the withdrawn values say what the caller moved away
+        from.
+        """
+        replaced = {s.field for s in self.slots}
+        return self.slots + tuple(
+            SlotValue(name, value, role=SlotRole.FROM if name in replaced else SlotRole.NEGATED)
+            for name, value in self.withdrawn)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,13 @@ Each function states what it says or emits; none touches the ledger.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agent.dialogue import CallContext
 from agent.proposals import VISIT_DATE
-from agent.render import ask_for, spoken_date, values_line
+from agent.render import spoken_date, spoken_time, values_line
+from agent.repair import CONFIRMATION, Question, field_question
 from agent.speech import SpeechKind
 from agent.validation import Rejection
 
@@ -29,21 +31,33 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
     if first.reason.startswith("authority"):
         return True
     if first.reason == "past_date":
-        ctx.say((f"{spoken_date(first.value)} has already passed.",
-                 *ask_for(VISIT_DATE, ctx.caller)), SpeechKind.QUESTION)
-        ctx.emit("clarification_requested", fields=[VISIT_DATE])
+        ctx.ask(field_question(VISIT_DATE, ctx.caller, reads=(), prefix=(
+            f"{spoken_date(first.value)} has already passed.",)))
+    elif first.reason == "outside_hours" and first.value:
+        ctx.ask(field_question(first.field, ctx.caller, reads=(), prefix=(
+            f"Sorry, we can't come at {spoken_time(first.value)}.",
+            "We visit from 8 to 12 and from 1 to 5.")))
     else:
-        ctx.say(("Sorry, I couldn't use that.", *ask_for(first.field, ctx.caller)),
-                SpeechKind.QUESTION)
-        ctx.emit("clarification_requested", fields=[first.field])
+        ctx.ask(field_question(first.field, ctx.caller, reads=(),
+                               prefix=("Sorry, I couldn't use that.",)))
     return False
 
 
 def ask_yes_or_no(ctx: CallContext) -> None:
-    """Recognition heard a yes and a no for the same turn: ask again, change nothing."""
-    ctx.say(("Sorry, I didn't catch that clearly.", "Was that a yes or a no?"),
-            SpeechKind.QUESTION)
-    ctx.emit("clarification_requested", fields=["confirmation"])
+    """Recognition heard a yes and a no for the same turn: ask again, change nothing.
+
+    The question on the table stands: a yes to this one is a yes to it (the values it
+    proposed, the action it asked about). A confirmation asked this way again is a repair step.
+    """
+    sentences = ("Sorry, I didn't catch that clearly.", "Was that a yes or a no?")
+    standing = ctx.on_table()
+    if standing is not None and standing.question.field == CONFIRMATION:
+        question = replace(standing.question, sentences=sentences, prefix=(), closed=True,
+                           event="clarification_requested", fields=(CONFIRMATION,))
+    else:
+        question = Question(CONFIRMATION, sentences, closed=True, fields=(CONFIRMATION,),
+                            proposes=standing.proposes if standing is not None else ())
+    ctx.ask(question)
 
 
 def acknowledge(ctx: CallContext, in_flight: bool) -> None:

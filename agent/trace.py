@@ -43,6 +43,8 @@ CATALOG: dict[str, str] = {
     # dialogue: what the agent asked or did with the conversation
     "confirmation_requested": "The agent asked the caller to confirm an action (its fields).",
     "clarification_requested": "The agent asked for a missing or unclear field.",
+    "repair": "An answer did not resolve the agent's question; it asked another way "
+              "(`step`: closed_choice, yes_no, rephrase, offer_handoff, retry, handoff).",
     "handoff": "The agent passed the call, with its open work, to a person.",
     "agent_error": "The agent failed on a turn or a background task; the caller was told.",
     # retrieval: evidence for answers
@@ -79,7 +81,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
                "barge_in_paused", "barge_in_resumed", "turn_latency"),
     "ledger": ("proposal", "field_accepted", "field_rejected", "field_unresolved",
                "correction_duplicate", "question_started", "query_invalidated"),
-    "dialogue": ("confirmation_requested", "clarification_requested", "handoff",
+    "dialogue": ("confirmation_requested", "clarification_requested", "repair", "handoff",
                  "agent_error"),
     "retrieval": ("registry_resolved", "retrieval_started", "retrieval_completed",
                   "retrieval_admitted", "retrieval_rejected", "answer_withheld"),

@@ -9,6 +9,7 @@ Uncertain or ambiguous values become UNRESOLVED fields that keep every candidate
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,6 +47,9 @@ class Validated:
     ops: tuple[FieldOp, ...]
     rejections: tuple[Rejection, ...]
     records: tuple[BookingRecord, ...] = ()  # bookings the turn identified (verified owner)
+    # Ids the caller said that are not on their account, by field ("asset": "V-200"): the
+    # agent says so when it asks which one they mean. Never applied to anything.
+    heard: tuple[tuple[str, str], ...] = ()
 
 
 async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now: datetime,
@@ -54,6 +58,7 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
     ops: list[FieldOp] = []
     rejections: list[Rejection] = []
     records: list[BookingRecord] = []
+    heard: list[tuple[str, str]] = []
     given = {s.field for s in p.slots if s.value or s.candidates}
     for slot in p.slots:
         name, value = slot.field, slot.value
@@ -62,6 +67,9 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         if name in TRUSTED_ONLY:
             rejections.append(Rejection(name, "trusted_scope", value))
             continue
+        if name == ASSET and not value and candidates and _UNKNOWN_ID.fullmatch(slot.text) \
+                and caller.asset(slot.text) is None:
+            heard.append((name, slot.text))  # said, not on the account: asked about, not applied
         if uncertain or len(slot.candidates) > 1 or (
                 p.correction is CorrectionKind.AMBIGUOUS_VALUE and not value):
             # Safe uncertainty (seed 001 cases 5 and 7): keep both candidates, ask.
@@ -69,6 +77,9 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
                 ops.append(FieldOp.unresolve(name, source, candidates, slot.confidence))
             continue
         if not value:
+            if candidates:
+                # "V-200" heard, P-200 owned: ask "Did you mean P-200?" (one candidate to check).
+                ops.append(FieldOp.unresolve(name, source, candidates, slot.confidence))
             continue
         problem = await _check(name, value, caller, now, port, records)
         if problem is not None:
@@ -81,6 +92,13 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
             current_time = snap.value(VISIT_TIME)
             if current_time and window_of_time(current_time) != value:
                 ops.append(FieldOp.clear(VISIT_TIME, source))
+            held = snap.get(VISIT_TIME)
+            if held is not None and not held.usable and held.candidates:
+                # "At 7?" "The afternoon": the window settles an hour left open - the one
+                # reading inside it, else no exact time (a window is enough for a booking).
+                inside = [c for c in held.candidates if window_of_time(c) == value]
+                ops.append(FieldOp.set(VISIT_TIME, inside[0], source) if len(inside) == 1
+                           else FieldOp.clear(VISIT_TIME, source))
     for name, value in p.withdrawn:
         # "not Thursday": withdraw it only if it is what we hold; a replacement wins.
         if name in given or (value and snap.value(name) not in (value, None)):
@@ -97,7 +115,11 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         if problem is not None:
             rejections.append(problem)
         ops += [op for op in ref_ops if op.name not in given]
-    return Validated(tuple(ops), tuple(rejections), tuple(records))
+    return Validated(tuple(ops), tuple(rejections), tuple(records), tuple(heard))
+
+
+# An asset id as the proposer writes one it heard but did not find on the account ("V-200").
+_UNKNOWN_ID = re.compile(r"[A-Z]+-\d+")
 
 
 async def _check(name: str, value: str, caller: CallerProfile, now: datetime,

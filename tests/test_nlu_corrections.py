@@ -356,3 +356,27 @@ def test_not_thursday_withdraws_the_thursday_held_even_a_week_out():
 
 def test_not_at_two_withdraws_the_time_but_keeps_the_afternoon():
     assert propose("not at 2", booked()).withdrawn == (("visit_time", "14:00"),)
+
+
+@pytest.mark.parametrize(("said", "old", "new"), [
+    ("can we change it from wednesday to friday", "2026-12-02", "2026-12-04"),
+    ("swap wednesday for friday", "2026-12-02", "2026-12-04"),
+    ("I said Wednesday but I meant Friday", "2026-12-02", "2026-12-04"),
+    ("Wednesday? no, Friday", "2026-12-02", "2026-12-04"),
+    ("Wednesday is out, Friday works", "2026-12-02", "2026-12-04"),
+])
+def test_two_values_of_one_field_the_later_replaces_the_earlier_when_words_say_so(said, old,
+                                                                                  new):
+    proposal = propose(said, booked())
+    assert slot_values(proposal) == {VISIT_DATE: new}
+    assert (VISIT_DATE, old) in proposal.withdrawn
+
+
+@pytest.mark.parametrize("said", ["sorry I meant P 200 that P 100", "P-200 P-100",
+                                  "P-200 or P-100"])
+def test_two_assets_with_no_word_saying_which_is_old_stay_two_candidates(said):
+    # A recogniser's "that" for "not" must never turn a correction round: ask instead.
+    proposal = propose(said, booked())
+    slot = proposal.slot(ASSET)
+    assert slot.value is None and set(slot.candidates) == {"P-100", "P-200"}
+    assert not proposal.withdrawn

@@ -7,7 +7,7 @@ rows are the rules we hold it to.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from nlu_support import FRIDAY, THURSDAY, TUESDAY, context, propose
@@ -84,9 +84,18 @@ def test_past_date_is_kept_as_said_and_flagged(said, value):
 
 
 def test_thursday_said_on_a_thursday_is_an_ambiguous_value_proposal():
+    # A booking whose day fits two Thursdays revises nothing: its slot carries both candidates
+    # (the agent asks) and the correction kind stays none (docs/understanding.md).
     proposal = propose("book P-100 on Thursday", context(now=THURSDAY))
     slot = proposal.slot(VISIT_DATE)
     assert slot.value is None and slot.candidates == ("2026-12-03", "2026-12-10")
+    assert proposal.correction is CorrectionKind.NONE
+
+
+def test_a_correction_to_a_thursday_said_on_a_thursday_is_an_ambiguous_value():
+    held = context(now=THURSDAY, values={"asset": "P-100", "visit_date": "2026-12-04"})
+    proposal = propose("sorry, Thursday", held)
+    assert proposal.slot(VISIT_DATE).candidates == ("2026-12-03", "2026-12-10")
     assert proposal.correction is CorrectionKind.AMBIGUOUS_VALUE
 
 
@@ -151,3 +160,156 @@ def test_window_words(said, window):
 def test_weekday_with_a_date_is_pinned_by_the_date_when_they_agree(said, value, candidates):
     slot = propose(said, context(expecting=VISIT_DATE)).slot(VISIT_DATE)
     assert (slot.value, slot.candidates) == (value, candidates)
+
+
+# -- constructions, over every weekday, day of the month and clock ---------------------------
+
+WEEK = [datetime(2026, 11, 30 + i, 9, 0, tzinfo=TUESDAY.tzinfo) if i < 1 else
+        datetime(2026, 12, i, 9, 0, tzinfo=TUESDAY.tzinfo) for i in range(7)]  # Mon..Sun
+NAMES = {0: ("Monday", "Mon", "mon."), 1: ("Tuesday", "Tue", "Tues", "tues."),
+         2: ("Wednesday", "Wed", "Weds", "wed."), 3: ("Thursday", "Thu", "Thur", "Thurs",
+                                                      "thurs."),
+         4: ("Friday", "Fri", "fri."), 5: ("Saturday", "Sat", "sat."), 6: ("Sunday", "Sun")}
+ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                 "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth",
+                 "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+                 "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth",
+                 "twenty-fifth", "twenty-sixth", "twenty-seventh", "twenty-eighth",
+                 "twenty-ninth", "thirtieth", "thirty-first"]
+
+
+def _one(said: str, now: datetime):
+    readings = read_dates(normalise(said), now)
+    assert len(readings) == 1, (said, readings)
+    return readings[0]
+
+
+def _suffix(day: int) -> str:
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+@pytest.mark.parametrize("weekday", range(7))
+@pytest.mark.parametrize("today", range(7))
+def test_every_weekday_name_and_abbreviation_is_the_next_such_day(weekday, today):
+    now = WEEK[today]
+    ahead = (weekday - today) % 7
+    for name in NAMES[weekday]:
+        for said in (name, name.lower(), f"on {name}", f"{name} please"):
+            reading = _one(said, now)
+            if ahead == 0:  # said on that weekday: this one, or next week's
+                assert reading.value is None, said
+                assert reading.candidates == ((now.date()).isoformat(),
+                                              (now.date() + timedelta(days=7)).isoformat())
+            else:
+                assert reading.value == (now.date() + timedelta(days=ahead)).isoformat(), said
+
+
+@pytest.mark.parametrize("weekday", range(7))
+@pytest.mark.parametrize("today", range(7))
+def test_weeks_counted_from_a_weekday(weekday, today):
+    now = WEEK[today]
+    monday = now.date() - timedelta(days=now.weekday())
+    next_week = (monday + timedelta(days=7 + weekday)).isoformat()
+    coming = [now.date() + timedelta(days=(weekday - today) % 7 or 7)]
+    if (weekday - today) % 7 == 0:
+        coming = [now.date(), now.date() + timedelta(days=7)]
+    week_after = tuple((d + timedelta(days=7)).isoformat() for d in coming)
+    fortnight = tuple((d + timedelta(days=14)).isoformat() for d in coming)
+    for name in NAMES[weekday][:2]:
+        for said in (f"{name} next week", f"next week {name}", f"next week on {name}",
+                     f"{name} of next week"):
+            assert _one(said, now).value == next_week, said
+        for said in (f"a week on {name}", f"{name} week", f"the {name} after next",
+                     f"a week from {name}"):
+            reading = _one(said, now)
+            assert (reading.value,) == week_after or reading.candidates == week_after, said
+        for said in (f"two weeks on {name}", f"{name} fortnight"):
+            reading = _one(said, now)
+            assert (reading.value,) == fortnight or reading.candidates == fortnight, said
+
+
+@pytest.mark.parametrize("day", range(1, 32))
+def test_every_day_of_the_month_in_every_order(day):
+    now = TUESDAY  # 1 December 2026: every day of December is today or ahead
+    value = f"2026-12-{day:02d}"
+    nth, word = f"{day}{_suffix(day)}", ORDINAL_WORDS[day - 1]
+    phrasings = [f"the {nth}", f"on the {nth}", f"the {word}", f"on the {word}",
+                 f"{nth} of December", f"the {nth} of December", f"the {word} of December",
+                 f"{day} December", f"{day} Dec", f"December {day}", f"December {nth}",
+                 f"December the {nth}", f"December the {word}", f"Dec {day}", f"Dec {nth}",
+                 f"Dec. {nth}", f"dec. {day}", f"{nth} of Dec", f"December {day}, 2026"]
+    for said in phrasings:
+        reading = _one(said, now)
+        assert (reading.value, reading.past) == (value, False), said
+    weekday = date(2026, 12, day).weekday()
+    for name in NAMES[weekday][:2]:  # "Fri the 11th": the weekday agrees, one date
+        slot = propose(f"{name} the {nth}", context(expecting=VISIT_DATE)).slot(VISIT_DATE)
+        assert slot.value == value, name
+
+
+@pytest.mark.parametrize("month", range(1, 13))
+def test_the_first_of_next_month_and_month_abbreviations(month):
+    now = datetime(2026, month, 10, 9, 0, tzinfo=TUESDAY.tzinfo)
+    following = date(2026 + month // 12, month % 12 + 1, 1).isoformat()
+    for said in ("the first of next month", "the 1st of next month", "first of next month",
+                 "the start of next month", "the beginning of next month"):
+        assert _one(said, now).value == following, said
+    abbreviation = date(2026, month, 1).strftime("%b")
+    ahead = date(2026, month, 20).isoformat()
+    for said in (f"{abbreviation} 20", f"{abbreviation}. 20th", f"20 {abbreviation}",
+                 f"the 20th of {abbreviation}"):
+        assert _one(said, now).value == ahead, said
+
+
+@pytest.mark.parametrize("today", range(7))
+def test_relative_days_count_from_the_clock(today):
+    now = WEEK[today]
+    base = now.date()
+    cases = {"tomorrow": 1, "the day after tomorrow": 2, "day after tomorrow": 2,
+             "in a couple of days": 2, "in a day": 1, "in a week": 7, "in a fortnight": 14,
+             "a week tomorrow": 8, "a week today": 7, "this time next week": 7,
+             "in 2 weeks": 14}
+    cases.update({f"in {n} days": n for n in range(1, 11)})
+    cases.update({f"in {w} days": n for n, w in enumerate(
+        ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], start=2)})
+    for said, days in cases.items():
+        assert _one(said, now).value == (base + timedelta(days=days)).isoformat(), said
+
+
+@pytest.mark.parametrize("today", range(7))
+def test_parts_of_the_week(today):
+    now = WEEK[today]
+    monday = now.date() - timedelta(days=now.weekday())
+    friday = monday + timedelta(days=4)
+    this_end = friday if friday >= now.date() else friday + timedelta(days=7)
+    next_monday = monday + timedelta(days=7)
+    for said in ("end of the week", "the end of the week", "by the end of the week",
+                 "end of this week"):
+        assert _one(said, now).value == this_end.isoformat(), said
+    assert _one("end of next week", now).value == (friday + timedelta(days=7)).isoformat()
+    assert _one("the start of next week", now).value == next_monday.isoformat()
+    early = _one("early next week", now)
+    assert (early.value, early.candidates) == (None, (next_monday.isoformat(),
+                                                      (next_monday + timedelta(1)).isoformat()))
+    late = _one("late next week", now)
+    assert late.candidates == ((next_monday + timedelta(3)).isoformat(),
+                               (next_monday + timedelta(4)).isoformat())
+
+
+@pytest.mark.parametrize("said", [
+    "we sat down with the team", "the sun is out", "wed like a visit", "c'mon",
+    "my 3rd call this week", "I'd like to speak to a person first", "just a second",
+    "the 2nd option", "sat on it all week"])
+def test_words_that_are_no_date(said):
+    assert read_dates(normalise(said), TUESDAY) == ()
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("the forth", "2026-12-04"), ("tomorow", "2026-12-02"), ("from 2nd to 4th", None),
+    ("P-100 Dec 4th", "2026-12-04"), ("Mon 7 Dec", "2026-12-07")])
+def test_recogniser_spellings_and_shapes(said, value):
+    readings = read_dates(normalise(said), TUESDAY)
+    if value is None:
+        assert [r.value for r in readings] == ["2026-12-02", "2026-12-04"]
+    else:
+        assert {r.value for r in readings} == {value}

@@ -23,7 +23,7 @@ def hub():
 @pytest.mark.anyio
 async def test_two_tabs_have_separate_ledgers(hub):
     a = await hub.open("tab-a")
-    b = await hub.open("tab-b", "globex-single-pump")
+    b = await hub.open("tab-b", "globex-single-gearbox")
     await a.typed_turn("Book P-100 on Wednesday afternoon")
     assert a.conversation.ledger.current.value("visit_date") == "2026-12-02"
     assert b.conversation.ledger.current.fields == ()

@@ -35,8 +35,8 @@ from agent.trace import Trace
 
 DEFAULT_CALLER = CallerProfile(
     tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
-    assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam"),
-            Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam")),
+    assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+            Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam", kind="pump")),
     name="Sam")
 
 _PROPOSERS: dict[str, Proposer] = {}  # construction warms dateparser; reuse per process

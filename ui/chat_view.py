@@ -70,6 +70,8 @@ class ChatView:
                                f"[/{_ACTION_STYLE[name]}]")
         elif name in ("confirmation_requested", "clarification_requested"):
             self.console.print(f"[dim]  {name}: {', '.join(event.get('fields') or ())}[/dim]")
+        elif name == "repair":
+            self.console.print(f"[dim]  repair: {event.get('step')} ({event.get('field')})[/dim]")
         elif name in ("handoff", "answer_withheld", "agent_error"):
             detail = event.get("reason") or event.get("error")
             self.console.print(f"[yellow]  {name}: {detail}[/yellow]")

@@ -31,7 +31,7 @@ COMMANDS = (
 # Modules whose import registers benchmark figures with agent.bench.
 BENCH_MODULES = (
     "agent.bench_core",
-    "agent.nlu.bench",
+    "ui.bench_nlu",
     "registry.bench",
     "retrieval.bench",
     "tools_sandbox.bench",

@@ -171,11 +171,11 @@ def _turn(name: str, index: int, raw: object) -> LabelledTurn:
     _known(f"{where}: context", ctx_raw, CONTEXT_KEYS)
     _known(f"{where}: expect", expect, EXPECT_KEYS)
     context, confidence = _context(where, ctx_raw)
-    intent = str(expect.get("intent", ""))
+    intent = _text(expect.get("intent", ""))  # an unquoted yes/no reads as a YAML boolean
     if intent not in {i.value for i in Intent}:
         raise CorpusError(f"{where}: expect.intent {intent!r} is not one of "
                           f"{', '.join(i.value for i in Intent)}")
-    correction = str(expect.get("correction", "none"))
+    correction = _text(expect.get("correction", "none"))
     if correction not in {k.value for k in CorrectionKind}:
         raise CorpusError(f"{where}: expect.correction {correction!r} is not one of "
                           f"{', '.join(k.value for k in CorrectionKind)}")
@@ -251,19 +251,9 @@ def _context(where: str, raw: Mapping) -> tuple[ProposalContext, float]:
 
 def frame_of(proposal: Proposal) -> frozenset[SlotKey]:
     """The scored frame of a proposal: every slot with its role (docs/understanding.md)."""
-    out: set[SlotKey] = set()
-    revising = proposal.intent in (Intent.CORRECTION, Intent.RESCHEDULE)
-    for slot in proposal.slots:
-        if slot.field not in FIELDS:
-            continue
-        role = getattr(slot, "role", "") or ("to" if revising else "new")
-        out.add((slot.field, slot.value, tuple(sorted(slot.candidates))
-                 if slot.value is None else (), role))
-    replaced = {s.field for s in proposal.slots}
-    for name, value in proposal.withdrawn:
-        if name in FIELDS:
-            out.add((name, value, (), "from" if name in replaced else "negated"))
-    return _without_implied(frozenset(out))
+    return _without_implied(frozenset(
+        (s.field, s.value, tuple(sorted(s.candidates)) if s.value is None else (), str(s.role))
+        for s in proposal.frame() if s.field in FIELDS))
 
 
 def _without_implied(slots: frozenset[SlotKey]) -> frozenset[SlotKey]:
@@ -316,3 +306,41 @@ def describe_miss(miss: Miss) -> str:
     return (f"{t.source} [{t.construction}] {t.text!r}\n"
             f"    expected {t.intent}/{t.correction}: {show(t.slots)}\n"
             f"    proposed {miss.intent}/{miss.correction}: {show(miss.slots)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ui.nlu_eval [--heldout] [--misses] [--construction NAME ...] [DIR]``."""
+    import argparse
+
+    from agent.nlu import RuleProposer
+
+    parser = argparse.ArgumentParser(prog="python -m ui.nlu_eval",
+                                     description="Score the rule proposer on the labelled corpus.")
+    parser.add_argument("directory", nargs="?", type=Path, default=None)
+    parser.add_argument("--heldout", action="store_true", help="score heldout.yaml only")
+    parser.add_argument("--misses", action="store_true", help="print every wrong frame")
+    parser.add_argument("--construction", action="append", default=[],
+                        help="only turns of this construction (repeatable)")
+    args = parser.parse_args(argv)
+    directory = args.directory or default_corpus_dir()
+    files = [f for f in corpus_files(directory) if (f.name == "heldout.yaml") == args.heldout]
+    turns = load_corpus(files)
+    if args.construction:
+        turns = [t for t in turns if t.construction in args.construction]
+    proposer = RuleProposer(warm_at=datetime.fromisoformat(DEFAULT_CLOCK))
+    score = evaluate(proposer, turns)
+    if args.misses:
+        for miss in score.misses:
+            print(describe_miss(miss))
+    for name in sorted(score.per_construction,
+                       key=lambda c: score.per_construction_right[c] / score.per_construction[c]):
+        print(f"  {name:32s} {score.per_construction_right[name]:3d}/"
+              f"{score.per_construction[name]}")
+    print(f"{len(turns)} turns: frame accuracy {score.frame_accuracy:.3f}, "
+          f"intent {score.intents_right / max(1, score.turns):.3f}, "
+          f"correction kind {score.kinds_right / max(1, score.turns):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

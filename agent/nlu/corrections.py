@@ -29,7 +29,8 @@ from agent.proposals import (
 _NEGATION = re.compile(lexicon.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
-_NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?) (?:{lexicon.NEGATION_AFTER})\b")
+_NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{lexicon.NEGATION_AFTER})"
+                             rf"|{lexicon.NEGATION_AFTER_CLITIC})\b")
 _REPLACE = re.compile(rf"\b(?:{lexicon.REPLACE_MARKERS})\b(?! of\b)")
 _LEADING_NO = re.compile(r"^(?:no|nope|nah|wrong)\b,?")
 _CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
@@ -107,14 +108,48 @@ def _same(a: str, b: str) -> bool:
     return re.sub(r"[\s-]", "", a.lower()) == re.sub(r"[\s-]", "", b.lower())
 
 
+_BILLING = re.compile(
+    rf"\b(?:{lexicon.BILLING_ACT})\b(?: (?:it|this|that|them|the (?:visit|booking|job|cost|work"
+    r"|one|call[- ]out)|this one|that one))?(?: (?:to|on|for|onto|under))?"
+    r" (?P<party>(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2})")
+
+
+def billing_party(text: str, tenant: str, account: str) -> str | None:
+    """Who a turn bills, when that is not the caller's own side ("bill it to Globex",
+    "charge it to another company", "invoice Initech for it"), or None (pure)."""
+    for match in _BILLING.finditer(text):
+        words = match.group("party").split()
+        while words and words[0] in ("the", "a", "an", "to", "on", "for"):
+            words = words[1:]
+        if not words or words[0] in lexicon.SELF_PARTY or _same(words[0], tenant) \
+                or _same(words[0].removesuffix("'s"), tenant) or _same(words[0], account):
+            continue
+        if words[0] in ("another", "other", "a", "different", "someone", "somebody"):
+            return " ".join(words[:2])
+        if words[0] in lexicon.NOT_AN_ORG or words[0] in lexicon.WEEKDAYS:
+            continue
+        return words[0].removesuffix("'s")
+    return None
+
+
 def authority_boundary(text: str, context: ProposalContext,
                        foreign_assets: tuple[str, ...]) -> str | None:
     """What boundary the turn tries to cross, or None. Never consulted for slot values."""
     caller = context.caller
+    party = billing_party(text, caller.tenant, caller.account)
+    if party is not None:
+        return f"billing {party}"
     match = _AUTHORITY["other account"].search(text)
     if match:
         account = match.group("account") or match.group("account2")
-        if account and not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
+        owner = match.group("owner")
+        if owner is not None:
+            if owner not in lexicon.SELF_PARTY and owner not in lexicon.NOT_AN_ORG \
+                    and not _same(owner, caller.tenant) and not _same(owner, caller.subject):
+                return f"account of {owner}"
+        elif account is None:
+            return "another account"
+        elif not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
             return f"account {account.upper().replace(' ', '-')}"
     match = _AUTHORITY["other tenant"].search(text)
     if match:
@@ -133,6 +168,39 @@ def authority_boundary(text: str, context: ProposalContext,
     match = _AUTHORITY["identity claim"].search(text)
     if match:
         return f"identity claim ({match.group(0)})"
+    owner = _other_owner(text, context, foreign_assets)
+    if owner is not None:
+        return f"tenant {owner}"
+    # An asset id that is not on the account (``foreign_assets``) is no boundary on its own:
+    # it is a question ("I don't see V-200 on your account. Did you mean P-200?").
+    return None
+
+
+_POSSESSIVE = re.compile(r"\b(?P<owner>[a-z][\w-]*)'s (?P<what>[a-z]{1,3}[ -]?\d+|[a-z]+)\b")
+_FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z]{2,}(?:-[a-z]+)*)\b(?![\w'-])")
+
+
+def _other_owner(text: str, context: ProposalContext,
+                 foreign_assets: tuple[str, ...]) -> str | None:
+    """Another party named as the owner of an asset: "Globex's G-7", "Initech's compressor",
+    or an id that is not the caller's booked "for Acme"."""
+    caller = context.caller
+    own = {caller.tenant.lower(), caller.subject.lower(), *caller.name.lower().split(),
+           *(w for a in caller.assets for w in re.findall(r"[a-z]+", a.site.lower()))}
+    nouns = {*lexicon.GENERIC_ASSET_NOUNS, "pump", "compressor",
+             *(a.kind.lower().split()[-1] for a in caller.assets if a.kind)}
+
+    def other(word: str) -> bool:
+        return not (word in own or word in lexicon.NOT_AN_ORG or word in lexicon.NOT_AN_OWNER
+                    or word in lexicon.WEEKDAYS or word in lexicon.MONTHS.split("|")
+                    or word in nouns or word in lexicon.NOT_A_PARTY)
+
+    for match in _POSSESSIVE.finditer(text):
+        owner, what = match.group("owner"), match.group("what")
+        if other(owner) and (what in nouns or re.fullmatch(r"[a-z]{1,3}[ -]?\d+", what)):
+            return owner
     if foreign_assets:
-        return f"asset {foreign_assets[0]} is not on this account"
+        for match in _FOR_PARTY.finditer(text):
+            if other(match.group("owner")):
+                return match.group("owner")
     return None

@@ -29,6 +29,10 @@ _GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
 _ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
                       r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b"
                       r"|\balso (?:need|want|book|like) (?:a|an|to book)\b")
+# Words that add a visit to the ones already made ("P-200 needs a visit too", "also book P-100
+# again", "and one more for the 10th"): with a booking request, a new visit, not an edit.
+_ADDITIVE = re.compile(r"\b(?:too|as well|also|again|additionally|on top of that"
+                       r"|(?:one|1) more|(?:next|last|another|final) (?:one|1)|and then)\b")
 
 
 def explicit_intent(text: str) -> Intent | None:
@@ -79,3 +83,8 @@ def starts_with_yes(text: str) -> bool:
 def asks_another(text: str) -> bool:
     """The caller asks for an additional visit rather than changing the one on the table."""
     return bool(_ANOTHER.search(text))
+
+
+def adds_another(text: str) -> bool:
+    """The turn adds to what was done ("too", "also", "again", "one more")."""
+    return bool(_ADDITIVE.search(text))

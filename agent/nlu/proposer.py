@@ -11,11 +11,12 @@ it). Side effects: none, apart from warming and filling dateparser's and our own
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, datetime
 
-from agent.nlu import corrections, dates, intents, lexicon
+from agent.nlu import corrections, dates, intents, lexicon, times
 from agent.nlu.normalise import normalise
-from agent.nlu.reading import Reading, read
+from agent.nlu.reading import Mention, Reading, read
 from agent.nlu.slots import known_site_named
 from agent.proposals import (
     ASSET,
@@ -32,6 +33,7 @@ from agent.proposals import (
     Intent,
     Proposal,
     ProposalContext,
+    SlotRole,
     SlotValue,
 )
 from agent.speech import Utterance
@@ -61,7 +63,7 @@ class RuleProposer:
         reading, withdrawn = _read_turn(text, context)
         boundary = corrections.authority_boundary(text, context, reading.foreign_assets)
         if boundary is not None:
-            return _authority(text, boundary, utterance)
+            return _authority(text, boundary, utterance, context)
         cleared = corrections.cleared_fields(text)
         referent = corrections.find_referent(text, context)
         slots = list(reading.slots)
@@ -81,6 +83,7 @@ class RuleProposer:
             reasons.append("past date " + ", ".join(reading.past_dates))
         go_ahead = intent is not Intent.NO and (intents.says_go_ahead(text) or (
             intents.starts_with_yes(text) and intent is Intent.CORRECTION))
+        slots = _with_roles(slots, intent, context)
         return Proposal(
             intent=intent,
             slots=tuple(slots),
@@ -96,13 +99,34 @@ class RuleProposer:
         )
 
 
+def _with_roles(slots: list[SlotValue], intent: Intent,
+                context: ProposalContext) -> list[SlotValue]:
+    """``to`` for the values a correction or a move gives, ``new`` for everything else.
+
+    Values that only identify the visit being moved or called off stay ``new``: a booking
+    reference, the booked asset named again, every value of a cancellation.
+    """
+    if intent not in (Intent.CORRECTION, Intent.RESCHEDULE):
+        return slots
+    out = []
+    for slot in slots:
+        identifies = slot.field == BOOKING_REF or (
+            intent is Intent.RESCHEDULE and slot.field == ASSET
+            and slot.value == context.ledger.value(ASSET))
+        out.append(slot if identifies else replace(slot, role=SlotRole.TO))
+    return out
+
+
 def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple[str, str], ...]]:
     """Slots from the affirmed words; withdrawals from the negated stretches that name values."""
     positive = text
     withdrawn: list[tuple[str, str]] = []
     for stretch in corrections.negated_stretches(text):
+        stretch = _first_value_only(text, stretch, context)
         negated = read(stretch.text, context)
-        said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED]
+        # "not V-200" (an id that is none of the caller's) withdraws nothing the caller holds.
+        said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED
+                and not (s.field == ASSET and s.value is None and negated.foreign_assets)]
         times = {s.text for s in said if s.field == VISIT_TIME}
         # "not at 2" withdraws the time, not the afternoon it implies (3 pm may still do).
         said = [s for s in said if not (s.field == VISIT_WINDOW and s.text in times)]
@@ -116,8 +140,102 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
         withdrawn.extend(values)
         positive = positive[:stretch.start] + " " * (stretch.end - stretch.start) \
             + positive[stretch.end:]
-    reading = read(" ".join(positive.split()), context)
-    return reading, tuple(dict.fromkeys(withdrawn))
+    positive = " ".join(positive.split())
+    reading = read(positive, context)
+    reading, replaced = _sequences(positive, reading)
+    return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
+
+
+def _first_value_only(text: str, stretch: corrections.Stretch,
+                      context: ProposalContext) -> corrections.Stretch:
+    """A negation governs the first value of a field after it, not the replacement that
+    follows without a comma ("instead of the 7th we'll take the 8th", "not the afternoon the
+    morning", "dont come wednesday friday works")."""
+    offset = text.find(stretch.text, stretch.start)
+    if offset <= stretch.start or not stretch.text:
+        return stretch  # the value comes before its negation ("Wednesday doesn't work")
+    mentions = read(stretch.text, context).mentions
+    for index, first in enumerate(mentions):
+        later = [m for m in mentions[index + 1:] if m.field == first.field
+                 and (m.value, m.candidates) != (first.value, first.candidates)]
+        if later:
+            cut = first.end
+            return corrections.Stretch(stretch.text[:cut].strip(), stretch.start, offset + cut)
+    return stretch
+
+
+_ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
+# The words that say the later of two values replaces the earlier: said between them ("from
+# X to Y", "swap X for Y", "X? no, Y", "I said X but meant Y", "X is out, Y works") or before
+# the first ("from X...", "I said X...", "swap X..."). Without one, two values stay two
+# candidates: a misheard "not" must never turn a correction round.
+_REPLACES_BETWEEN = re.compile(
+    r"\b(?:to|into|till|until|for|with|meant|mean|no|nope|nah|actually|sorry|rather|but"
+    r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
+    r"|prefer|would be|is better)\b")
+_REPLACES_BEFORE = re.compile(
+    r"\b(?:from|swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
+    r"|you've got|you put|told you|it says|instead of|rather than)\b")
+_FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
+_SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
+
+
+def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, str]]]:
+    """Two values of one field in one turn: the last one said is meant, the earlier replaced.
+
+    "from the 2nd to the 4th", "I said Wednesday, I meant Thursday", "swap the morning for the
+    afternoon", "Thursday? no, Friday": the order says which value is old. Values joined by
+    "or" stay alternatives (one ambiguous slot), and two words for one value ("Thursday the
+    10th") stay one mention. Explicit negation ("not X", "instead of X") was read before this.
+    """
+    slots = {s.field: s for s in reading.slots}
+    replaced: list[tuple[str, str]] = []
+    for name in _SEQUENCED:
+        said = [m for m in reading.mentions if m.field == name]
+        slot = slots.get(name)
+        if len(said) < 2 or slot is None or said[-1].value is None \
+                or len({m.value for m in said}) < 2:
+            continue
+        between = text[said[0].end:said[-1].start]
+        if _ALTERNATIVE.search(between) or (_FILLER.match(between) and _one_value_in_two_words(
+                text, said[0], said[-1])):
+            continue
+        if not (_REPLACES_BETWEEN.search(between) or _REPLACES_BEFORE.search(
+                text[:said[0].start])):
+            continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
+        last = said[-1].value
+        slots[name] = SlotValue(name, last, slot.text, slot.confidence)
+        replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
+    _when_in_order(reading, slots, replaced)
+    return replace(reading, slots=tuple(slots.values())), replaced
+
+
+def _one_value_in_two_words(text: str, first: Mention, last: Mention) -> bool:
+    """ "Thursday the 10th", "the 10th, a Thursday": a weekday and a date side by side."""
+    def names_weekday(m: Mention) -> bool:
+        return any(w in lexicon.WEEKDAYS for w in text[m.start:m.end].split())
+    return first.field == VISIT_DATE and names_weekday(first) != names_weekday(last)
+
+
+def _when_in_order(reading: Reading, slots: dict[str, SlotValue],
+                   replaced: list[tuple[str, str]]) -> None:
+    """A window and a time that disagree ("swap the morning for 3 pm"): the later one is meant."""
+    window, hour = slots.get(VISIT_WINDOW), slots.get(VISIT_TIME)
+    if window is None or hour is None or window.value is None or hour.value is None:
+        return
+    implied = times.window_of(hour.value)
+    if implied is None or implied == window.value:
+        return
+    said_window = [m for m in reading.mentions if m.field == VISIT_WINDOW]
+    said_time = [m for m in reading.mentions if m.field == VISIT_TIME]
+    if not said_window or not said_time:
+        return
+    if said_window[-1].start < said_time[-1].start:
+        replaced.append((VISIT_WINDOW, window.value))
+        slots[VISIT_WINDOW] = SlotValue(VISIT_WINDOW, implied, hour.text, hour.confidence)
+    else:
+        replaced.append((VISIT_TIME, hour.value))
+        del slots[VISIT_TIME]
 
 
 def _withdrawn_value(slot: SlotValue, context: ProposalContext) -> tuple[str, str] | None:
@@ -212,7 +330,13 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
     changes = [s for s in slots if _held(s.field, context) is not None
                and s.value != _held(s.field, context)]
     marker = corrections.has_replace_marker(text)
-    corrective = bool(withdrawn or cleared or referent or (marker and changes))
+    # A "not X" revises the call only when the call holds something X could be; in a first
+    # request ("service P-100, but don't come on Wednesday, Thursday suits") it is part of it.
+    held_withdrawn = [f for f, _ in withdrawn if _held(f, context) is not None]
+    first_request = not held_withdrawn and withdrawn and intents.topic_intent(
+        text, False, False) is Intent.BOOK and not _under_way(context)
+    corrective = bool((withdrawn and not first_request) or cleared or referent
+                      or (marker and changes))
     explicit = intents.explicit_intent(text)
     booking_values = any(s.field in _BOOKING_VALUES for s in slots)
     if explicit is Intent.GOODBYE and slots:
@@ -223,8 +347,13 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
             and context.ledger.value(BOOKING_REF) is None:
         explicit = None  # "move it to Friday" before anything is booked corrects the request
         corrective = True
+    elif explicit is Intent.RESCHEDULE and any(s.field in _BOOKING_VALUES for s in changes):
+        corrective = True  # a move of a booked visit revises the values it names
     if explicit is None and not corrective and intents.asks_another(text):
         return Intent.BOOK, False  # new values for a new visit, not a change of the last one
+    if explicit is None and not marker and _booked(context) and intents.adds_another(text) \
+            and _asks_for_a_visit(slots, context, booked_ok=True):
+        return Intent.BOOK, False  # "and P-200 needs a visit too": a visit more, not a move
     if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
             and intents.answer_intent(text) is not None and not _news(slots, context):
         # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
@@ -246,9 +375,32 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
         return Intent.CORRECTION, True
     if topic is not None and not expected:
         return topic, False
+    if topic is None and _asks_for_a_visit(slots, context):
+        return Intent.BOOK, False
     if slots:
         return Intent.INFORM, False
     return topic or Intent.UNKNOWN, False
+
+
+def _under_way(context: ProposalContext) -> bool:
+    """Whether the call already holds a request or a booking (or just asked for a value)."""
+    return context.expecting is not None or bool(context.bookings) or any(
+        context.ledger.value(name) is not None for name in (*_BOOKING_VALUES, BOOKING_REF))
+
+
+def _booked(context: ProposalContext) -> bool:
+    return bool(context.bookings) or context.ledger.value(BOOKING_REF) is not None
+
+
+def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext,
+                      booked_ok: bool = False) -> bool:
+    """An asset and a day, window or time, while no booking is under way, is a request for a
+    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably").
+    ``booked_ok``: a booking already made does not count as under way (a visit more)."""
+    fields = {s.field for s in slots}
+    under_way = _under_way(context) and not (booked_ok and context.expecting is None)
+    return not under_way and ASSET in fields and bool(
+        fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
 
 
 def _held(field: str, context: ProposalContext) -> str | None:
@@ -280,8 +432,8 @@ def _kind(intent: Intent, corrective: bool, slots: list[SlotValue],
         f == VISIT_DATE for f, _ in withdrawn)
     if corrective and touches_date and len(context.active_date_fields) > 1:
         return CorrectionKind.AMBIGUOUS_TARGET
-    if any(s.value is None and len(s.candidates) > 1 for s in slots):
-        return CorrectionKind.AMBIGUOUS_VALUE
+    if corrective and any(s.value is None and len(s.candidates) > 1 for s in slots):
+        return CorrectionKind.AMBIGUOUS_VALUE  # outside a correction, candidates revise nothing
     if referent is not None:
         return CorrectionKind.REFERENT
     if cleared:
@@ -294,9 +446,14 @@ def _kind(intent: Intent, corrective: bool, slots: list[SlotValue],
     return CorrectionKind.MULTI if len(given) > 1 else CorrectionKind.REPLACE
 
 
-def _authority(text: str, boundary: str, utterance: Utterance) -> Proposal:
-    """A turn that crosses a boundary proposes no values at all: nothing of it may be applied."""
+def _authority(text: str, boundary: str, utterance: Utterance,
+               context: ProposalContext) -> Proposal:
+    """A turn that crosses a boundary proposes no values at all: nothing of it may be applied.
+    Its intent is what its words ask for; with a request under way, a change of it."""
     intent = intents.explicit_intent(text) or intents.topic_intent(text, False, False)
+    under_way = any(context.ledger.value(name) is not None for name in _BOOKING_VALUES)
+    if intent in (None, Intent.BOOK) and under_way and not intents.asks_another(text):
+        intent = Intent.CORRECTION
     return Proposal(
         intent=intent or Intent.CORRECTION,
         correction=CorrectionKind.AUTHORITY,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from agent.caller import Asset
 from agent.nlu import lexicon
-from agent.proposals import CONFIGURATION, LANGUAGE, OPENED, REGION, SITE, UNITS
+from agent.proposals import BOOKING_REF, CONFIGURATION, LANGUAGE, OPENED, REGION, SITE, UNITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,28 @@ class Found:
     text: str
     start: int
     end: int
+
+
+# A booking reference as the sandbox writes it (BK- and hex digits), however it was spoken:
+# "BK-1042", "bk 1042", "b k 1 0 4 2" (normalised digits), "booking reference 1042".
+_BOOKING_REF = re.compile(
+    r"\b(?:(?:b|bee|be) ?(?:k|kay)|booking (?:ref(?:erence)?|number|no)|reference|ref)"
+    r"[ -]?(?:number |no )?"
+    r"(?P<code>(?:[0-9a-f]*\d[0-9a-f]*|oh)(?:[ -](?:\d+|oh))*)\b")
+
+
+def find_booking_ref(text: str, bookings: tuple[tuple[str, str, str], ...]) -> Found | None:
+    """A booking reference, written the sandbox's way ("BK-1042"), however it was spoken:
+    "BK-1042", "bk 1042", "bee kay one oh four two", "booking reference 1042". One the caller
+    holds is preferred when the words fit it; a well-formed one they do not hold is still
+    proposed (the booking desk looks it up and the system of record decides)."""
+    for match in _BOOKING_REF.finditer(text):
+        code = re.sub(r"[ -]", "", match.group("code").replace("oh", "0")).upper()
+        if not 3 <= len(code) <= 8:
+            continue
+        ref = next((r for r, _, _ in bookings if r.upper().endswith(code)), f"BK-{code}")
+        return Found(BOOKING_REF, ref, match.group(0), match.start(), match.end())
+    return None
 
 
 _UNITS = re.compile(rf"\b(?P<n>\d{{1,3}}) (?:{lexicon.UNIT_NOUNS})\b")
@@ -64,8 +86,10 @@ _OPENED = re.compile(
 
 
 def find_units(text: str) -> tuple[Found, ...]:
+    # "the one asset we've got" names the asset; it does not count units.
     out = [Found(UNITS, m.group("n"), m.group(0), m.start(), m.end())
-           for m in _UNITS.finditer(text) if int(m.group("n")) > 0]
+           for m in _UNITS.finditer(text) if int(m.group("n")) > 0
+           and not (m.group("n") == "1" and text[:m.start()].endswith("the "))]
     for m in _UNITS_WORD.finditer(text):
         out.append(Found(UNITS, "2" if m.group("both") else "1", m.group(0), m.start(), m.end()))
     return tuple(out)

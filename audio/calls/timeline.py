@@ -12,7 +12,8 @@ from audio.calls.evidence import Evidence
 
 ROWS = {"caller": 4, "agent": 3, "dialogue": 2, "actions": 1, "retrieval": 0}
 GROUPS = {"confirmation_requested": "dialogue", "clarification_requested": "dialogue",
-          "handoff": "dialogue", "field_accepted": "dialogue", "field_rejected": "dialogue",
+          "handoff": "dialogue", "repair": "dialogue", "field_accepted": "dialogue",
+          "field_rejected": "dialogue",
           "generation_invalidated": "agent", "confirmation_spoken": "agent",
           "answer_spoken": "agent"}
 

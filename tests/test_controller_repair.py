@@ -1,0 +1,421 @@
+"""Conversational repair (issue 13, item 5): the agent never asks the identical question twice
+in a row. An answer that does not resolve a question narrows it: a closed choice, a yes/no on
+the most likely value, then an offer of a person that says why; a "no" buys one more try.
+
+The ladder itself (agent/repair.py) is pure and tested without a world; the scenarios run the
+real controller against the sandbox, one per kind of question, and check the `repair` events,
+that no question repeats its predecessor, and that an answer at any step settles the field
+and the booking is verified as before.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from agent.caller import Asset, CallerProfile
+from agent.proposals import Intent, Proposal, SlotValue
+from agent.repair import (
+    CONFIRMATION,
+    LADDER,
+    REQUEST,
+    Asked,
+    Question,
+    Setting,
+    Step,
+    field_question,
+    plan,
+    read_answer,
+    repeats,
+)
+from agent.speech import SpeechKind
+from tests.controller_support import ONE_PUMP, Call, call
+
+pytestmark = pytest.mark.anyio
+
+THURSDAY = "2026-12-03T09:00:00+01:00"  # "Thursday" on a Thursday: today or the 10th?
+TWO_PUMPS = CallerProfile("acme", "tech-17", ("technician",), "ACME-001", (
+    Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+    Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam", kind="pump")))
+SETTING = Setting(TWO_PUMPS, date(2026, 12, 1))
+
+
+def _visit(ref: str, asset: str, day: str, window: str) -> dict:
+    site = TWO_PUMPS.asset(asset).site
+    return {"ref": ref, "asset": asset, "date": day, "window": window, "units": 1,
+            "site": site, "contact": "tech-17", "status": "confirmed"}
+
+
+TWO_VISITS = [_visit("BK-1001", "P-100", "2026-12-08", "morning"),
+              _visit("BK-2002", "P-100", "2026-12-09", "afternoon")]
+
+
+def steps(c: Call, field: str | None = None) -> list[str]:
+    return [e.get("step") for e in c.events("repair")
+            if field is None or e.get("field") == field]
+
+
+def assert_no_question_repeats(c: Call) -> None:
+    """No question the agent asked shares a question sentence with the one before it."""
+    asked = [p.sentences for p in c.sink.plans if p.kind is SpeechKind.QUESTION]
+    for before, after in zip(asked, asked[1:], strict=False):
+        assert not repeats(after, before), (before, after)
+
+
+# -- the ladder, pure ------------------------------------------------------------------------
+
+def _walk(question: Question, answers: int, setting: Setting = SETTING) -> list[Asked]:
+    """Ask ``question`` once, then again after each of ``answers`` turns that did not help."""
+    asked: list[Asked] = []
+    last = None
+    for turn in range(answers + 1):
+        last = plan(question, last, turn, setting)
+        asked.append(last)
+    return asked
+
+
+def test_the_ladder_climbs_one_step_per_failed_answer_and_never_repeats():
+    walked = _walk(field_question("visit_date", TWO_PUMPS, ("2026-12-04", "2026-12-02")), 5)
+    assert [a.step for a in walked] == list(LADDER)
+    said = [" ".join(a.sentences) for a in walked]
+    assert said[0] == "Sorry, which one? Did you mean Friday 4 December or Wednesday 2 December?"
+    assert said[1] == "Is it Friday the 4th, or tomorrow, Wednesday the 2nd?"  # spelled out
+    assert said[2] == "Shall I put Friday the 4th?"  # the first candidate: said first
+    assert said[3] == ("I'm having trouble getting the date right. "
+                       "Would you like me to put you through to a colleague?")
+    assert said[4].startswith("Okay, let's try once more.")
+    assert said[5] == "Sorry, I'm still having trouble getting the date right."
+    assert walked[2].proposes == (("visit_date", "2026-12-04"),)
+    for before, after in zip(walked, walked[1:], strict=False):
+        assert not repeats(after.sentences, before.sentences)
+
+
+def test_an_open_question_narrows_to_a_choice_of_the_next_weekdays():
+    walked = _walk(field_question("visit_date", TWO_PUMPS), 2)
+    assert walked[0].sentences == ("Which day would suit you?",)
+    assert walked[1].sentences == (
+        "Would tomorrow, Wednesday the 2nd, or Thursday the 3rd suit you?",)
+    assert walked[1].options == ("2026-12-02", "2026-12-03")
+    assert walked[2].sentences == ("Shall I put tomorrow, Wednesday the 2nd?",)
+
+
+def test_the_next_weekdays_skip_the_weekend():
+    friday = Setting(TWO_PUMPS, date(2026, 12, 4))
+    assert _walk(field_question("visit_date", TWO_PUMPS), 1, friday)[1].options == (
+        "2026-12-07", "2026-12-08")
+
+
+@pytest.mark.parametrize(("field", "choice", "yes_no"), [
+    ("asset", "Is it P-100, or P-200?", "Is it P-100?"),
+    ("visit_window", "Is it the morning, between 8 and 12, or the afternoon, between 1 and 5?",
+     "Shall I put you down for the morning?"),
+    ("opened", "Has it been opened, yes or no?", None),
+    ("procedure", None, None),
+])
+def test_every_field_question_has_a_ladder(field, choice, yes_no):
+    walked = _walk(field_question(field, TWO_PUMPS), 3)
+    assert [a.step for a in walked][3] is Step.OFFER_HANDOFF
+    if choice is None:
+        assert walked[1].step is Step.REPHRASE  # nothing to name: the question in other words
+    else:
+        assert (walked[1].step, " ".join(walked[1].sentences)) == (Step.CLOSED_CHOICE, choice)
+    if yes_no is None:
+        assert walked[2].step is Step.REPHRASE
+    else:
+        assert (walked[2].step, " ".join(walked[2].sentences)) == (Step.YES_NO, yes_no)
+    said = [a.sentences for a in walked]
+    assert all(not repeats(b, a) for a, b in zip(said, said[1:], strict=False))
+
+
+def test_values_held_together_are_offered_and_settled_together():
+    together = (("visit_date", "2026-12-03"), ("visit_window", "morning"))
+    walked = _walk(Question("visit_date", ("Sorry, I didn't catch that clearly.",
+                                           "Did you mean Thursday 3 December, in the morning?"),
+                            fields=("visit_date", "visit_window"), together=together), 2)
+    assert walked[1].sentences == (
+        "Is it Thursday 3 December, in the morning, or something else?",)
+    assert walked[2].sentences == ("Shall I put Thursday 3 December, in the morning?",)
+    read = read_answer(walked[2], Proposal(Intent.YES), "yes")
+    assert {(s.field, s.value) for s in read.slots} == set(together)
+    assert walked[2].expecting == "visit_date"
+
+
+def test_the_guard_moves_on_when_another_question_would_sound_the_same():
+    first = Question(CONFIRMATION, ("Shall I go ahead with that?",), key="a1", event="")
+    again = Question(CONFIRMATION, ("Shall I go ahead with that?",), key="a2", event="",
+                     confirm="Shall I book the visit for P-100 on Thursday 3 December?")
+    asked = plan(first, None, 1, SETTING)
+    # Another action, so no failed answer - but the same words: the next step instead.
+    later = plan(again, asked, 5, SETTING)
+    assert later.step is not Step.ASK and not repeats(later.sentences, asked.sentences)
+
+
+def test_a_question_after_an_unrelated_turn_starts_the_ladder_again():
+    question = field_question("visit_date", TWO_PUMPS)
+    asked = plan(question, None, 1, SETTING)
+    other = plan(field_question("visit_window", TWO_PUMPS), asked, 2, SETTING)
+    assert plan(question, other, 3, SETTING).step is Step.ASK
+
+
+def test_a_plain_yes_to_a_yes_no_step_gives_its_value():
+    walked = _walk(field_question("visit_date", TWO_PUMPS, ("2026-12-04", "2026-12-02")), 2)
+    yes = Proposal(Intent.YES)
+    read = read_answer(walked[2], yes, "yes")
+    assert read.intent is Intent.INFORM and read.slot("visit_date").value == "2026-12-04"
+    assert read_answer(walked[1], yes, "yes") is yes  # "yes" to "Friday or Wednesday?"
+    given = Proposal(Intent.INFORM, (SlotValue("visit_date", "2026-12-02", "the 2nd"),))
+    assert read_answer(walked[2], given, "the 2nd") is given  # a value said wins
+
+
+def test_an_ordinal_picks_an_option_of_a_closed_choice():
+    walked = _walk(field_question("asset", TWO_PUMPS), 1)
+    read = read_answer(walked[1], Proposal(Intent.UNKNOWN), "The second one.")
+    assert read.slot("asset").value == "P-200"
+
+
+def test_yes_to_is_it_about_a_booking_is_a_booking_request():
+    walked = _walk(Question(REQUEST, ("How can I help?",), event=""), 2)
+    assert walked[2].sentences == ("Is it about booking a service visit?",)
+    assert read_answer(walked[2], Proposal(Intent.YES), "yes").intent is Intent.BOOK
+
+
+# -- scenarios, one per kind of question ---------------------------------------------------
+
+async def test_which_thursday_narrows_then_offers_a_person_and_yes_hands_off():
+    async with call(caller=ONE_PUMP, clock=THURSDAY) as c:
+        await c.say("Can you book a service visit for P-100 on Thursday morning?")
+        assert c.events("clarification_requested")[-1].get("fields") == ("visit_date",)
+        reply = await c.say("yes")
+        assert reply == "Is it today, Thursday the 3rd, or Thursday the 10th?"
+        reply = await c.say("hmm")
+        assert reply == "Shall I put today, Thursday the 3rd?"
+        reply = await c.say("no idea")
+        assert reply == ("I'm having trouble getting the date right. "
+                         "Would you like me to put you through to a colleague?")
+        assert steps(c) == ["closed_choice", "yes_no", "offer_handoff"]
+        assert {e.get("field") for e in c.events("repair")} == {"visit_date"}
+        await c.say("yes")
+        [handoff] = c.events("handoff")
+        assert handoff.get("reason") == "repair_failed"
+        assert c.controller.ctx.handed_off
+        assert_no_question_repeats(c)
+        await c.settle()
+        assert c.bookings() == []
+        assert not c.events("action_dispatched")
+
+
+@pytest.mark.parametrize(("failed", "answer", "day"), [
+    (0, "The 10th.", "2026-12-10"),
+    (1, "Next week's, the 10th.", "2026-12-10"),
+    (1, "the second one", "2026-12-10"),
+    (2, "yes", "2026-12-03"),  # "Shall I put today, Thursday the 3rd?"
+    (2, "No, Thursday the 10th.", "2026-12-10"),
+    (3, "Oh, Thursday the 10th please.", "2026-12-10"),  # answered instead of the offer
+])
+async def test_an_answer_at_any_step_settles_the_date_and_the_booking_goes_on(failed, answer,
+                                                                              day):
+    async with call(caller=ONE_PUMP, clock=THURSDAY) as c:
+        await c.say("Can you book a service visit for P-100 on Thursday morning?")
+        for text in ("yes", "hmm", "no idea")[:failed]:
+            await c.say(text)
+        await c.say(answer)
+        assert c.field("visit_date").value == day
+        assert c.events("confirmation_requested", op="create_booking")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["window"]) == (day, "morning")
+        assert not c.events("handoff")
+        assert_no_question_repeats(c)
+
+
+async def test_no_to_the_offer_gives_one_more_try_that_can_succeed():
+    async with call(caller=ONE_PUMP, clock=THURSDAY) as c:
+        await c.say("Can you book a service visit for P-100 on Thursday morning?")
+        for text in ("yes", "hmm", "no idea"):
+            await c.say(text)
+        reply = await c.say("no thanks")
+        assert reply.startswith("Okay, let's try once more.") and "Thursday 10" in reply
+        assert steps(c) == ["closed_choice", "yes_no", "offer_handoff", "retry"]
+        await c.say("the 10th")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [b["date"] for b in c.bookings()] == ["2026-12-10"]
+        assert not c.events("handoff")
+
+
+async def test_a_failed_try_after_declining_hands_off_and_says_why():
+    async with call(caller=ONE_PUMP, clock=THURSDAY) as c:
+        await c.say("Can you book a service visit for P-100 on Thursday morning?")
+        for text in ("yes", "hmm", "no idea", "no"):
+            await c.say(text)
+        reply = await c.say("hmm")
+        assert reply.startswith("Sorry, I'm still having trouble getting the date right.")
+        assert "passing you to a colleague" in reply
+        assert steps(c) == ["closed_choice", "yes_no", "offer_handoff", "retry", "handoff"]
+        [handoff] = c.events("handoff")
+        assert handoff.get("reason") == "repair_exhausted"
+        assert_no_question_repeats(c)
+
+
+async def test_which_pump_narrows_to_a_choice_and_an_ordinal_answers_it():
+    async with call(caller=TWO_PUMPS) as c:
+        await c.say("I need a service visit please.")
+        assert c.events("clarification_requested")[-1].get("fields") == ("asset",)
+        reply = await c.say("hmm")
+        assert reply == "Is it P-100, or P-200?"
+        reply = await c.say("the second one")
+        assert c.field("asset").value == "P-200"
+        assert reply.startswith("Which day")
+        assert steps(c, "asset") == ["closed_choice"]
+        assert_no_question_repeats(c)
+
+
+async def test_which_pump_checks_the_first_when_the_choice_fails_too():
+    async with call(caller=TWO_PUMPS) as c:
+        await c.say("I need a service visit please.")
+        await c.say("hmm")
+        reply = await c.say("the big one")
+        assert reply == "Is it P-100?"
+        assert steps(c, "asset") == ["closed_choice", "yes_no"]
+        await c.say("yes")
+        assert c.field("asset").value == "P-100"
+        assert_no_question_repeats(c)
+
+
+async def test_which_day_suggests_days_and_yes_takes_the_suggestion():
+    async with call(caller=ONE_PUMP) as c:  # Tuesday 1 December
+        await c.say("Book a service visit for P-100 in the morning.")
+        assert "Which day" in c.sink.last
+        reply = await c.say("whenever really")
+        assert reply == "Would tomorrow, Wednesday the 2nd, or Thursday the 3rd suit you?"
+        reply = await c.say("hmm")
+        assert reply == "Shall I put tomorrow, Wednesday the 2nd?"
+        await c.say("yes")
+        assert c.field("visit_date").value == "2026-12-02"
+        assert c.events("confirmation_requested", op="create_booking")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [(b["date"], b["window"]) for b in c.bookings()] == [("2026-12-02", "morning")]
+        assert steps(c) == ["closed_choice", "yes_no"]
+
+
+async def test_morning_or_afternoon_is_spelled_out_then_checked():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday.")
+        assert c.sink.last == "Morning or afternoon?"
+        reply = await c.say("dunno")
+        assert reply == ("Is it the morning, between 8 and 12, or the afternoon, "
+                         "between 1 and 5?")
+        reply = await c.say("whatever suits you")
+        assert reply == "Shall I put you down for the morning?"
+        await c.say("yes")
+        assert c.field("visit_window").value == "morning"
+        assert steps(c, "visit_window") == ["closed_choice", "yes_no"]
+
+
+async def test_which_booking_names_the_callers_bookings():
+    async with call(caller=ONE_PUMP, bookings=TWO_VISITS) as c:
+        await c.say("I want to move my booking to Friday morning.")
+        assert c.events("clarification_requested")[-1].get("fields") == ("booking_ref",)
+        reply = await c.say("hmm")
+        assert reply == ("Is it booking BK-1001 for P-100 on Tuesday 8 December, "
+                         "or booking BK-2002 for P-100 on Wednesday 9 December?")
+        reply = await c.say("yes")  # "yes" to an either-or resolves nothing
+        assert reply == "Do you mean booking BK-1001 for P-100 on Tuesday 8 December?"
+        await c.say("yes")
+        assert c.field("booking_ref").value == "BK-1001"
+        assert c.events("confirmation_requested", op="reschedule_booking")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        moved = {b["ref"]: b["date"] for b in c.bookings()}
+        assert moved == {"BK-1001": "2026-12-04", "BK-2002": "2026-12-09"}
+        assert_no_question_repeats(c)
+
+
+async def test_a_confirmation_that_gets_neither_yes_nor_no_climbs_the_ladder():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        assert c.events("confirmation_requested", op="create_booking")
+        reply = await c.say("maybe")
+        assert reply == "Shall I go ahead with that? Just say yes or no."
+        reply = await c.say("hmm")
+        assert reply == ("Sorry, I still need a yes or a no. "
+                         "Shall I book the visit for P-100 on Thursday 3 December, "
+                         "in the morning?")
+        reply = await c.say("well")
+        assert reply.startswith("I'm having trouble getting a clear yes or no.")
+        assert steps(c, CONFIRMATION) == ["closed_choice", "yes_no", "offer_handoff"]
+        reply = await c.say("no")  # no to a person: the draft stands, one more try
+        assert reply.startswith("Okay, let's try once more.")
+        assert not c.events("action_cancelled")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert len(c.bookings()) == 1
+        assert len(c.events("confirmation_requested")) == 1  # one confirmation per action
+        assert_no_question_repeats(c)
+
+
+async def test_a_correction_while_a_confirmation_is_pending_reads_back_the_new_values():
+    # A new action is a new question: its read-back says the corrected values, never only
+    # "Shall I go ahead?" (the guard counts a question as repeated only when it tells nothing new).
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday at 2 pm.")
+        assert "Thursday 3 December, at 14:00" in c.sink.last
+        reply = await c.say("Fri 9am")
+        assert "Friday 4 December, at 09:00" in reply and reply.endswith("Shall I book it?")
+        assert not steps(c)
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [(b["date"], b["time"]) for b in c.bookings()] == [("2026-12-04", "09:00")]
+
+
+async def test_yes_or_no_heard_both_ways_twice_is_not_asked_the_same_way_twice():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        first = await c.say("yes", confidence=0.9, alternatives=("no",))
+        assert "yes or a no" in first
+        second = await c.say("no", confidence=0.9, alternatives=("yes",))
+        assert second != first and "Shall I book the visit for P-100" in second
+        assert steps(c, CONFIRMATION) == ["closed_choice", "yes_no"]
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert len(c.bookings()) == 1
+
+
+async def test_how_can_i_help_narrows_to_a_booking():
+    async with call(caller=ONE_PUMP) as c:
+        assert (await c.say("hmm")).startswith("How can I help?")
+        reply = await c.say("hmm")
+        assert "book, move or cancel a service visit" in reply
+        reply = await c.say("erm")
+        assert reply == "Is it about booking a service visit?"
+        await c.say("yes")
+        assert c.controller.focus == "booking"
+        assert steps(c, REQUEST) == ["closed_choice", "yes_no"]
+        await c.say("Thursday morning")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert len(c.bookings()) == 1
+        assert_no_question_repeats(c)
+
+
+async def test_a_refused_value_counts_as_a_failed_answer():
+    async with call(caller=ONE_PUMP) as c:  # Tuesday 1 December
+        await c.say("Book a service visit for P-100 in the morning.")
+        reply = await c.say("Last Monday.")
+        assert "has already passed" in reply and "Would tomorrow" in reply
+        assert steps(c, "visit_date") == ["closed_choice"]
+        await c.say("Thursday")
+        assert c.field("visit_date").value == "2026-12-03"
+
+
+async def test_the_question_on_the_table_is_state_not_read_from_the_trace():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        await c.say("Actually make it Friday.", confidence=0.4)  # held: "Did you mean ...?"
+        assert c.field("visit_date").value == "2026-12-03" or not c.field("visit_date").usable
+        c.trace.events.clear()  # the audit log is gone; the dialogue state is not
+        await c.say("yes")
+        assert c.field("visit_date").value == "2026-12-04"

@@ -1,0 +1,321 @@
+"""Asset vocabulary comes from the caller's account, not from code (docs/understanding.md).
+
+These tests are built from constructions, not sentences: ids of several shapes are generated,
+each is said in every way a person or a recogniser says an id (written, run together, split,
+letters spoken, digits as words, digits one by one), inside several carrier sentences, to a
+caller who owns it. Kinds, confusable ids, unknown ids and one-digit ids that must never steal
+a time, a date or an address are generated the same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from nlu_support import TUESDAY, context, propose
+
+from agent.caller import Asset, CallerProfile
+from agent.nlu.catalog import find_assets
+from agent.nlu.lexicon import CONFUSABLE_LETTERS
+from agent.nlu.normalise import normalise
+from agent.proposals import ASSET, SITE, UNITS, VISIT_DATE, VISIT_TIME, CorrectionKind, Intent
+
+# Shapes: one letter and one digit, two letters and two digits, no dash, three digits, four.
+SHAPES = ("X-1", "XY-12", "Q9", "P-200", "AB-1234", "MR-305", "K-40")
+
+# How a person says a letter: one name each (the recogniser writes these, or the letter).
+SAID_LETTER = {
+    "a": "ay", "b": "bee", "c": "see", "d": "dee", "e": "ee", "f": "eff", "g": "gee",
+    "h": "aitch", "i": "eye", "j": "jay", "k": "kay", "l": "el", "m": "em", "n": "en",
+    "o": "oh", "p": "pee", "q": "cue", "r": "are", "s": "ess", "t": "tee", "u": "you",
+    "v": "vee", "w": "double you", "x": "ex", "y": "why", "z": "zed",
+}
+NATO = {"a": "alpha", "b": "bravo", "k": "kilo", "m": "mike", "p": "papa", "q": "quebec",
+        "x": "x-ray", "r": "romeo", "y": "yankee"}
+ONES = "zero one two three four five six seven eight nine".split()
+TEENS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+         "nineteen").split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+CARRIERS = ("book {id} for friday", "{id} on thursday morning please",
+            "can someone look at {id} tomorrow", "it's {id}", "send a technician to {id}")
+
+
+def _two(n: int) -> str:
+    if n < 10:
+        return ONES[n]
+    if n < 20:
+        return TEENS[n - 10]
+    return TENS[n // 10] + ("" if n % 10 == 0 else f" {ONES[n % 10]}")
+
+
+def number_words(digits: str) -> str:
+    """Digits as a person reads a number: "200" two hundred, "1234" twelve thirty four."""
+    n = int(digits)
+    if len(digits) == 4:
+        return f"{_two(n // 100)} {_two(n % 100)}" if n % 100 else f"{_two(n // 100)} hundred"
+    if len(digits) == 3:
+        rest = n % 100
+        return f"{ONES[n // 100]} hundred" + (f" and {_two(rest)}" if rest else "")
+    return _two(n)
+
+
+def parts(asset_id: str) -> tuple[str, str]:
+    letters, digits = re.fullmatch(r"([A-Z]+)-?(\d+)", asset_id).groups()
+    return letters.lower(), digits
+
+
+def said_forms(asset_id: str) -> list[str]:
+    """Every way the id is said: written, run together, split, spoken letters, digits as words."""
+    letters, digits = parts(asset_id)
+    spaced = " ".join(letters)
+    spoken = " ".join(SAID_LETTER[ch] for ch in letters)
+    one_by_one = " ".join(ONES[int(d)] for d in digits)
+    forms = [asset_id, asset_id.lower(), f"{letters}{digits}", f"{letters}-{digits}",
+             f"{letters} {digits}", f"{spaced} {digits}", f"{letters} {' '.join(digits)}",
+             f"{spoken} {number_words(digits)}", f"{spoken} {one_by_one}",
+             f"{letters.upper()} {number_words(digits)}", f"{letters} dash {digits}"]
+    if letters[0] in NATO and len(letters) == 1:
+        forms.append(f"{NATO[letters[0]]} {number_words(digits)}")
+    return list(dict.fromkeys(forms))
+
+
+def owner(*assets: Asset) -> CallerProfile:
+    return CallerProfile("t1", "s1", ("technician",), "ACC-1", tuple(assets))
+
+
+def asset(asset_id: str, kind: str = "unit", site: str = "1 Mill Lane, Leeds") -> Asset:
+    return Asset(asset_id, "C1", "EU", site, kind=kind)
+
+
+# A second asset of another shape, so the id must be told apart, not just "the only one".
+DISTRACTOR = {shape: asset(other) for shape, other in zip(
+    SHAPES, SHAPES[1:] + SHAPES[:1], strict=True)}
+
+
+@pytest.mark.parametrize(("asset_id", "form", "carrier"), [
+    (shape, form, carrier) for shape in SHAPES for form in said_forms(shape)
+    for carrier in CARRIERS])
+def test_an_id_the_caller_owns_is_recognised_however_it_is_said(asset_id, form, carrier):
+    caller = owner(asset(asset_id), DISTRACTOR[asset_id])
+    proposal = propose(carrier.format(id=form), context(caller=caller))
+    slot = proposal.slot(ASSET)
+    assert slot is not None and slot.value == asset_id, (form, proposal.reason)
+    assert proposal.correction is not CorrectionKind.AUTHORITY
+
+
+@pytest.mark.parametrize("asset_id", SHAPES)
+def test_an_id_is_told_apart_from_the_callers_other_ids(asset_id):
+    # The caller owns the id with the same letters and other digits, and the same digits with
+    # other (non-confusable) letters: only the one said matches.
+    letters, digits = parts(asset_id)
+    other_digits = str(int(digits) + 1)
+    other_letters = "w" * len(letters) if letters[0] not in "wu" else "h" * len(letters)
+    caller = owner(asset(asset_id), asset(f"{letters.upper()}-{other_digits}"),
+                   asset(f"{other_letters.upper()}-{digits}"))
+    for form in said_forms(asset_id):
+        assert propose(f"book {form} for friday", context(caller=caller)).slot(ASSET).value \
+            == asset_id, form
+
+
+def _confusable_letter(ch: str) -> str | None:
+    for group in CONFUSABLE_LETTERS:
+        if ch in group:
+            return sorted(group - {ch})[0]
+    return None
+
+
+@pytest.mark.parametrize("asset_id", [s for s in SHAPES if _confusable_letter(parts(s)[0][0])])
+@pytest.mark.parametrize("carrier", CARRIERS)
+def test_a_confusable_id_is_a_question_about_the_owned_one(asset_id, carrier):
+    letters, digits = parts(asset_id)
+    heard = (_confusable_letter(letters[0]) + letters[1:]).upper() + f"-{digits}"
+    caller = owner(asset(asset_id), DISTRACTOR[asset_id])
+    proposal = propose(carrier.format(id=heard), context(caller=caller))
+    slot = proposal.slot(ASSET)
+    assert (slot.value, slot.candidates) == (None, (asset_id,)), proposal.reason
+    assert slot.text == heard  # what the agent says it did not find
+    assert proposal.correction is not CorrectionKind.AUTHORITY and proposal.authority is None
+
+
+@pytest.mark.parametrize("said", ["vee two hundred", "V-200", "b 200", "t200", "E-200",
+                                  "zed two hundred", "g 200"])
+def test_recogniser_confusions_of_p_200(said):
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    slot = propose(f"send someone to {said} on thursday", context(caller=caller)).slot(ASSET)
+    assert (slot.value, slot.candidates) == (None, ("P-200",))
+
+
+@pytest.mark.parametrize("said", ["Z-999", "book x-4", "the QQ-77 please", "r 512 on monday"])
+def test_an_id_confusable_with_none_is_a_question_about_all_of_the_callers(said):
+    caller = owner(asset("P-100", "pump"), asset("C-7", "compressor"))
+    proposal = propose(said, context(caller=caller))
+    slot = proposal.slot(ASSET)
+    assert slot.value is None and set(slot.candidates) == {"P-100", "C-7"}, proposal.reason
+    assert proposal.correction is not CorrectionKind.AUTHORITY
+
+
+def test_another_companys_asset_named_as_theirs_is_still_a_boundary():
+    caller = owner(asset("P-100", "pump"))
+    for said in ("book Globex's P-900 on friday", "send someone to Initech's compressor",
+                 "book Z-999 for Acme on thursday"):
+        proposal = propose(said, context(caller=caller))
+        assert proposal.correction is CorrectionKind.AUTHORITY, said
+        assert proposal.slots == ()
+
+
+# -- one-digit ids never steal a time, a date or an address ----------------------------------
+
+ONE_DIGIT = owner(asset("C-7", "compressor"), asset("G-7", "gearbox"), asset("K9", "compressor"))
+NOT_IDS = [
+    ("book it for the 7th", {VISIT_DATE: "2026-12-07"}),
+    ("can you come at 7 pm", {VISIT_TIME: "19:00"}),
+    ("thursday at 9 am", {VISIT_TIME: "09:00"}),
+    ("the visit is at 7 Dock Street, Rotterdam", {SITE: "7 Dock Street, Rotterdam"}),
+    ("see you at 7 pm on monday", {VISIT_TIME: "19:00"}),
+    ("we need 7 units done", {UNITS: "7"}),
+    ("are 9 units enough", {UNITS: "9"}),
+    ("on the 9th at 10", {VISIT_DATE: "2026-12-09"}),
+    ("x 7 on friday", {}),
+    ("option 7", {}),
+]
+
+
+@pytest.mark.parametrize(("said", "values"), NOT_IDS)
+def test_one_digit_ids_do_not_steal_times_dates_or_addresses(said, values):
+    proposal = propose(said, context(caller=ONE_DIGIT))
+    assert proposal.slot(ASSET) is None, proposal.slots
+    for field, value in values.items():
+        assert proposal.slot(field).value == value, (field, proposal.slots)
+
+
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("c 7 at 9 am friday", "C-7"), ("gee seven on the 7th", "G-7"), ("k9 at 7 pm", "K9"),
+    ("book see seven for 7 Dock Street", "C-7"), ("g-7, the 9th, at 10 am", "G-7"),
+])
+def test_a_one_digit_id_with_its_letters_said_is_the_asset_and_the_rest_stays(said, asset_id):
+    proposal = propose(said, context(caller=ONE_DIGIT))
+    assert proposal.slot(ASSET).value == asset_id
+    assert proposal.slot(VISIT_DATE) is not None or proposal.slot(VISIT_TIME) is not None \
+        or proposal.slot(SITE) is not None
+
+
+def test_a_word_that_is_a_letter_name_does_not_make_a_one_digit_id():
+    caller = owner(asset("R-2", "pump"), asset("U-4", "pump"))
+    for said in ("are 2 units enough", "are 2 enough", "you 4 should come", "thank you 4 that"):
+        assert find_assets(normalise(said), caller.assets) == (), said
+
+
+# -- kinds -----------------------------------------------------------------------------------
+
+KINDS = ("compressor", "gearbox", "chiller", "boiler", "air handler", "pump")
+
+
+@pytest.mark.parametrize(("kind", "other"), list(itertools.permutations(KINDS[:4], 2)))
+@pytest.mark.parametrize("carrier", ["send someone to the {k} on friday", "the {k}, monday",
+                                     "book my {k} for thursday", "it's the {k}",
+                                     "what's the seal torque for the {k}"])
+def test_an_asset_is_named_by_its_kind(kind, other, carrier):
+    caller = owner(asset("HX-3", kind), asset("Z-12", other))
+    proposal = propose(carrier.format(k=kind), context(caller=caller))
+    assert proposal.slot(ASSET).value == "HX-3", proposal.reason
+
+
+def test_a_kind_of_several_words_is_named_by_its_last_word_too():
+    caller = owner(asset("AH-2", "air handler"), asset("B-5", "boiler"))
+    for said in ("the air handler on friday", "the handler on friday"):
+        assert propose(said, context(caller=caller)).slot(ASSET).value == "AH-2"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_kind_several_assets_share_gives_candidates(kind):
+    caller = owner(asset("A-10", kind), asset("A-20", kind), asset("G-7", "gearbox"))
+    if kind == "gearbox":
+        return
+    slot = propose(f"send someone to the {kind} on friday", context(caller=caller)).slot(ASSET)
+    assert (slot.value, set(slot.candidates)) == (None, {"A-10", "A-20"})
+
+
+@pytest.mark.parametrize("noun", ["unit", "machine", "asset", "device"])
+def test_a_generic_noun_names_the_one_asset_or_gives_candidates(noun):
+    one = owner(asset("K-40", "chiller"))
+    assert propose(f"book the {noun} for friday", context(caller=one)).slot(ASSET).value \
+        == "K-40"
+    two = owner(asset("K-40", "chiller"), asset("G-7", "gearbox"))
+    slot = propose(f"book the {noun} for friday", context(caller=two)).slot(ASSET)
+    assert (slot.value, set(slot.candidates)) == (None, {"K-40", "G-7"})
+
+
+def test_a_kind_the_caller_has_none_of_names_nothing():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    assert propose("send someone to the gearbox on friday",
+                   context(caller=caller)).slot(ASSET) is None
+
+
+def test_counts_and_other_assets_are_not_named_by_the_noun():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    for said in ("both pumps on friday", "2 pumps on friday", "any pump will do",
+                 "a single pump", "the pump seal torque"):
+        assert propose(said, context(caller=caller)).slot(ASSET) is None, said
+    assert propose("book a single unit", context(caller=caller)).slot(UNITS).value == "1"
+
+
+def test_the_kind_said_of_the_asset_the_call_is_about_is_that_asset():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    held = context(caller=caller, values={"asset": "P-200", "visit_date": "2026-12-03"})
+    proposal = propose("what torque for the pump seal on the pump", held)
+    assert proposal.slot(ASSET) is None or proposal.slot(ASSET).value == "P-200"
+    assert propose("the pump, friday instead", held).slot(ASSET).value == "P-200"
+
+
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("the Rotterdam pump", "P-100"), ("the one in Utrecht", "P-200"),
+    ("the pump at Canal Street", "P-200"), ("the Harbour Road one", "P-100")])
+def test_an_asset_is_named_by_its_site(said, asset_id):
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    assert propose(f"book {said} for friday", context(caller=caller)).slot(ASSET).value \
+        == asset_id
+
+
+def test_a_kind_correction_gives_the_asset_as_the_new_value():
+    caller = owner(asset("G-7", "gearbox"), asset("C-7", "compressor"))
+    held = context(caller=caller, values={"asset": "G-7", "visit_date": "2026-12-04"})
+    proposal = propose("sorry, I meant the compressor", held)
+    assert proposal.intent is Intent.CORRECTION
+    assert proposal.slot(ASSET).value == "C-7"
+
+
+def test_kind_matching_is_data_not_a_word_list():
+    # An invented kind works as soon as an account says it: nothing in the code knows it.
+    caller = owner(asset("ZZ-81", "flux capacitor"), asset("ZZ-82", "widget"))
+    assert propose("the flux capacitor on friday", context(caller=caller)).slot(
+        ASSET).value == "ZZ-81"
+    assert propose("the widget on friday", context(caller=caller)).slot(ASSET).value == "ZZ-82"
+
+
+def test_the_clock_is_not_read_by_asset_matching():
+    # The same words give the same asset whatever the day (matching is pure).
+    caller = owner(asset("C-7", "compressor"))
+    assert TUESDAY.weekday() == 1
+    assert find_assets("c 7", caller.assets)[0].asset_id == "C-7"
+
+
+def test_a_heard_id_said_not_to_withdraws_nothing_of_the_callers():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    held = context(caller=caller, values={"asset": "P-100", "visit_date": "2026-12-03"})
+    for said in ("sorry, P-200, not V-200", "P-200 I said, not B-200"):
+        proposal = propose(said, held)
+        assert [(s.field, s.value, str(s.role)) for s in proposal.frame()] == [
+            ("asset", "P-200", "to")], said
+
+
+def test_a_confusable_id_of_the_asset_already_held_is_that_asset():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    held = context(caller=caller, values={"asset": "P-200", "visit_date": "2026-12-03"})
+    slot = propose("B-200, on friday instead", held).slot(ASSET)
+    assert slot.value == "P-200"
+    other = context(caller=caller, values={"asset": "P-100", "visit_date": "2026-12-03"})
+    slot = propose("B-200, on friday instead", other).slot(ASSET)
+    assert (slot.value, slot.candidates) == (None, ("P-200",))

@@ -1,0 +1,221 @@
+"""Times of day as people say them (docs/understanding.md, "Hours"), over constructions.
+
+Every hour 1 to 12 is said in every way the grammar knows (digits and words; "am", "a.m.",
+"o'clock", "half past", "quarter to", "in the evening"...), and the reading is checked against
+the rule itself, computed here independently: a time with its half of the day or in 24-hour
+form is read as said; an hour alone is the one reading that falls in the working day (08:00 to
+17:00), and when neither does ("at 7", "half past 5") there is no value and both readings are
+candidates.
+"""
+
+from __future__ import annotations
+
+import pytest
+from nlu_support import context, propose
+
+from agent.nlu.normalise import normalise
+from agent.nlu.times import read_times, read_windows, resolve_hour, window_of
+from agent.proposals import VISIT_DATE, VISIT_TIME, VISIT_WINDOW, CorrectionKind, Intent
+
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+         8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+HOURS = range(1, 13)
+
+
+def expected(hour: int, minute: int, half: str | None = None) -> tuple[str | None, tuple]:
+    """The rule, independently: (value, candidates) for a 12-hour clock time."""
+    morning = f"{hour % 12:02d}:{minute:02d}"
+    evening = f"{hour % 12 + 12:02d}:{minute:02d}"
+    if half == "am":
+        return morning, ()
+    if half == "pm":
+        return evening, ()
+    fits = [t for t in (morning, evening) if "08:00" <= t <= "17:00"]
+    return (fits[0], ()) if len(fits) == 1 else (None, (morning, evening))
+
+
+def only(said: str) -> tuple[str | None, tuple[str, ...]]:
+    (reading,) = read_times(normalise(said))
+    return reading.value, reading.candidates
+
+
+def say_hour(hour: int, words: bool) -> str:
+    return WORDS[hour] if words else str(hour)
+
+
+@pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])
+@pytest.mark.parametrize("hour", HOURS)
+def test_an_hour_with_its_half_of_the_day_is_read_as_said(hour, words):
+    h = say_hour(hour, words)
+    glued = [] if words else [(f"{h}am", "am"), (f"{h}pm", "pm")]  # "9am", never "nineam"
+    for said, half in glued + [(f"{h} am", "am"), (f"{h} a.m.", "am"),
+                               (f"{h} A.M.", "am"), (f"{h} pm", "pm"),
+                               (f"{h} p.m.", "pm"), (f"{h} in the morning", "am"),
+                               (f"{h} o'clock in the morning", "am"),
+                               (f"{h} in the afternoon", "pm"), (f"{h} in the evening", "pm"),
+                               (f"{h} o'clock in the evening", "pm"),
+                               (f"{h} this afternoon", "pm"), (f"at {h} in the morning", "am")]:
+        assert only(said) == expected(hour, 0, half), said
+
+
+@pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])
+@pytest.mark.parametrize("hour", HOURS)
+def test_an_hour_alone_is_a_daytime_visit_or_asked_about(hour, words):
+    h = say_hour(hour, words)
+    for said in (f"at {h}", f"around {h}", f"{h} o'clock", f"{h} oclock", f"say {h}",
+                 f"make it {h}", f"at about {h}", f"{h} o'clock please"):
+        assert only(said) == expected(hour, 0), said
+
+
+@pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])
+@pytest.mark.parametrize("hour", HOURS)
+def test_half_past_quarter_past_and_quarter_to_every_hour(hour, words):
+    h = say_hour(hour, words)
+    before = hour - 1 or 12
+    cases = [(f"half past {h}", hour, 30), (f"quarter past {h}", hour, 15),
+             (f"a quarter past {h}", hour, 15), (f"quarter to {h}", before, 45),
+             (f"a quarter to {h}", before, 45), (f"twenty past {h}", hour, 20),
+             (f"ten to {h}", before, 50), (f"five past {h}", hour, 5)]
+    if hour != 1:  # "half one": British for half past one
+        cases.append((f"half {h}", hour, 30))
+    for said, clock_hour, minute in cases:
+        assert only(said) == expected(clock_hour, minute), said
+        assert only(f"{said} pm") == expected(clock_hour, minute, "pm"), said
+        assert only(f"{said} in the morning") == expected(clock_hour, minute, "am"), said
+
+
+@pytest.mark.parametrize("hour", HOURS)
+@pytest.mark.parametrize(("minute", "spoken"), [(30, "thirty"), (15, "fifteen"),
+                                                (45, "forty five"), (5, "oh five")])
+def test_an_hour_and_minutes_said_as_words(hour, minute, spoken):
+    said = f"{WORDS[hour]} {spoken}"
+    assert only(said) == expected(hour, minute), said
+    assert only(f"at {hour}:{minute:02d}") == expected(hour, minute)
+    assert only(f"{hour}.{minute:02d}am") == expected(hour, minute, "am")
+    assert only(f"{said} p.m.") == expected(hour, minute, "pm")
+
+
+@pytest.mark.parametrize("hour", range(24))
+def test_a_24_hour_time_is_read_as_said(hour):
+    for minute in (0, 30, 45):
+        value = f"{hour:02d}:{minute:02d}"
+        assert only(value) == (value, ()), value
+        if hour >= 13:
+            assert only(f"{hour}:{minute:02d}") == (value, ())
+            assert only(f"{hour}{minute:02d} hours") == (value, ())
+    if hour >= 1:
+        assert only(f"at {hour:02d}00") == (f"{hour:02d}:00", ())
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("noon", "12:00"), ("at midday", "12:00"), ("12 noon", "12:00"), ("fourteen hundred hours",
+                                                                       "14:00"),
+    ("at fourteen hundred", "14:00"), ("two thirty", "14:30"), ("half two", "14:30"),
+    ("nine thirty in the morning", "09:30"), ("seven in the evening", "19:00"),
+    ("7 tonight", "19:00"), ("quarter to ten", "09:45"), ("9.30am", "09:30")])
+def test_phrasings_of_the_issue(said, value):
+    assert only(said) == (value, ())
+
+
+@pytest.mark.parametrize(("said", "candidates"), [
+    ("at 7", ("07:00", "19:00")), ("at six", ("06:00", "18:00")),
+    ("half past five", ("05:30", "17:30")), ("six thirty", ("06:30", "18:30")),
+    ("quarter to seven", ("06:45", "18:45")), ("7:30", ("07:30", "19:30"))])
+def test_an_hour_that_fits_neither_half_is_never_guessed(said, candidates):
+    assert only(said) == (None, candidates)
+    proposal = propose(f"P-100 on Thursday {said}")
+    slot = proposal.slot(VISIT_TIME)
+    assert (slot.value, slot.candidates) == (None, candidates)
+    assert proposal.slot(VISIT_WINDOW) is None  # no window is implied by an open hour
+    assert proposal.slot(VISIT_DATE).value == "2026-12-03"  # the rest of the turn stands
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("Thursday morning at 7", "07:00"), ("Thursday evening at 7", "19:00"),
+    ("tomorrow morning around six thirty", "06:30")])
+def test_a_part_of_the_day_said_elsewhere_settles_an_open_hour(said, value):
+    (reading,) = read_times(normalise(said))
+    assert reading.value == value
+
+
+@pytest.mark.parametrize("said", ["3 pumps", "the 3rd", "in 2 days", "2 units at the site",
+                                  "10 to 12 units", "b k two zero seven seven", "2026",
+                                  "half an hour", "we need 2", "for 3 days"])
+def test_numbers_that_are_not_times_are_not_read_as_times(said):
+    assert read_times(normalise(said)) == ()
+
+
+def test_a_bare_number_is_an_hour_only_when_the_agent_asked_for_the_time():
+    assert read_times("9") == ()
+    (reading,) = read_times("9", bare_hour=True)
+    assert reading.value == "09:00"
+    asked = context(expecting=VISIT_TIME, values={"asset": "P-100",
+                                                  "visit_date": "2026-12-03"})
+    assert propose("9", asked).slot(VISIT_TIME).value == "09:00"
+    assert propose("7", asked).slot(VISIT_TIME).candidates == ("07:00", "19:00")
+
+
+@pytest.mark.parametrize(("said", "window"), [
+    ("Mon pm", "afternoon"), ("Wed, am please", "morning"), ("Thursday am", "morning")])
+def test_a_bare_am_or_pm_is_the_window(said, window):
+    assert [w.value for w in read_windows(normalise(said))] == [window]
+
+
+@pytest.mark.parametrize("said", ["I am free on Thursday", "good morning", "what a morning",
+                                  "good afternoon, it's P-100"])
+def test_words_that_are_no_window(said):
+    assert read_windows(normalise(said)) == ()
+
+
+def test_resolve_hour_is_the_rule_for_every_hour_and_minute():
+    for hour in HOURS:
+        for minute in range(0, 60, 5):
+            assert resolve_hour(hour, minute) == expected(hour, minute), (hour, minute)
+
+
+def test_a_time_implies_its_window_only_inside_one():
+    for hour in range(24):
+        value = f"{hour:02d}:00"
+        implied = window_of(value)
+        assert implied == ("morning" if 8 <= hour < 12 else "afternoon" if 13 <= hour < 17
+                           else None)
+
+
+HELD = {"asset": "P-100", "visit_date": "2026-12-03", "visit_time": "14:00"}
+
+
+@pytest.mark.parametrize(("said", "day", "time"), [
+    ("Fri 9am", "2026-12-04", "09:00"), ("Fri. 9 a.m.", "2026-12-04", "09:00"),
+    ("fri nine am", "2026-12-04", "09:00"), ("Mon 3pm", "2026-12-07", "15:00"),
+    ("Wed 10am, sorry", "2026-12-02", "10:00"), ("Sun. 11:30am", "2026-12-06", "11:30"),
+    ("Sat 8am", "2026-12-05", "08:00"), ("the 4th, 8 am", "2026-12-04", "08:00"),
+    ("Dec 10th 2pm", "2026-12-10", "14:00"), ("Mon 9.30am", "2026-12-07", "09:30")])
+def test_an_abbreviated_correction_changes_every_field_it_names(said, day, time):
+    proposal = propose(said, context(values=HELD))
+    assert proposal.intent is Intent.CORRECTION
+    assert proposal.correction is CorrectionKind.MULTI
+    assert proposal.slot(VISIT_DATE).value == day
+    assert proposal.slot(VISIT_TIME).value == time
+
+
+@pytest.mark.parametrize(("said", "candidates"), [
+    ("at 2 or 3", ("14:00", "15:00")), ("2 or 3 pm", ("14:00", "15:00")),
+    ("at 7 or 8 pm", ("19:00", "20:00")), ("9 or 10 in the morning", ("09:00", "10:00"))])
+def test_times_joined_by_or_are_one_slot_with_candidates(said, candidates):
+    asked = context(expecting=VISIT_TIME, values={"asset": "P-100",
+                                                  "visit_date": "2026-12-03"})
+    slot = propose(said, asked).slot(VISIT_TIME)
+    assert (slot.value, slot.candidates) == (None, candidates)
+
+
+@pytest.mark.parametrize(("said", "value"), [("at 3-ish", "15:00"), ("about 3ish", "15:00"),
+                                             ("10 o'clock ish", "10:00")])
+def test_an_approximate_hour_is_the_hour(said, value):
+    assert only(said) == (value, ())
+
+
+@pytest.mark.parametrize("said", ["good morning, P-100 on Thursday at 7",
+                                  "it broke last night, can you come at 7"])
+def test_a_greeting_or_a_time_past_does_not_settle_an_open_hour(said):
+    (reading,) = read_times(normalise(said))
+    assert (reading.value, reading.candidates) == (None, ("07:00", "19:00"))
