@@ -122,8 +122,7 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
     positive = text
     withdrawn: list[tuple[str, str]] = []
     for stretch in corrections.negated_stretches(text):
-        stretch = _first_value_only(text, stretch, context)
-        negated = read(stretch.text, context)
+        stretch, negated = _first_value_only(text, stretch, context)
         # "not V-200" (an id that is none of the caller's) withdraws nothing the caller holds.
         said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED
                 and not (s.field == ASSET and s.value is None and negated.foreign_assets)]
@@ -146,22 +145,25 @@ def _read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tupl
     return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
 
 
-def _first_value_only(text: str, stretch: corrections.Stretch,
-                      context: ProposalContext) -> corrections.Stretch:
+def _first_value_only(text: str, stretch: corrections.Stretch, context: ProposalContext
+                      ) -> tuple[corrections.Stretch, Reading]:
     """A negation governs the first value of a field after it, not the replacement that
     follows without a comma ("instead of the 7th we'll take the 8th", "not the afternoon the
-    morning", "dont come wednesday friday works")."""
+    morning", "dont come wednesday friday works"). Returns the stretch and its reading."""
+    reading = read(stretch.text, context)
     offset = text.find(stretch.text, stretch.start)
     if offset <= stretch.start or not stretch.text:
-        return stretch  # the value comes before its negation ("Wednesday doesn't work")
-    mentions = read(stretch.text, context).mentions
+        return stretch, reading  # the value comes before its negation ("Wednesday is out")
+    mentions = reading.mentions
     for index, first in enumerate(mentions):
         later = [m for m in mentions[index + 1:] if m.field == first.field
                  and (m.value, m.candidates) != (first.value, first.candidates)]
         if later:
             cut = first.end
-            return corrections.Stretch(stretch.text[:cut].strip(), stretch.start, offset + cut)
-    return stretch
+            shorter = corrections.Stretch(stretch.text[:cut].strip(), stretch.start,
+                                          offset + cut)
+            return shorter, read(shorter.text, context)
+    return stretch, reading
 
 
 _ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
@@ -343,8 +345,7 @@ def _intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str],
         explicit = None  # "see you on Thursday" gives a date, it does not hang up
     if explicit is Intent.CANCEL and booking_values and marker and changes:
         explicit = None  # "cancel that, make it Thursday" replaces a value
-    if explicit is Intent.RESCHEDULE and changes and not context.bookings \
-            and context.ledger.value(BOOKING_REF) is None:
+    if explicit is Intent.RESCHEDULE and changes and not _booked(context):
         explicit = None  # "move it to Friday" before anything is booked corrects the request
         corrective = True
     elif explicit is Intent.RESCHEDULE and any(s.field in _BOOKING_VALUES for s in changes):
