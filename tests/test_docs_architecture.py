@@ -5,6 +5,7 @@ import importlib.util
 import re
 from pathlib import Path
 
+import docs_support
 import pytest
 
 from agent.actions import TERMINAL, TRANSITIONS
@@ -34,16 +35,7 @@ def state_edges(text: str) -> set[tuple[str, str]]:
 
 
 def table_after(text: str, name: str) -> list[list[str]]:
-    """The body rows (cells stripped) of the table right after ``<!-- table: name -->``."""
-    marker = f"<!-- table: {name} -->"
-    assert marker in text, f"docs/architecture.md lacks the marker {marker}"
-    rows = []
-    for line in text.split(marker, 1)[1].lstrip("\n").splitlines():
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    assert len(rows) > 2, f"no table after {marker}"
-    return rows[2:]  # past the header and the separator
+    return docs_support.table_after(text, name, "docs/architecture.md")
 
 
 def ticked(cell: str) -> list[str]:

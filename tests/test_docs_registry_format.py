@@ -5,6 +5,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+import docs_support
 import pytest
 
 from agent.ports import RegistryOutcome, ScopeToken
@@ -24,14 +25,8 @@ def doc() -> str:
 
 def first_column(text: str, name: str) -> list[str]:
     """Backticked names in the first column of the table after ``<!-- table: name -->``."""
-    marker = f"<!-- table: {name} -->"
-    assert marker in text, f"docs/registry-format.md lacks the marker {marker}"
-    rows = []
-    for line in text.split(marker, 1)[1].lstrip("\n").splitlines():
-        if not line.startswith("|"):
-            break
-        rows.append(line.strip().strip("|").split("|")[0])
-    return [name for cell in rows[2:] for name in re.findall(r"`([^`]+)`", cell)]
+    rows = docs_support.table_after(text, name, "docs/registry-format.md")
+    return [name for row in rows for name in re.findall(r"`([^`]+)`", row[0])]
 
 
 @pytest.mark.parametrize("table, keys", [
