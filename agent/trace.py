@@ -28,8 +28,9 @@ CATALOG: dict[str, str] = {
                               "speech is dropped.",
     "barge_in_paused": "Audio mode: the caller spoke over the agent; playback is held.",
     "barge_in_resumed": "Audio mode: the overlap was not a turn; held playback continues.",
-    "turn_latency": "Audio mode: milliseconds from the end of a turn to each stage of the "
-                    "answer.",
+    "turn_latency": "Audio mode: milliseconds from the caller's last voiced frame to each "
+                    "milestone of the answer: VAD stop, transcript, turn end (handed to the "
+                    "agent), decision, first TTS audio, first output frame.",
     # ledger: what the caller's words changed
     "proposal": "What language understanding made of a turn, before the ledger changes.",
     "field_accepted": "A new ledger revision: these fields got new values and versions.",

@@ -48,6 +48,7 @@ from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.latency import TurnClock
 from audio.services import SharedWhisperSTT
+from audio.turns import AudioClock
 
 VOICED_RMS = 10 ** (-45 / 20)  # a frame louder than -45 dBFS counts as voiced
 
@@ -90,8 +91,15 @@ class ControllerAdapter(FrameProcessor):
         self._last_voiced: float | None = None
         self._voice_run_start = 0.0  # first voiced frame after a silence: speech onset
         self._received = 0  # transcripts received from self.stt
-        self._noise_task: asyncio.Task | None = None
-        self._hold_task: asyncio.Task | None = None
+        # Timers run in audio time (seconds of caller frames), never on the wall clock: on a
+        # busy machine frames arrive late and in bursts, and a wall-clock timer would fire
+        # before the audio it is waiting for was even looked at (audio/turns.py).
+        self.audio = AudioClock()
+        self._noise: AudioTimer | None = None
+        self._hold: AudioTimer | None = None
+        self._stt_settled = asyncio.Event()
+        if stt is not None:
+            stt.settled_listeners.append(self._on_stt_settled)
         self._lead_in_hold = lead_in_hold_secs
         self._outbox: asyncio.Queue[StampedSpeakFrame] = asyncio.Queue()
         self._pusher: asyncio.Task | None = None
@@ -144,10 +152,12 @@ class ControllerAdapter(FrameProcessor):
             await self.push_frame(frame, direction)
         elif isinstance(frame, InputAudioRawFrame):
             self._note_voice(frame)  # consumed: nothing downstream plays caller audio
+            self.audio.advance(frame)
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             self._speech_started()
             await self.push_frame(frame, direction)
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            self.clock.vad_stopped()  # a latency milestone (audio/latency.py)
             self._speech_paused()
             await self.push_frame(frame, direction)
         elif isinstance(frame, InterimTranscriptionFrame):
@@ -157,7 +167,7 @@ class ControllerAdapter(FrameProcessor):
         elif isinstance(frame, UserStartedSpeakingFrame):
             await self.push_frame(frame, direction)
         elif isinstance(frame, UserStoppedSpeakingFrame):
-            if self._transcripts_pending():
+            if self._stt_busy():
                 self.create_task(self._turn_ended_after_stt(), "turn_end")
             else:
                 self._turn_ended()
@@ -183,9 +193,9 @@ class ControllerAdapter(FrameProcessor):
 
     def _speech_started(self) -> None:
         self._cancel_noise_timer()
-        if self._hold_task is not None:  # the caller goes on after a lead-in: one turn
-            self._hold_task.cancel()
-            self._hold_task = None
+        if self._hold is not None:  # the caller goes on after a lead-in: one turn
+            self._hold.cancel()
+            self._hold = None
         if self.gate.speaking and not self.gate.paused:
             self._overlapping = True
             # onset = the first voiced frame of this run (VAD needs start_secs to be sure)
@@ -199,25 +209,30 @@ class ControllerAdapter(FrameProcessor):
 
     def _speech_paused(self) -> None:
         if self.gate.paused and not self._barged:
-            # No words may follow (a cough, a door): resume unless a transcript arrives first.
+            # No words may follow (a cough, a door): resume once noise_resume_secs of audio
+            # passed and the recogniser has nothing pending, unless a transcript came first.
             self._cancel_noise_timer()
-            self._noise_task = self.create_task(self._resume_after_noise(), "noise_resume")
+            self._noise = AudioTimer(self, self._noise_resume, self._resume_after_noise)
 
-    async def _resume_after_noise(self) -> None:
-        await asyncio.sleep(self._noise_resume)  # a timeout, not a race: STT had its chance
+    def _resume_after_noise(self) -> None:
+        if self._stt_busy():
+            self._noise = AudioTimer(self, 0.0, self._resume_after_noise, on_settled=True)
+            return
+        self._noise = None
         if self.gate.paused and not self._barged:
             self.gate.resume()
 
     def _cancel_noise_timer(self) -> None:
-        if self._noise_task is not None and not self._noise_task.done():
-            self._noise_task.cancel()
-        self._noise_task = None
+        if self._noise is not None:
+            self._noise.cancel()
+        self._noise = None
 
     def _transcribed(self, frame: TranscriptionFrame) -> None:
         self._cancel_noise_timer()
         result = frame.result if isinstance(frame.result, dict) else {}
         confidence = float(result.get("confidence", 1.0))
         self._received += 1
+        self._stt_settled.set()
         if result.get("cumulative"):  # the whole turn so far: replaces earlier segments
             self._segments = [(frame.text.strip(), confidence)]
         else:
@@ -231,28 +246,40 @@ class ControllerAdapter(FrameProcessor):
         elif self.gate.paused:
             self.gate.resume()
 
-    def _transcripts_pending(self) -> bool:
-        return self.stt is not None and (self.stt.in_flight > 0 or
+    def _stt_busy(self) -> bool:
+        """A segment is queued or being recognised, or its transcript is on its way here."""
+        return self.stt is not None and (self.stt.pending > 0 or
                                          self._received < self.stt.emitted)
 
-    async def _turn_ended_after_stt(self, limit: float = 3.0) -> None:
-        """The turn timer fired while the last segment was still being recognised."""
-        deadline = time.monotonic() + limit
-        while self._transcripts_pending() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)  # polls a condition (two counters); bounded
+    def idle_ear(self) -> bool:
+        """Nothing of the caller's is being recognised, held or assembled into a turn."""
+        return not self._stt_busy() and self._hold is None and not self._segments
+
+    def _on_stt_settled(self) -> None:
+        self._stt_settled.set()
+
+    async def _turn_ended_after_stt(self, backstop: float = 30.0) -> None:
+        """The turn ended while its last segment was still being recognised: wait for the
+        recogniser (an event per finished segment; the backstop only bounds a hung model)."""
+        deadline = time.monotonic() + backstop
+        while self._stt_busy() and time.monotonic() < deadline:
+            self._stt_settled.clear()
+            try:
+                await asyncio.wait_for(self._stt_settled.wait(), deadline - time.monotonic())
+            except TimeoutError:
+                break
         self._turn_ended()
 
     def _turn_ended(self) -> None:
-        if is_lead_in(self._text()) and self._hold_task is None:
-            # "Sorry," / "Actually," then a breath: the turn is not over. Hold it briefly;
-            # speech resuming merges into this turn (see _speech_started).
-            self._hold_task = self.create_task(self._release_held_turn(), "lead_in_hold")
+        if is_lead_in(self._text()) and self._hold is None:
+            # "Sorry," / "Actually," then a breath: the turn is not over. Hold it for
+            # lead_in_hold_secs of audio; speech resuming merges into this turn.
+            self._hold = AudioTimer(self, self._lead_in_hold, self._release_held_turn)
             return
         self._deliver_turn()
 
-    async def _release_held_turn(self) -> None:
-        await asyncio.sleep(self._lead_in_hold)  # a timeout: the caller had their chance
-        self._hold_task = None
+    def _release_held_turn(self) -> None:
+        self._hold = None
         self._deliver_turn()
 
     def _deliver_turn(self) -> None:
@@ -354,9 +381,9 @@ class ControllerAdapter(FrameProcessor):
 
     async def _stop_tasks(self) -> None:
         self._cancel_noise_timer()
-        if self._hold_task is not None:
-            await self.cancel_task(self._hold_task)
-            self._hold_task = None
+        if self._hold is not None:
+            self._hold.cancel()
+            self._hold = None
         if self._pusher is not None:
             await self.cancel_task(self._pusher)
             self._pusher = None
@@ -364,3 +391,44 @@ class ControllerAdapter(FrameProcessor):
     async def cleanup(self):
         await self._stop_tasks()
         await super().cleanup()
+
+
+class AudioTimer:
+    """A one-shot timer of the adapter, in audio time.
+
+    Fires ``callback`` once ``secs`` of caller audio have arrived (or, with ``on_settled``,
+    when the recogniser next finishes a segment). A wall-clock backstop of
+    ``BACKSTOP_FACTOR * secs`` (at least 5 s) fires it too, for a caller whose audio stopped
+    arriving altogether (a closed microphone): it bounds a wait, it never orders events."""
+
+    BACKSTOP_FACTOR = 5.0
+
+    def __init__(self, adapter: ControllerAdapter, secs: float, callback, *,
+                 on_settled: bool = False):
+        self._adapter = adapter
+        self._callback = callback
+        self._done = False
+        self._alarm = None if on_settled else adapter.audio.after(secs, self._fire)
+        if on_settled and adapter.stt is not None:
+            adapter.stt.settled_listeners.append(self._fire)
+        self._backstop = adapter.create_task(
+            self._wait(max(5.0, self.BACKSTOP_FACTOR * secs)), "audio_timer_backstop")
+
+    async def _wait(self, secs: float) -> None:
+        await asyncio.sleep(secs)  # a bound on a stalled microphone, not an ordering
+        self._fire()
+
+    def _fire(self) -> None:
+        if self._done:
+            return
+        self.cancel()
+        self._callback()
+
+    def cancel(self) -> None:
+        self._done = True
+        self._adapter.audio.cancel(self._alarm)
+        stt = self._adapter.stt
+        if stt is not None and self._fire in stt.settled_listeners:
+            stt.settled_listeners.remove(self._fire)
+        if not self._backstop.done() and self._backstop is not asyncio.current_task():
+            self._backstop.cancel()

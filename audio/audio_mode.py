@@ -42,7 +42,10 @@ def quiet_pipecat_logs() -> None:
 
 
 SENTENCE_SLACK_S = 0.08  # a sentence whose audio played to within this is heard in full
-TURN_TAKEN_S = 6.0  # after the caller's audio ends, how long the agent may take to take it
+# After the caller's audio ends, this much more caller audio (silence) with nothing left to
+# recognise means the agent did not take it as a turn. Audio time, not wall-clock time: on a
+# loaded machine the recogniser may take longer than any fixed wall-clock wait.
+TURN_SETTLE_AUDIO_S = 2.5
 
 
 class AudioMode:
@@ -82,14 +85,42 @@ class AudioMode:
         audio = self._audio_for(turn)
         mark = len(self.trace.events)
         await self.call.say(audio)
-        deadline = time.monotonic() + TURN_TAKEN_S
-        while time.monotonic() < deadline:
-            names = {e.name for e in self.trace.events[mark:]}
-            if names & {"user_turn_voiced", "backchannel_ignored"}:
-                break
-            await asyncio.sleep(0.02)  # polls the trace; bounded by TURN_TAKEN_S
+        await self._taken(mark)
         # user_turn_voiced is emitted as the turn is handed over; let the controller plan
         await self.call.pipeline.adapter.wait_turns()
+
+    async def _taken(self, mark: int) -> None:
+        """Wait until the agent took the turn (or a backchannel), or clearly did not: the
+        recogniser is done and TURN_SETTLE_AUDIO_S more caller audio passed with no turn in
+        progress. Woken by trace events, the recogniser and the audio clock; no polling."""
+        adapter = self.call.pipeline.adapter
+        wake = asyncio.Event()
+        settle_at = adapter.audio.now + TURN_SETTLE_AUDIO_S
+
+        def taken() -> bool:
+            names = {e.name for e in self.trace.events[mark:]}
+            return bool(names & {"user_turn_voiced", "backchannel_ignored"})
+
+        def settled() -> bool:
+            return adapter.audio.now >= settle_at and adapter.idle_ear()
+
+        def poke(*_args) -> None:
+            wake.set()
+
+        self.trace.listeners.append(poke)
+        adapter.stt.settled_listeners.append(poke)
+        alarm = adapter.audio.after(TURN_SETTLE_AUDIO_S, poke)
+        try:
+            while not taken() and not settled():
+                wake.clear()
+                if adapter.audio.now >= settle_at:  # recognising still: look again shortly
+                    adapter.audio.cancel(alarm)
+                    alarm = adapter.audio.after(0.1, poke)
+                await wake.wait()
+        finally:
+            adapter.audio.cancel(alarm)
+            self.trace.listeners.remove(poke)
+            adapter.stt.settled_listeners.remove(poke)
 
     def barge_in(self) -> None:
         """Nothing to do: the caller's audio itself barges in (VAD onset pauses output)."""
@@ -165,7 +196,10 @@ class AudioMode:
                        f"hotwords={'on' if cfg.hotwords else 'off'})",
                 "tts": f"piper {models.piper_voice().name}",
                 "vad": f"silero start {cfg.vad_start_secs}s stop {cfg.vad_stop_secs}s",
-                "turn_timeout_s": cfg.user_speech_timeout}
+                "turn_end": (f"smart turn v3.2 + transcript: {cfg.turn_end_secs}/"
+                             f"{cfg.turn_doubt_secs}/{cfg.turn_unfinished_secs}s after a "
+                             f"finished/doubtful/unfinished pause" if cfg.smart_turn else
+                             f"{cfg.turn_doubt_secs}s after any pause")}
 
     async def close(self) -> None:
         self._watch.cancel()

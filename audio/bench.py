@@ -2,20 +2,20 @@
 
 Figures (reported, never asserted):
 
-* voice-to-voice latency, p50/p95 over >= 20 turns: the caller's last voiced frame (from the
-  audio fed) to the first output frame of the agent's answer (from the simulated device);
-* the milestones of a turn (final transcript, first TTS audio) as medians;
+* voice-to-voice with the REAL agent (controller, sandbox, registry: the world ``amend call``
+  builds), p50/p95 over >= 20 turns in 3 voices, split into stages, right and wrong
+  recognitions apart, against the floor of the models alone, and the Whisper workers'
+  trade-off between one call and simultaneous calls: see :mod:`audio.bench_v2v`;
 * barge-in: speech onset -> output paused, and onset -> end of the last stale frame played;
 * correction-to-current-answer: a correction spoken over the agent, from its last voiced frame
   to the first frame of the new answer;
 * STT real-time factor and WER on the scripted corpus, per voice (Piper; espeak-ng and sox
   when installed), with the biasing the pipeline uses;
-* resident memory of this process after all of it;
-* simultaneous scripted calls: p95 voice-to-voice at 1, 2, 4, 6 calls; the most calls that
-  keep p95 <= 1.5 s.
+* resident memory of this process after all of it.
 
-The agent here is a minimal responder (this package may import only ``agent``): it measures
-the pipeline, not the controller, whose decision costs are in the ``core`` group.
+The barge-in figures use a minimal stand-in :class:`Responder` (it talks at length on demand,
+so there is always speech to barge into): they measure the pipeline's pause and flush, not
+the controller.
 """
 
 from __future__ import annotations
@@ -130,29 +130,12 @@ async def _turns(call, phrases, *, barge: bool) -> dict[str, list[float]]:
     return out
 
 
-async def _one_call(phrases, barge_phrases) -> tuple[dict, dict]:
+async def _barge_call(barge_phrases) -> dict:
     from audio.live_call import LiveCall
 
     async with LiveCall(Responder) as call:
         await call.wait_idle()
-        plain = await _turns(call, phrases, barge=False)
-        barged = await _turns(call, barge_phrases, barge=True)
-    return plain, barged
-
-
-async def _concurrent(calls: int, phrases) -> list[float]:
-    import asyncio
-
-    from audio.live_call import LiveCall
-
-    async def one(offset: int) -> list[float]:
-        async with LiveCall(Responder) as call:
-            await call.wait_idle()
-            await asyncio.sleep(offset * 0.37)  # stagger: callers do not speak in lockstep
-            return (await _turns(call, phrases, barge=False))["v2v"]
-
-    results = await asyncio.gather(*(one(i) for i in range(calls)))
-    return [v for r in results for v in r]
+        return await _turns(call, barge_phrases, barge=True)
 
 
 def _stt_rows(quick: bool) -> list[BenchRow]:
@@ -196,7 +179,7 @@ def audio_figures(quick: bool):
     from loguru import logger
 
     from audio import services
-    from audio.corpus import CORPUS
+    from audio.bench_v2v import v2v_rows
 
     logger.remove()  # pipecat logs every frame at DEBUG: keep the table readable
     logger.add(sys.stderr, level="ERROR")
@@ -207,22 +190,9 @@ def audio_figures(quick: bool):
                      round(time.perf_counter() - start, 2), "s", "paid at start, not per call",
                      cmd)]
     rows += _stt_rows(quick)
-    turns = 6 if quick else 22
-    phrases = [CORPUS[i % len(CORPUS)] for i in range(turns)]
+    rows += v2v_rows(quick)  # the real agent (audio/bench_v2v.py)
     barge_phrases = ["Sorry, make that Thursday morning instead."] * (3 if quick else 8)
-    plain, barged = asyncio.run(_one_call(phrases, barge_phrases))
-    v2v = [s * 1000 for s in plain["v2v"]]
-    if v2v:
-        rows += [
-            BenchRow(f"voice-to-voice p50 ({len(v2v)} turns)", round(median(v2v)), "ms",
-                     "≤ 600 ms", cmd),
-            BenchRow("voice-to-voice p95", round(percentile(v2v, 95)), "ms", "≤ 900 ms", cmd),
-            BenchRow("last voiced frame -> final transcript, median",
-                     round(median(plain["transcript"]) * 1000), "ms", "floor: VAD stop 200 ms "
-                     "+ tiny.en ~350 ms", cmd),
-            BenchRow("last voiced frame -> first TTS audio, median",
-                     round(median(plain["tts"]) * 1000), "ms", "transcript + Piper ~80 ms", cmd),
-        ]
+    barged = asyncio.run(_barge_call(barge_phrases))
     if barged["paused"]:
         paused = [s * 1000 for s in barged["paused"]]
         stale = [s * 1000 for s in barged["last_stale"]]
@@ -236,19 +206,7 @@ def audio_figures(quick: bool):
         if fix:
             rows.append(BenchRow("correction over agent speech -> current answer, p50",
                                  round(median(fix)), "ms", "≈ voice-to-voice", cmd))
-    levels = (2,) if quick else (2, 4, 6)
-    held = 1 if v2v and percentile(v2v, 95) <= 1500 else 0
-    for calls in levels:
-        samples = [s * 1000 for s in asyncio.run(_concurrent(calls, CORPUS[:3 if quick else 4]))]
-        if not samples:
-            continue
-        p95 = percentile(samples, 95)
-        rows.append(BenchRow(f"voice-to-voice p95 with {calls} simultaneous calls", round(p95),
-                             "ms", "≤ 1500 ms", cmd))
-        if p95 <= 1500 and calls > held:
-            held = calls
-    rows.append(BenchRow("simultaneous scripted calls held at p95 ≤ 1.5 s", held, "calls",
-                         "≥ 4", cmd))
+    # TODO: hearing figures plug in here: rows += hearing_rows(quick) from audio/bench_hearing.py
     rss = psutil.Process().memory_info().rss / 2**20
     rows.append(BenchRow("resident memory of this process (after all calls)", round(rss),
                          "MiB", "report", cmd))

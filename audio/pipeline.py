@@ -8,8 +8,12 @@ Stages, in order:
    first silence, while the end-of-turn timer below still runs. If the caller goes on
    speaking, the segment is just the first part of the turn: nothing reaches the controller
    before the turn ends, so nothing needs undoing.
-4. ``UserTurnProcessor``: a turn ends after ``user_speech_timeout`` of silence *and* a final
-   transcript. Pipecat's own interruptions are off: barge-in is decided by the adapter.
+4. ``UserTurnProcessor`` with :class:`~audio.turns.AudioClockTurnStop`: at each pause Smart
+   Turn v3.2 judges whether the turn sounds finished, and a transcript that stops on "on" or
+   "the" is not; the turn ends after ``turn_end_secs``, ``turn_doubt_secs`` or
+   ``turn_unfinished_secs`` more silence, counted in audio frames (never a wall-clock timer:
+   see ``audio/turns.py``), once every word is transcribed. Pipecat's own
+   interruptions are off: barge-in is decided by the adapter.
 5. ``ControllerAdapter``: final turn -> ``Conversation.user_turn``; plans -> stamped sentences.
 6. ``GenerationPiperTTS``: sentence -> audio under a generation-naming context id.
 7. ``GenerationGate``: drops stale generations, paces, pauses, flushes.
@@ -33,7 +37,6 @@ from pipecat.turns.user_start import (
     TranscriptionUserTurnStartStrategy,
     VADUserTurnStartStrategy,
 )
-from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 
@@ -43,6 +46,7 @@ from agent.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.generation_gate import GenerationGate
 from audio.services import GenerationPiperTTS, SharedWhisperSTT
+from audio.turns import AudioClockTurnStop, smart_turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +55,16 @@ class PipelineConfig:
 
     vad_start_secs: float = 0.1  # speech onset detection (barge-in pause latency floor)
     vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
-    user_speech_timeout: float = 0.3  # end of turn: runs while Whisper works
+    # End of turn, in seconds of audio after the VAD stop (itself 0.2 s of silence), once
+    # every word is transcribed (audio/turns.py): a pause Smart Turn hears as finished ends
+    # the turn after turn_end_secs; one it doubts after turn_doubt_secs; a transcript that
+    # stops on "on", "the", "and"... after turn_unfinished_secs (mid-sentence pauses).
+    smart_turn: bool = True  # False: no model, every pause is doubtful (a fixed silence)
+    smart_turn_model: str | None = None  # another smart-turn v3 ONNX file; None = pipecat's
+    turn_text_rule: bool = True  # wait longer on a transcript that stops mid-clause
+    turn_end_secs: float = 0.1
+    turn_doubt_secs: float = 0.3
+    turn_unfinished_secs: float = 0.9
     noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
     flush: bool = True  # False only under the no_audio_flush agent fault
     bias: bool = True  # hotwords from the caller's asset ids (measured: audio/biasing.py)
@@ -68,6 +81,7 @@ class CallPipeline:
     stt: SharedWhisperSTT
     transport: BaseTransport
     tts: GenerationPiperTTS
+    end_of_turn: AudioClockTurnStop
 
     @property
     def sink(self) -> SpeechSink:
@@ -84,10 +98,16 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(
         start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs)))
     stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt)
+    end_of_turn = AudioClockTurnStop(
+        finished_secs=config.turn_end_secs, doubtful_secs=config.turn_doubt_secs,
+        unfinished_secs=config.turn_unfinished_secs, text_rule=config.turn_text_rule,
+        analyzer=smart_turn(config.smart_turn_model) if config.smart_turn else None,
+        stt_idle=lambda: stt.pending == 0 and end_of_turn.transcripts_seen >= stt.emitted)
+    # The watchdog (wall clock) only ends a turn whose audio stopped arriving altogether.
     turns = UserTurnProcessor(user_turn_strategies=UserTurnStrategies(
         start=[VADUserTurnStartStrategy(enable_interruptions=False),
                TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
-        stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=config.user_speech_timeout)]))
+        stop=[end_of_turn]), user_turn_stop_timeout=15.0)
     gate = GenerationGate(flush=config.flush)
     adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
                                 noise_resume_secs=config.noise_resume_secs)
@@ -97,7 +117,7 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     worker = PipelineWorker(pipeline, params=PipelineParams(
         audio_in_sample_rate=16000, audio_out_sample_rate=config.out_sample_rate),
         idle_timeout_secs=None, enable_rtvi=False)
-    return CallPipeline(worker, adapter, gate, stt, transport, tts)
+    return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn)
 
 
 ConversationFactory = Callable[[SpeechSink, Trace], Conversation]

@@ -52,8 +52,25 @@ def whisper_model():
             # two cores (measured with 4 calls: p95 949 ms vs 1233 ms with one 2-thread
             # worker) for ~30 ms more on a single call.
             _cache["whisper"] = WhisperModel(str(models.whisper_model_dir()), device="cpu",
-                                             compute_type="int8", cpu_threads=1, num_workers=2)
+                                             compute_type="int8", **_whisper_setting)
         return _cache["whisper"]
+
+
+_whisper_setting = {"cpu_threads": 1, "num_workers": 2}  # see whisper_model(); use_whisper()
+
+
+def use_whisper(threads: int, workers: int) -> tuple[int, int]:
+    """Load the shared Whisper model again with ``threads`` per worker and ``workers``
+    workers, for the rest of the process (the benchmark compares settings in one run);
+    returns the previous ``(threads, workers)``. Every transcription that starts after this
+    uses the new model (``transcribe`` asks ``whisper_model()`` each time). Side effect:
+    drops the cached model and loads the new one now."""
+    with _lock:
+        before = (_whisper_setting["cpu_threads"], _whisper_setting["num_workers"])
+        _whisper_setting.update(cpu_threads=threads, num_workers=workers)
+        _cache.pop("whisper", None)
+    whisper_model()
+    return before
 
 
 def piper_voice():
@@ -102,6 +119,8 @@ class SharedWhisperSTT(WhisperSTTService):
         self.stt_seconds: list[tuple[float, float]] = []  # (audio secs, compute secs)
         self._turn = np.zeros(0, dtype=np.float32)  # this turn's speech so far (16 kHz)
         self.in_flight = 0  # segments being transcribed now
+        self.pending = 0  # segments queued or being transcribed (VAD stop -> result)
+        self.settled_listeners: list = []  # called whenever ``pending`` drops
         self.emitted = 0  # transcripts pushed downstream so far
         # p99 from the end of speech to the final transcript, measured here (amend bench):
         # the turn-stop strategy's safety net when no finalized transcript arrives.
@@ -112,6 +131,18 @@ class SharedWhisperSTT(WhisperSTTService):
 
     def _load(self):
         self._model = whisper_model()  # shared: never a per-call load
+
+    async def _handle_user_stopped_speaking(self, frame):
+        # pipecat queues the segment here (when there is audio): count it from this moment,
+        # so "nothing pending" never holds between the VAD stop and the transcription.
+        if self.is_usable and len(self._audio_buffer) > 0:
+            self.pending += 1
+        await super()._handle_user_stopped_speaking(frame)
+
+    def _segment_done(self) -> None:
+        self.pending = max(0, self.pending - 1)
+        for listener in tuple(self.settled_listeners):
+            listener()
 
     def reset_turn(self) -> None:
         """Forget the current turn's audio (the adapter calls this when a turn is over)."""
@@ -124,6 +155,7 @@ class SharedWhisperSTT(WhisperSTTService):
         transcript costs about the same and replaces the previous one (``cumulative``)."""
         samples = np.frombuffer(audio[: len(audio) // 2 * 2], dtype=np.int16)
         if samples.size == 0:
+            self._segment_done()
             return
         segment = samples.astype(np.float32) / 32768.0
         had_words = self._turn.size > 0
@@ -151,6 +183,7 @@ class SharedWhisperSTT(WhisperSTTService):
                                      finalized=True)
         finally:
             self.in_flight -= 1
+            self._segment_done()
 
 
 class GenerationPiperTTS(PiperTTSService):

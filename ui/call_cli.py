@@ -90,6 +90,17 @@ def world_factory(spec, sink, trace):
     return build()
 
 
+def _provide_bench_world() -> None:
+    """``amend bench --only audio`` times voice-to-voice in the world ``amend call`` builds;
+    ``audio`` may not import ``ui``, so the composition root hands it over (side effect)."""
+    from audio import bench_v2v
+
+    bench_v2v.provide_world(world_factory)
+
+
+_provide_bench_world()
+
+
 def mode_factory(mode: str, verify_heard: bool = False):
     """The CallMode factory for ``--mode``. Audio mode comes from ``audio.audio_mode``."""
     if mode == "text":

@@ -118,7 +118,7 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
         for turn in script.turns:
             if turn.after is None and taking:
                 await taking[-1]
-            delivered = await _turn(turn, mode, watcher, trace)
+            delivered = await _turn(turn, mode, watcher, trace, taking[-1] if taking else None)
             if delivered is not None:
                 delivered.add_done_callback(lambda t: _crashed(t, watcher))
                 taking.append(delivered)
@@ -172,21 +172,21 @@ async def _agent(awaitable, what: str) -> None:
         raise _AgentCrashed(f"the agent raised on {what}: {type(exc).__name__}: {exc}") from exc
 
 
-async def _turn(turn: Turn, mode: CallMode, watcher: Watcher,
-                trace: Trace) -> asyncio.Task | None:
+async def _turn(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace,
+                previous: asyncio.Task | None) -> asyncio.Task | None:
     """Wait for the turn's moment, then hand it over; returns the task taking it (or None
-    for a skipped optional turn)."""
+    for a skipped optional turn). ``previous`` is the task taking the turn before."""
     where = f"{turn.index} (line {turn.line})"
     marks = watcher.marks
     try:
-        return await _deliver(turn, mode, watcher, trace, where, marks)
+        return await _deliver(turn, mode, watcher, trace, where, marks, previous)
     finally:
         if watcher.failed is not None:
             raise _AgentCrashed(watcher.failed)
 
 
 async def _deliver(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace, where: str,
-                   marks: tuple[int, int]) -> asyncio.Task | None:
+                   marks: tuple[int, int], previous: asyncio.Task | None) -> asyncio.Task | None:
     if turn.after is None:
         if not await watcher.quiet_for(TURN_GAP_S, SPEECH_LIMIT_S, idle=True):
             if turn.optional:
@@ -194,8 +194,12 @@ async def _deliver(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace, w
             raise _Invalid(f"turn {where}: the agent did not finish its response and go idle "
                            f"within {SPEECH_LIMIT_S:g} s")
     else:
+        # timeout_ms counts from when the agent has taken the previous turn and finished
+        # its work on it, not from when the caller began saying it: how long recognition
+        # and planning take on a busy machine is not the script's to guess.
         fired = await watcher.wait_trigger(turn.after, marks[0], marks[1],
-                                           turn.after.timeout_ms / 1000)
+                                           turn.after.timeout_ms / 1000,
+                                           settled=_taken_and_idle(previous, watcher))
         if not fired:
             if turn.optional:
                 return None
@@ -210,6 +214,15 @@ async def _deliver(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace, w
         mode.barge_in()
     watcher.marks = (len(trace.events), mode.heard_mark())
     return asyncio.create_task(_agent(mode.say(turn), f"turn {where}"))
+
+
+def _taken_and_idle(previous: asyncio.Task | None, watcher: Watcher):
+    """The condition that starts a trigger's timeout: the previous turn was taken (its task
+    is done) and the agent is not busy. Side effect: the task's end wakes the watcher."""
+    if previous is None:
+        return None
+    previous.add_done_callback(lambda _t: watcher.poke())
+    return lambda: previous.done() and not watcher.conversation.busy
 
 
 async def _staff_edit(edit: StaffEdit, world: CallWorld, watcher: Watcher,

@@ -15,6 +15,9 @@ from audio.calls.mode import CallMode
 from audio.calls.script import Trigger
 
 
+SETTLE_LIMIT_S = 60.0  # the longest an agent may take over a turn before a timeout starts
+
+
 class Watcher:
     """Wakes every waiter on each trace event and each piece of heard speech."""
 
@@ -38,6 +41,10 @@ class Watcher:
             self.trace.listeners.remove(self._on_event)
 
     def _on_event(self, _event: TraceEvent) -> None:
+        self._poke()
+
+    def poke(self) -> None:
+        """Wake every waiter to re-check its condition (something outside the trace moved)."""
         self._poke()
 
     def _poke(self) -> None:
@@ -74,9 +81,19 @@ class Watcher:
         return any(matches(trigger, e) for e in self.trace.events[event_mark:])
 
     async def wait_trigger(self, trigger: Trigger, event_mark: int, heard_mark: int,
-                           timeout_s: float) -> bool:
-        """True once the trigger fired after the marks; False if it did not in time."""
-        return await self._until(lambda: self.fired(trigger, event_mark, heard_mark), timeout_s)
+                           timeout_s: float, *, settled=None,
+                           settle_limit_s: float = SETTLE_LIMIT_S) -> bool:
+        """True once the trigger fired after the marks; False if it did not in time.
+
+        With ``settled`` (a condition), the ``timeout_s`` clock starts only once it holds
+        (at most ``settle_limit_s`` later): the trigger may fire before, at any time."""
+        def fired() -> bool:
+            return self.fired(trigger, event_mark, heard_mark)
+
+        if settled is not None:
+            if not await self._until(lambda: fired() or settled(), settle_limit_s):
+                return False
+        return await self._until(fired, timeout_s)
 
     # -- silence and idleness -------------------------------------------------------------------
     async def quiet_for(self, gap_s: float, timeout_s: float, *, idle: bool) -> bool:

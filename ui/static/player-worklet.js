@@ -12,7 +12,26 @@ class AmendPlayer extends AudioWorkletProcessor {
     this.waitGen = 0;         // generation being prebuffered, and since when
     this.waitStart = 0;
     this.lastFrame = {};      // gen -> context frame of its last non-silent sample played
+    this.run = null;          // {gen, start, end, sound}: the stretch being played now
     this.port.onmessage = (e) => this.onMessage(e.data);
+  }
+  // A "run" is one uninterrupted stretch of a generation's samples written to the output, in
+  // context frames: [start, end), and ``sound`` = one past its last non-silent sample. It is
+  // posted as {type: "played"} when it ends (pause, clear, underflow, next generation), and
+  // before the "cleared"/"paused" message that ended it.
+  note(gen, start, end, sound) {
+    const r = this.run;
+    if (r && r.gen === gen && r.end === start) {
+      r.end = end;
+      if (sound > 0) r.sound = sound;
+      return;
+    }
+    this.flush();
+    this.run = {gen, start, end, sound: sound > 0 ? sound : start};
+  }
+  flush() {
+    if (this.run) this.port.postMessage({type: "played", ...this.run});
+    this.run = null;
   }
   queued(gen) {
     let n = 0;
@@ -30,16 +49,18 @@ class AmendPlayer extends AudioWorkletProcessor {
         if (+g <= m.gen) stale[g] = this.lastFrame[g];
       }
       if (this.playing && this.playing <= m.gen) this.playing = 0;
+      this.flush();
       this.port.postMessage({type: "cleared", gen: m.gen, at: currentFrame, lastFrame: stale});
     } else if (m.type === "pause") {
       this.paused.add(m.gen);
+      if (this.run && this.run.gen === m.gen) this.flush();
       this.port.postMessage({type: "paused", gen: m.gen, at: currentFrame});
     } else if (m.type === "resume") {
       this.paused.delete(m.gen);
     } else if (m.type === "reset") {
       // A new session: its generations start again from 1.
       this.queue = []; this.paused.clear(); this.playing = 0; this.clearedUpTo = 0;
-      this.lastFrame = {}; this.waitGen = 0;
+      this.lastFrame = {}; this.waitGen = 0; this.run = null;
     }
   }
   process(_inputs, outputs) {
@@ -66,6 +87,8 @@ class AmendPlayer extends AudioWorkletProcessor {
         if (s !== 0) last = k;
       }
       if (last >= 0) this.lastFrame[head.gen] = currentFrame + i + last;
+      this.note(head.gen, currentFrame + i, currentFrame + i + n,
+                last >= 0 ? currentFrame + i + last + 1 : 0);
       head.pos += n; i += n;
       if (head.pos >= head.data.length) {
         this.queue.shift();
@@ -74,6 +97,7 @@ class AmendPlayer extends AudioWorkletProcessor {
         }
       }
     }
+    if (this.run && this.run.end !== currentFrame + out.length) this.flush();  // it stopped
     for (let c = 1; c < outputs[0].length; c++) outputs[0][c].set(out);
     return true;
   }

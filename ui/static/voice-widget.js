@@ -15,12 +15,16 @@
                                                     : location.origin + "/static/");
   const ONSET_RMS = 0.02;      // speech onset threshold for the page's own measurement
   const QUIET_FRAMES = 15;     // 300 ms below the threshold re-arms onset detection
+  const VOICED_RMS = Math.pow(10, -45 / 20);  // an injected clip's first voiced 5 ms block
+  const MAX_RECORDS = 5000;
 
   const V = {
     tab: null, ws: null, ctx: null, capture: null, player: null, stream: null,
     micOn: false, pttMode: false, talking: false, clearedUpTo: 0,
     resamplers: {}, events: [], quiet: QUIET_FRAMES, framesCaptured: 0,
-    measures: {onsets: [], clears: [], pauses: [], started: [], drained: []},
+    measures: {onsets: [], clears: [], pauses: [], started: [], drained: [], played: [],
+               held: []},
+    injected: [],
     status: "not connected",
   };
   window.amendVoice = V;
@@ -82,7 +86,10 @@
       V.measures.clears.push({gen, received: performance.now()});
       if (V.player) V.player.port.postMessage({type: "clear", gen});
     } else if (msg.type === "pause" || msg.type === "resume") {
-      if (msg.type === "pause") V.measures.pauses.push({gen, received: performance.now()});
+      if (msg.type === "pause") {
+        V.measures.pauses.push({gen, received: performance.now(),
+                                ctxTime: V.ctx ? V.ctx.currentTime : null});
+      }
       if (V.player) V.player.port.postMessage({type: msg.type, gen});
     } else if (msg.type === "event") {
       V.events.push(msg.event);
@@ -133,7 +140,12 @@
   };
 
   function onPlayer(m) {
-    if (m.type === "cleared") {
+    if (m.type === "played") {
+      V.measures.played.push({gen: m.gen, start: m.start, end: m.end, sound: m.sound});
+      if (V.measures.played.length > MAX_RECORDS) V.measures.played.shift();
+    } else if (m.type === "paused") {
+      V.measures.held.push({gen: m.gen, at: m.at});
+    } else if (m.type === "cleared") {
       V.measures.clears.push({gen: m.gen, at: m.at, lastFrame: m.lastFrame});
     } else if (m.type === "started" || m.type === "drained") {
       V.measures[m.type].push({gen: m.gen, at: m.at});
@@ -202,6 +214,71 @@
                 onsetPerf: onset.perf});
     }
     return out;
+  };
+
+  // ----------------------------------------------------------------------- test hooks
+  // What the page played, per uninterrupted stretch of one generation, on the AudioContext
+  // clock (seconds): {generation, start, end, lastSound} (lastSound: the end of its last
+  // non-silent sample). A stretch is listed once it ended (pause, clear, underflow).
+  V.played = function () {
+    const sr = V.ctx ? V.ctx.sampleRate : 1;
+    return V.measures.played.map((r) => ({generation: r.gen, start: r.start / sr,
+                                          end: r.end / sr, lastSound: r.sound / sr}));
+  };
+
+  // Feed caller audio into the capture path, as if the microphone heard it (the microphone
+  // must be on; what it hears is mixed in). ``pcm``: base64 PCM16 LE mono. Options: ``rate``
+  // (default 16000), ``label``, and when, on the AudioContext clock (seconds): ``onsetAt``
+  // (the first voiced sample is fed then) or ``at`` (the clip starts then); default: now.
+  // Returns (and appends to V.injected) {id, label, start, onset, end} on the same clock;
+  // ``onset`` is the first 5 ms block louder than -45 dBFS.
+  V.inject = function (pcm, options) {
+    const o = options || {};
+    if (!V.ctx || !V.capture) throw new Error("amendVoice.inject: start the microphone first");
+    const rate = o.rate || 16000;
+    const bytes = Uint8Array.from(atob(pcm), (c) => c.charCodeAt(0));
+    const ints = new Int16Array(bytes.buffer, 0, bytes.length >> 1);
+    const buffer = V.ctx.createBuffer(1, Math.max(1, ints.length), rate);
+    const data = buffer.getChannelData(0);
+    for (let i = 0; i < ints.length; i++) data[i] = ints[i] / 32768;
+    const block = Math.max(1, Math.round(rate * 0.005));
+    let voiced = -1;
+    for (let b = 0; b + block <= data.length && voiced < 0; b += block) {
+      let sum = 0;
+      for (let k = b; k < b + block; k++) sum += data[k] * data[k];
+      if (Math.sqrt(sum / block) > VOICED_RMS) voiced = b;
+    }
+    const lead = (voiced < 0 ? 0 : voiced) / rate;
+    const earliest = V.ctx.currentTime + 0.05;  // a start in the past would play at once
+    let start = o.at !== undefined ? o.at : o.onsetAt !== undefined ? o.onsetAt - lead : 0;
+    start = Math.max(start, earliest);
+    const source = V.ctx.createBufferSource();
+    source.buffer = buffer;
+    source.connect(V.capture);
+    const record = {id: V.injected.length + 1, label: o.label || "", rate,
+                    start, onset: voiced < 0 ? null : start + lead,
+                    end: start + data.length / rate, ended: false};
+    source.onended = () => { record.ended = true; source.disconnect(); };
+    source.start(start);
+    V.injected.push(record);
+    return record;
+  };
+
+  // One snapshot for measurements, on the AudioContext clock (seconds): what was played and
+  // injected; when each "pause" message arrived (``received``, to a render quantum or so), was
+  // applied by the player (``held``) and each "clear" applied (``cleared``); when each
+  // generation started playing (``started``).
+  V.timeline = function () {
+    const ctx = V.ctx, sr = ctx ? ctx.sampleRate : 1;
+    return {sampleRate: ctx ? ctx.sampleRate : 0, now: ctx ? ctx.currentTime : 0,
+            baseLatency: ctx ? ctx.baseLatency || 0 : 0,
+            outputLatency: ctx ? ctx.outputLatency || 0 : 0,
+            played: V.played(), injected: V.injected.map((r) => ({...r})),
+            received: V.measures.pauses.map((x) => ({generation: x.gen, at: x.ctxTime})),
+            held: V.measures.held.map((h) => ({generation: h.gen, at: h.at / sr})),
+            cleared: V.measures.clears.filter((c) => c.at !== undefined)
+              .map((c) => ({generation: c.gen, at: c.at / sr})),
+            started: V.measures.started.map((x) => ({generation: x.gen, at: x.at / sr}))};
   };
 
   // ----------------------------------------------------------------------- controls

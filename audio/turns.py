@@ -1,0 +1,299 @@
+"""The end of the caller's turn, decided in audio time, with Smart Turn judging each pause.
+
+Two things decide when a caller has finished:
+
+* **What the pause sounds like.** At each VAD stop, pipecat's bundled Smart Turn v3.2 model
+  (a CPU ONNX file, ``pipecat/audio/turn/smart_turn/data/``) hears the turn so far and says
+  whether it sounds finished. "Could you send a technician on..." sounds unfinished: the
+  turn waits ``unfinished_secs`` of silence for the rest. "...on Thursday morning." sounds
+  finished: the turn ends after ``finished_secs``. Without the model (``smart_turn=False``)
+  every pause waits the same ``finished_secs``, today's fixed silence.
+* **Audio time, not wall-clock time.** The silence is counted in the caller's own audio
+  frames (:class:`AudioClock`), never with ``asyncio.sleep``. On a busy machine the event
+  loop falls behind and then catches up on a burst of frames; a wall-clock timer started at
+  the VAD stop would fire during the lag, while the frames that say the caller went on
+  talking are still queued, and split one sentence into two turns. Counted in frames, the
+  same audio ends the turn at the same sample however loaded the machine is.
+
+:class:`AudioClockTurnStop` is a pipecat ``BaseUserTurnStopStrategy`` (it goes in
+``UserTurnStrategies.stop``). The model runs off the event loop, one ONNX session per
+process (:func:`smart_turn_session`), and every verdict is kept in ``verdicts`` for the
+benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
+from pipecat.audio.turn.smart_turn.base_smart_turn import BaseSmartTurn, SmartTurnParams
+from pipecat.frames.frames import (
+    Frame,
+    InputAudioRawFrame,
+    TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.turns.types import ProcessFrameResult
+from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
+
+_lock = threading.Lock()
+_sessions: dict[str, object] = {}
+
+
+def bundled_smart_turn_path() -> Path:
+    """The Smart Turn v3.2 CPU model that ships inside pipecat."""
+    from importlib import resources
+
+    return Path(str(resources.files("pipecat.audio.turn.smart_turn.data")
+                    .joinpath("smart-turn-v3.2-cpu.onnx")))
+
+
+def smart_turn_session(path: str | Path | None = None):
+    """The process-wide ONNX session for the Smart Turn model at ``path`` (default: the
+    bundled one). Side effect: loads it on first use. ``InferenceSession.run`` is safe to
+    call from several threads, so every call shares it."""
+    import onnxruntime as ort
+
+    model = str(path or bundled_smart_turn_path())
+    with _lock:
+        if model not in _sessions:
+            if not Path(model).is_file():
+                raise FileNotFoundError(
+                    f"Smart Turn model not found: {model}. Point smart_turn_model at an "
+                    f"existing smart-turn v3 ONNX file, or leave it unset for pipecat's own.")
+            options = ort.SessionOptions()
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            options.inter_op_num_threads = 1
+            options.intra_op_num_threads = 1
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            _sessions[model] = ort.InferenceSession(model, sess_options=options)
+        return _sessions[model]
+
+
+def smart_turn(path: str | Path | None = None) -> BaseSmartTurn:
+    """A Smart Turn v3 analyzer for one call, over the shared session (no per-call load).
+
+    Its own silence timeout is switched off (``stop_secs`` far away): the strategy counts
+    silence itself, in audio time."""
+    from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
+
+    class _Shared(LocalSmartTurnAnalyzerV3):
+        def __init__(self) -> None:
+            BaseSmartTurn.__init__(self, params=SmartTurnParams(stop_secs=3600.0))
+            self._log_data = False
+            self._session = smart_turn_session(path)
+
+    return _Shared()
+
+
+class AudioClock:
+    """Seconds of caller audio seen so far, and alarms set in that time.
+
+    ``advance`` is called with each input frame; an alarm fires from inside it once enough
+    audio has passed. Nothing here reads a wall clock."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._alarms: dict[int, tuple[float, Callable[[], None]]] = {}
+        self._next = 0
+
+    def advance(self, frame: InputAudioRawFrame) -> None:
+        channels = max(1, frame.num_channels)
+        self.now += len(frame.audio) / 2 / channels / max(1, frame.sample_rate)
+        due = sorted((at, key) for key, (at, _) in self._alarms.items() if at <= self.now)
+        for _, key in due:
+            _, callback = self._alarms.pop(key)
+            callback()
+
+    def after(self, secs: float, callback: Callable[[], None]) -> int:
+        """Call ``callback`` once ``secs`` more seconds of audio have arrived; returns a
+        handle for :meth:`cancel`."""
+        self._next += 1
+        self._alarms[self._next] = (self.now + secs, callback)
+        return self._next
+
+    def cancel(self, handle: int | None) -> None:
+        if handle is not None:
+            self._alarms.pop(handle, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One Smart Turn judgement of a pause (kept for the benchmark)."""
+
+    at: float  # audio time of the VAD stop it judged
+    finished: bool
+    probability: float | None
+
+
+# Closed-class words a clause does not end on: a transcript ending in one is a caller in the
+# middle of a sentence ("I need a visit on..."), whatever the voice's prosody says.
+# Determiners, possessives, prepositions, conjunctions and hesitation sounds; not verbs or
+# pronouns ("yes I can", "could you?") and not "not" ("I'd rather not").
+DANGLING = frozenset("""
+    a an the my our your their his her its this these those some any each every another
+    on at for to from in into onto with without by of about after before until till between
+    around near under over via per than like
+    and or but because if when while as since unless nor plus either whether
+    um uh er erm hmm mm
+""".split())
+
+
+def sounds_unfinished(text: str) -> bool:
+    """True if a transcript stops where no clause can end: on a closed-class word (DANGLING)
+    or a trailing ellipsis / dash."""
+    stripped = text.strip()
+    if not stripped:
+        return False
+    if stripped.endswith(("...", "\u2026", "-", ",")):
+        return True
+    words = re.findall(r"[a-z']+", stripped.lower())
+    return bool(words) and words[-1] in DANGLING
+
+
+class AudioClockTurnStop(BaseUserTurnStopStrategy):
+    """Ends a turn once the caller has been silent long enough, counted in audio frames.
+
+    After a VAD stop, once the recogniser has delivered every word of the turn so far, the
+    turn ends when this much more silence has arrived with no new speech:
+
+    =========================================  =================================
+    the transcript stops on a DANGLING word    ``unfinished_secs`` (with ``text_rule``)
+    Smart Turn hears a finished turn           ``finished_secs``
+    Smart Turn hears an unfinished one, or     ``doubtful_secs``
+    there is no model
+    =========================================  =================================
+
+    A sound that never became words ends too (an empty turn), so the next turn starts
+    clean. ``stt_idle()`` says the recogniser has nothing queued and every transcript it
+    emitted reached this strategy.
+    """
+
+    def __init__(self, *, finished_secs: float = 0.1, doubtful_secs: float = 0.4,
+                 unfinished_secs: float = 0.9, analyzer: BaseSmartTurn | None = None,
+                 text_rule: bool = True, stt_idle: Callable[[], bool] | None = None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= finished_secs <= doubtful_secs <= unfinished_secs:
+            raise ValueError(f"turn timing: need 0 <= finished_secs ({finished_secs}) <= "
+                             f"doubtful_secs ({doubtful_secs}) <= unfinished_secs "
+                             f"({unfinished_secs})")
+        self.finished_secs = finished_secs
+        self.doubtful_secs = doubtful_secs
+        self.unfinished_secs = unfinished_secs
+        self.analyzer = analyzer
+        self.text_rule = text_rule
+        self.stt_idle = stt_idle
+        self.clock = AudioClock()
+        self.verdicts: list[Verdict] = []
+        self.transcripts_seen = 0  # every transcript this strategy saw (for stt_idle)
+        self._speaking = False
+        self._stopped_at: float | None = None  # audio time of the last VAD stop
+        self._finished: bool | None = None  # Smart Turn on that pause (None: pending/none)
+        self._judged = False
+        self._epoch = 0  # bumped by new speech: a verdict for an older pause is dropped
+        self._text = ""
+        self._fired = False
+        self.judging: asyncio.Task | None = None  # the Smart Turn judgement in flight
+
+    async def setup(self, setup):
+        await super().setup(setup)
+        if self.analyzer is not None:
+            self.analyzer.set_sample_rate(setup.audio_in_sample_rate)
+
+    async def cleanup(self):
+        await super().cleanup()
+        if self.analyzer is not None:
+            await self.analyzer.cleanup()
+
+    async def handle_user_turn_started(self):
+        self._fired = False
+
+    async def handle_user_turn_stopped(self):
+        self._text = ""
+        self._fired = False
+        self._stopped_at = None
+        self._finished = None
+        self._judged = False
+        self._epoch += 1
+        if self.analyzer is not None:
+            self.analyzer.clear()
+
+    async def process_frame(self, frame: Frame) -> ProcessFrameResult:
+        if isinstance(frame, InputAudioRawFrame):
+            self.clock.advance(frame)
+            if self.analyzer is not None:
+                self.analyzer.append_audio(frame.audio, self._speaking)
+            await self._maybe_end()
+        elif isinstance(frame, VADUserStartedSpeakingFrame):
+            self._speaking = True
+            self._stopped_at = None
+            self._finished = None
+            self._judged = False
+            self._epoch += 1
+            if self.analyzer is not None:
+                self.analyzer.update_vad_start_secs(frame.start_secs)
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._speaking = False
+            self._stopped_at = self.clock.now
+            self._finished = None
+            self._judged = self.analyzer is None
+            if self.analyzer is not None:
+                self.judging = self.task_manager.create_task(self._judge(self._epoch),
+                                                             f"{self}::judge")
+        elif isinstance(frame, TranscriptionFrame):
+            self.transcripts_seen += 1
+            result = frame.result if isinstance(frame.result, dict) else {}
+            text = frame.text.strip()
+            if result.get("cumulative") or not self._text:
+                self._text = text  # the whole turn so far
+            elif text:
+                self._text = f"{self._text} {text}"
+            await self._maybe_end()
+        return ProcessFrameResult.CONTINUE
+
+    async def _judge(self, epoch: int) -> None:
+        """Ask Smart Turn about the pause (in its own thread); act on the answer if no new
+        speech came meanwhile."""
+        try:
+            state, metrics = await self.analyzer.analyze_end_of_turn()
+        except Exception:  # noqa: BLE001 - a model failure must not hang the turn
+            state, metrics = EndOfTurnState.INCOMPLETE, None
+        finally:
+            if self.judging is asyncio.current_task():
+                self.judging = None
+        if epoch != self._epoch or self._stopped_at is None:
+            return
+        self._finished = state == EndOfTurnState.COMPLETE
+        self._judged = True
+        probability = getattr(metrics, "probability", None)
+        self.verdicts.append(Verdict(self._stopped_at, self._finished,
+                                     None if probability is None else float(probability)))
+        await self._maybe_end()
+
+    def silence_needed(self) -> float | None:
+        """Seconds of silence after the VAD stop this pause needs (None: still judging)."""
+        if not self._judged:
+            return None
+        if self.text_rule and sounds_unfinished(self._text):
+            return self.unfinished_secs
+        if self._finished:
+            return self.finished_secs
+        return self.doubtful_secs
+
+    async def _maybe_end(self) -> None:
+        if self._fired or self._speaking or self._stopped_at is None:
+            return
+        if self.stt_idle is not None and not self.stt_idle():
+            return  # the latest words are not in yet: they decide how long to wait
+        needed = self.silence_needed()
+        if needed is None or self.clock.now - self._stopped_at < needed - 1e-9:
+            return
+        self._fired = True
+        await self.trigger_user_turn_stopped()
