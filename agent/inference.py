@@ -14,6 +14,7 @@ from agent.fields import FieldRecord
 from agent.ledger import FieldOp, LedgerSnapshot
 from agent.ports import BookingPort
 from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, ProposalContext
+from agent.repair import Asked
 
 if TYPE_CHECKING:
     from agent.answer_desk import AnswerDesk
@@ -40,7 +41,16 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
         now=ctx.clock.now(), ledger=snap, caller=ctx.caller, procedures=answers.procedures(),
         expecting=standing.expecting if standing is not None else None,
         pending_confirmation=desk.awaiting is not None,
-        active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings)
+        active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings,
+        offered=offered_values(standing))
+
+
+def offered_values(standing: Asked | None) -> tuple[str, ...]:
+    """The values the question on the table named: its options and what a plain "yes"
+    settles. Values the caller gives back from these are expected (agent/trust.py)."""
+    if standing is None:
+        return ()
+    return tuple(dict.fromkeys((*standing.options, *(v for _, v in standing.proposes))))
 
 
 def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,

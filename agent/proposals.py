@@ -131,6 +131,7 @@ class ProposalContext:
     pending_confirmation: bool = False  # the agent just asked "shall I go ahead?"
     active_date_fields: tuple[str, ...] = ()  # >1 makes a bare date correction ambiguous
     bookings: tuple[tuple[str, str, str], ...] = ()  # caller's bookings: (ref, asset, date)
+    offered: tuple[str, ...] = ()  # values the question on the table named (agent/trust.py)
 
 
 class Proposer(Protocol):

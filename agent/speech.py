@@ -25,12 +25,19 @@ class SpeechKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Utterance:
-    """A final user turn. Interim transcripts never become one."""
+    """A final user turn. Interim transcripts never become one.
+
+    ``words`` and ``no_speech`` are what a recogniser knows beyond the text: each word as
+    heard with its probability, in order, and the probability that there was no speech at
+    all. A typed or text-mode turn, or a recogniser without that detail, leaves them empty,
+    and trust rests on ``confidence`` alone (:mod:`agent.trust`)."""
 
     text: str
     confidence: float = 1.0
     alternatives: tuple[str, ...] = ()
     id: str = ""
+    words: tuple[tuple[str, float], ...] = ()
+    no_speech: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,6 +122,10 @@ class BargeInRun:
     missed: list[dict] = field(default_factory=list)  # injections that cut nothing
     timeline: dict = field(default_factory=dict)
     events: list[dict] = field(default_factory=list)
+    load: float | None = None  # 1-minute load average when the run ended
+
+    def rows(self, command: str = COMMAND) -> list[BenchRow]:
+        return barge_in_rows(self.barge_ins, command, load=self.load)
 
     def report(self) -> dict:
         return {"barge_ins": [dict(asdict(b), ms=b.ms,
@@ -129,7 +133,7 @@ class BargeInRun:
                                    onset_to_held_ms=b.onset_to_held_ms,
                                    onset_to_cleared_ms=b.onset_to_cleared_ms)
                               for b in self.barge_ins],
-                "missed": self.missed, "timeline": self.timeline}
+                "missed": self.missed, "load": self.load, "timeline": self.timeline}
 
 
 # ------------------------------------------------------------------------------ figures (pure)
@@ -177,8 +181,11 @@ def barge_ins(timeline: dict, events: Sequence[dict] = ()) -> tuple[list[BargeIn
     return found, missed
 
 
-def barge_in_rows(found: Sequence[BargeIn], command: str = COMMAND) -> list[BenchRow]:
-    """Count, p50 and p95 of onset -> last stale sample played: overall, then per voice."""
+def barge_in_rows(found: Sequence[BargeIn], command: str = COMMAND, *,
+                  load: float | None = None) -> list[BenchRow]:
+    """Count, p50 and p95 of onset -> last stale sample played: overall, then per voice;
+    then where the time went (onset -> the page applied the pause; the server's own onset ->
+    paused; the device's output latency) and, if given, the machine's load average."""
     rows: list[BenchRow] = []
     groups = [("", list(found))] + [(f", {v}", [b for b in found if b.voice == v])
                                      for v in sorted({b.voice for b in found})]
@@ -203,6 +210,12 @@ def barge_in_rows(found: Sequence[BargeIn], command: str = COMMAND) -> list[Benc
     if server:
         rows.append(BenchRow("browser barge-in server onset -> paused p50 (server's clock)",
                              round(median(server), 1), "ms", "", command))
+    if found:
+        rows.append(BenchRow("browser barge-in device output latency (base + output)",
+                             round(found[0].device_latency * 1000, 1), "ms", "", command))
+    if load is not None:
+        rows.append(BenchRow("browser barge-in load average (1 min) after the run",
+                             round(load, 2), "", "", command))
     return rows
 
 
@@ -379,4 +392,4 @@ def measure(url: str, clips: Sequence[Clip], *, chromium: Path = CHROMIUM,
             finally:
                 browser.close()
     found, missed = barge_ins(timeline, events)
-    return BargeInRun(found, missed, timeline, events)
+    return BargeInRun(found, missed, timeline, events, load=os.getloadavg()[0])

@@ -51,14 +51,16 @@ def espeak_available() -> bool:
 
 
 def espeak(text: str, *, voice: str = "en-us", speed: int = 160, pitch: int = 50,
-           tempo: float | None = None) -> CallerAudio:
-    """``text`` spoken by espeak-ng (optionally time-stretched by sox). Needs espeak-ng."""
-    key = _key("espeak", text, f"{voice}/{speed}/{pitch}/{tempo}")
+           tempo: float | None = None, ssml: bool = False) -> CallerAudio:
+    """``text`` spoken by espeak-ng (optionally time-stretched by sox). Needs espeak-ng.
+    With ``ssml``, ``text`` is SSML (e.g. ``<break time="500ms"/>`` for a pause inside a
+    sentence, with the sentence's own intonation around it)."""
+    key = _key("espeak", text, f"{voice}/{speed}/{pitch}/{tempo}/{ssml}")
     if key in _memory:
         return _memory[key]
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "espeak.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch),
+        subprocess.run(["espeak-ng", *(["-m"] if ssml else []), "-v", voice, "-s", str(speed), "-p", str(pitch),
                         "-w", str(raw), text], check=True, capture_output=True, timeout=30)
         if tempo is not None and shutil.which("sox"):
             stretched = Path(tmp) / "tempo.wav"

@@ -111,8 +111,10 @@ def test_ratio_is_the_quotient_of_the_two_percentiles():
 
 def sample(v2v: float | None, outcome: str, voice: str = "piper joe") -> b.TurnSample:
     stages = None if v2v is None else b.split_stages(milestones(first_output=10.0 + v2v))
-    return b.TurnSample(voice, "said", "heard" if v2v is not None else "", outcome, v2v,
-                        stages, "Okay." if v2v is not None else "")
+    answered = v2v is not None
+    return b.TurnSample(voice, "said", "heard" if answered else "", outcome, v2v, stages,
+                        "Okay." if answered else "", stt_runs=2 if answered else 0,
+                        stt_last=0.4 if answered else None)
 
 
 def rows_by_figure(rows: list[BenchRow]) -> dict[str, BenchRow]:
@@ -134,12 +136,14 @@ def test_rows_report_right_and_wrong_apart_stages_floor_ratio_and_the_workers():
     assert by["voice-to-voice p95, real agent"].value == 2000  # nearest rank
     assert by["turns recognised right (values as said)"].value == 3
     assert by["turns recognised wrong (values differ from what was said)"].value == 1
-    assert by["turns missed (no answer within 10 s)"].value == 1
+    assert by["turns missed (no answer to time)"].value == 1
     assert by["voice-to-voice p50, right turns (3)"].value == 900
     assert by["voice-to-voice p50, wrong turns (1)"].value == 2000
     for _, label in b.STAGES:
         assert isinstance(by[f"stage {label}, p50"].value, int)
         assert isinstance(by[f"stage {label}, p95"].value, int)
+    assert by["STT stage: the final Whisper run in the pipeline, p50"].value == 400
+    assert by["Whisper runs per turn (one per VAD pause), mean"].value == 2.0
     assert by["floor: bare VAD stop on the same turns, p50"].value == 250
     assert by["floor: VAD + Whisper + Piper per turn, p50"].value == 775
     assert by["voice-to-voice / floor, p50"].value == round(0.95 / 0.775, 2)
@@ -207,26 +211,26 @@ def test_turn_latency_keeps_its_keys_and_adds_vad_stop_and_turn_end(monkeypatch)
 @pytest.mark.audio
 @pytest.mark.slow
 def test_quick_real_measurement_gives_well_formed_rows():
-    from loguru import logger
-
+    from audio.audio_mode import quiet_pipecat_logs
     from ui.call_cli import world_factory
 
-    logger.remove()
-    plan = b.Plan(voices=1, turns=2, single_turns=1, together_calls=3, together_turns=1)
-    rows = b.v2v_rows(True, world_factory, plan)
+    quiet_pipecat_logs()  # pipecat logs every frame at DEBUG
+    rows = b.v2v_rows(True, world_factory)  # the --quick plan: 2 turns, every row
     by = rows_by_figure(rows)
     assert all(isinstance(r, BenchRow) and r.command == b.CMD_QUICK for r in rows)
     for r in rows:
         if isinstance(r.value, float | int):
             assert math.isfinite(r.value) and r.value >= 0, r
             assert r.unit, r
+    assert b.QUICK.turns == 2
     turns = sum(by[f].value for f in ("turns recognised right (values as said)",
                                       "turns recognised wrong (values differ from what was "
-                                      "said)", "turns missed (no answer within 10 s)"))
+                                      "said)", "turns missed (no answer to time)"))
     assert turns == 2
     names = " | ".join(by)
     for part in ("voice-to-voice p50, real agent", "voice-to-voice p95, real agent",
                  "stage VAD end-of-turn", "stage STT", "floor: Whisper alone",
+                 "the final Whisper run in the pipeline", "Whisper runs per turn",
                  "voice-to-voice / floor, p50", "1 thread × 2 workers (default)",
                  "2 threads × 1 worker", "3 simultaneous calls", "load average"):
         assert part in names, part

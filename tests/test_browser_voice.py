@@ -140,7 +140,7 @@ def test_barge_in_over_agent_speech_in_two_voices_is_measured_in_the_page():
         run = browser_bench.measure(url, clips, chromium=CHROMIUM, flags=FLAGS,
                                     artifacts=ARTIFACTS)
     (ARTIFACTS / "browser-barge-in-voices.json").write_text(json.dumps(run.report(), indent=1))
-    rows = browser_bench.barge_in_rows(run.barge_ins)
+    rows = run.rows()
     print("\n" + browser_bench.summary(run.barge_ins))
     for row in rows:
         print(f"  {row.figure}: {row.value} {row.unit}")
@@ -154,3 +154,30 @@ def test_barge_in_over_agent_speech_in_two_voices_is_measured_in_the_page():
         f"browser barge-in p95 {p95:.0f} ms > {browser_bench.TARGET_P95_MS:.0f} ms "
         f"(per barge-in, ms: {[round(x) for x in ms]}; "
         f"report: test-artifacts/browser-barge-in-voices.json)")
+
+
+def test_barge_in_figures_pair_each_clip_with_the_clear_that_followed_it():
+    """The pure half of the measurement, on a made-up page timeline (seconds)."""
+    from audio.browser_bench import barge_in_rows, barge_ins
+
+    timeline = {
+        "baseLatency": 0.01, "outputLatency": 0.03,
+        "injected": [{"label": "piper", "onset": 1.0}, {"label": "espeak-ng", "onset": 5.0},
+                     {"label": "piper", "onset": 9.0}],
+        "played": [{"generation": 2, "start": 0.5, "end": 1.25, "lastSound": 1.25},
+                   {"generation": 3, "start": 4.0, "end": 5.2, "lastSound": 5.18},
+                   {"generation": 4, "start": 7.0, "end": 8.0, "lastSound": 8.0}],
+        "received": [{"generation": 2, "at": 1.24}, {"generation": 3, "at": 5.19}],
+        "held": [{"generation": 2, "at": 1.25}, {"generation": 3, "at": 5.2}],
+        "cleared": [{"generation": 2, "at": 3.0}, {"generation": 3, "at": 7.5},
+                    {"generation": 4, "at": 9.5}],
+    }
+    events = [{"event": "barge_in_paused", "generation": 3, "onset_to_paused_ms": 150.0}]
+    found, missed = barge_ins(timeline, events)
+    assert [(b.voice, b.generation, round(b.ms)) for b in found] == [
+        ("piper", 2, 290), ("espeak-ng", 3, 220)]  # last stale sample + 40 ms of device
+    assert found[1].server_onset_to_paused_ms == 150.0 and found[0].onset_to_held_ms == 250
+    assert [m["why"] for m in missed] == ["the agent was silent at the onset"]  # gen 4 ended
+    rows = {r.figure: r.value for r in barge_in_rows(found)}
+    assert rows["browser barge-in onset -> last stale sample played, count"] == 2
+    assert rows["browser barge-in onset -> last stale sample played p95"] == 290

@@ -8,6 +8,9 @@
 //                             {"type":"event","event":{...trace event...}}
 // State lives on window.amendVoice, because Gradio may re-render the widget's HTML at any
 // time; controls are bound by event delegation on the document for the same reason.
+// Test hooks (kept stable for the browser tests): open(), sendText(), events, measures,
+// bargeInReport(); inject() feeds caller audio into the capture path; played() and
+// timeline() say what the page played and when, on the AudioContext clock.
 (function () {
   "use strict";
   if (window.amendVoice) return;

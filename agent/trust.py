@@ -1,0 +1,195 @@
+"""Whether a turn was heard clearly enough to act on its values without checking them.
+
+A recogniser's mean token probability (``Utterance.confidence``) says how sure it was of
+*every* word, fillers included. A clearly spoken "please book pump P 200 for Thursday
+afternoon" can score 0.55 because "please" and "pump" were soft, and asking "Did you mean
+P-200 on Thursday?" about a right transcript wastes the caller's time. So the decision looks
+at what matters and at what the call expects:
+
+* the words that carry **values** (asset ids, dates, times, windows, yes/no answers), each
+  with the probability the recogniser gave it (``Utterance.words``);
+* the recogniser's probability that there was **no speech** at all (``Utterance.no_speech``);
+* whether each value is one the call **expects**: one of the caller's own assets, a valid
+  date (not past, within :data:`DATE_HORIZON_DAYS`), a time or window of the day, an option
+  the agent just offered.
+
+A turn whose every value is expected and whose value words were all heard at
+:data:`WORD_FLOOR` or better is *clear*, whatever its mean confidence. A value word heard
+below the floor, or a turn that may be no speech, is *checked*. Anything else (a value that is
+not expected, words the recogniser did not detail, a typed or text-mode turn) is judged as
+before: by ``confidence`` against the floor, so a typed turn (1.0) is never checked.
+
+The thresholds were calibrated on the voice set of ``audio/voices.py`` (``audio/
+bench_hearing.py`` reports the figures). Pure: no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from agent.nlu import lexicon
+from agent.nlu.normalise import normalise
+from agent.proposals import (
+    ASSET,
+    OPENED,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+    ProposalContext,
+    SlotValue,
+)
+from agent.speech import Utterance
+
+CONFIDENCE_FLOOR = 0.6  # mean token probability below which a turn's values are checked
+WORD_FLOOR = 0.5  # a value word heard below this probability is checked
+NO_SPEECH_CEILING = 0.5  # above this the recogniser thought it may have heard no speech
+DATE_HORIZON_DAYS = 92  # a visit date further out than this is not an expected value
+VALUE_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, OPENED)
+_WINDOWS = ("morning", "afternoon")
+_TIME = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
+_ANSWER = re.compile(rf"(?:{lexicon.YES}|{lexicon.NO})")
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What the call expects to hear in the next turn."""
+
+    assets: frozenset[str] = frozenset()  # the caller's own asset ids
+    today: date | None = None  # the call's date: dates are valid from it on
+    offered: frozenset[str] = frozenset()  # values the question on the table named
+    answer: bool = False  # a question is on the table: "yes" or "no" is an expected value
+
+
+@dataclass(frozen=True, slots=True)
+class Hearing:
+    """The verdict on one turn: ``clear`` (act on its values) or not (check them)."""
+
+    clear: bool
+    reason: str  # one short phrase, for the trace and the tests
+    weakest: float | None = None  # the lowest probability among the value words, if known
+
+
+def expected(context: ProposalContext) -> Expected:
+    """What ``context`` (the proposer's view of the call) expects to hear."""
+    return Expected(
+        assets=frozenset(a.id for a in context.caller.assets),
+        today=context.now.date(),
+        offered=frozenset(context.offered),
+        answer=context.pending_confirmation or context.expecting is not None
+        or bool(context.offered))
+
+
+def heard_clearly(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
+                  floor: float = CONFIDENCE_FLOOR,
+                  proposal_confidence: float | None = None) -> bool:
+    """True when the values of ``slots`` may be acted on without a check (see the module)."""
+    return judge(utterance, slots, expect, floor=floor,
+                 proposal_confidence=proposal_confidence).clear
+
+
+def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
+          floor: float = CONFIDENCE_FLOOR,
+          proposal_confidence: float | None = None) -> Hearing:
+    """The verdict with its reason. ``proposal_confidence``: a proposer's own confidence; a
+    proposer that doubts more than the recogniser (below the floor) holds every value back."""
+    if proposal_confidence is not None and proposal_confidence < floor \
+            and proposal_confidence < utterance.confidence:
+        return Hearing(False, "the proposer doubts it")
+    by_confidence = Hearing(utterance.confidence >= floor, "mean confidence")
+    if not utterance.words:
+        return by_confidence
+    if utterance.no_speech > NO_SPEECH_CEILING:
+        return Hearing(False, "may be no speech")
+    values = [s for s in slots if s.value is not None]
+    spans = [_answer_words(utterance.words)] if not values and expect.answer else []
+    spans += [_value_words(s, utterance.words) for s in values]
+    known = [p for span in spans if span for p in span]
+    weakest = min(known) if known else None
+    if weakest is not None and weakest < WORD_FLOOR:
+        return Hearing(False, "a value word was heard faintly", weakest)
+    vouched = bool(spans) and all(spans) and all(_is_expected(s, expect) for s in values)
+    if vouched:
+        return Hearing(True, "expected values heard clearly", weakest)
+    return Hearing(by_confidence.clear, by_confidence.reason, weakest)
+
+
+def _is_expected(slot: SlotValue, expect: Expected) -> bool:
+    """Whether the call expects ``slot``'s value: a known asset, a valid date, a time or
+    window of the day, a yes/no answer to a question, or an option just offered."""
+    value = slot.value or ""
+    if value in expect.offered:
+        return True
+    if slot.field == ASSET:
+        return value in expect.assets
+    if slot.field == VISIT_DATE:
+        return _valid_date(value, expect.today)
+    if slot.field == VISIT_TIME:
+        return bool(_TIME.fullmatch(value))
+    if slot.field == VISIT_WINDOW:
+        return value in _WINDOWS
+    if slot.field == OPENED:
+        return expect.answer and value in ("yes", "no")
+    return False  # units, sites, procedures...: no closed set to check them against
+
+
+def _valid_date(value: str, today: date | None) -> bool:
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        return False
+    return today is None or today <= day <= today + timedelta(days=DATE_HORIZON_DAYS)
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(normalise(text))
+
+
+def _value_words(slot: SlotValue, words: Sequence[tuple[str, float]]) -> list[float]:
+    """The probabilities of the words ``slot`` was read from ([] when they cannot be found).
+
+    Yes/no values are the answer word itself; every other value is found by its normalised
+    text ("p 200", "thursday", "2 pm") spelled out over the normalised words, each part of a
+    "the 1st / december 3rd" text on its own."""
+    if slot.field == OPENED:
+        return _answer_words(words)
+    found: list[float] = []
+    for part in slot.text.split("/"):
+        probabilities = _spelled_by(_tokens(part), words)
+        if not probabilities:
+            return []
+        found += probabilities
+    return found
+
+
+def _spelled_by(wanted: list[str], words: Sequence[tuple[str, float]]) -> list[float]:
+    """Probabilities of the run of ``words`` whose tokens spell ``wanted`` (joined without
+    spaces, starting and ending on token boundaries: "p 200" matches " P-200" or " P", " 200";
+    "2 pm" matches " 2", " p", " m"). The first such run; [] if none."""
+    target = "".join(wanted)
+    if not target:
+        return []
+    tokens = [(t, p) for word, p in words for t in _tokens(word)]
+    for start in range(len(tokens)):
+        spelled, probabilities = "", []
+        for token, probability in tokens[start:]:
+            spelled += token
+            probabilities.append(probability)
+            if not target.startswith(spelled):
+                break
+            if spelled == target:
+                return probabilities
+    return []
+
+
+def _answer_words(words: Sequence[tuple[str, float]]) -> list[float]:
+    """The probability of the yes/no word that opens the turn ([] if it opens otherwise)."""
+    for word, probability in words[:3]:
+        token = " ".join(_tokens(word))
+        if not token:
+            continue
+        return [probability] if _ANSWER.fullmatch(token) else []
+    return []
