@@ -27,6 +27,7 @@ from audio.calls.runner import run_calls
 from audio.calls.script import load_script
 
 FAST = 150.0  # characters per second in these tests
+SLOW_WORK_S = 0.6  # how long the "slow" fake agent works on a turn
 
 
 @pytest.fixture(autouse=True)
@@ -70,6 +71,13 @@ class FakeAgent:
         self.emit("user_turn_final", text=utterance.text)
         if self.behaviour == "crash":
             raise RuntimeError("fake agent bug")
+        if self.behaviour == "slow" and "slowly" in utterance.text:
+            # An agent on a busy machine: its answer (a question) takes longer than the
+            # next turn's trigger timeout. The sleep stands for that work, not for an order.
+            await asyncio.sleep(SLOW_WORK_S)
+            self.emit("clarification_requested", fields=["visit_date"])
+            self.say("Which day?", kind=SpeechKind.QUESTION)
+            return
         text = utterance.text.lower()
         slot = re.search(r"(p-\d+) on (2026-\d\d-\d\d) (morning|afternoon)", text)
         if slot:
@@ -260,6 +268,33 @@ expect:""")
     [result] = await run([write(tmp_path, "optional", text)])
     assert result.verdict is Verdict.PASS, result.violations
     assert result.evidence.transcripts == ("Book P-100 on 2026-12-03 morning please.", "Yes.")
+
+
+@pytest.mark.anyio
+async def test_a_trigger_timeout_counts_from_when_the_agent_took_the_previous_turn(tmp_path):
+    """The agent needs SLOW_WORK_S (600 ms) to ask its question; the answer's trigger allows
+    200 ms. The timeout starts once the agent has taken the turn and finished with it, so a
+    slow agent (a loaded machine) is waited for, and the answer is given."""
+    text = HEADER + """turns:
+  - say: "Please book it slowly."
+  - say: "Thursday."
+    after: {{event: clarification_requested, timeout_ms: 200}}
+"""
+    [result] = await run([write(tmp_path, "slow", text)], behaviour="slow")
+    assert result.verdict is Verdict.PASS, result.violations
+    assert result.evidence.transcripts == ("Please book it slowly.", "Thursday.")
+
+
+@pytest.mark.anyio
+async def test_a_trigger_that_never_fires_after_a_slow_turn_still_times_out(tmp_path):
+    text = HEADER + """turns:
+  - say: "Please book it slowly."
+  - say: "Yes."
+    after: {{event: action_dispatched, timeout_ms: 200}}
+"""
+    [result] = await run([write(tmp_path, "slow-never", text)], behaviour="slow")
+    assert result.verdict is Verdict.INVALID
+    assert "did not fire within 200 ms" in result.violations[0]
 
 
 @pytest.mark.anyio
