@@ -51,6 +51,12 @@ from audio.services import SharedWhisperSTT
 from audio.turns import AudioClock
 
 VOICED_RMS = 10 ** (-45 / 20)  # a frame louder than -45 dBFS counts as voiced
+# Barge-in onset before the VAD is sure: this many 20 ms frames in a row louder than ONSET_RMS
+# over agent speech pause it at once (the VAD needs ~250 ms: start_secs, its volume gate and
+# its windows). A pause is reversible: no VAD speech within EARLY_RESUME_SECS of audio resumes.
+ONSET_RMS = 10 ** (-35 / 20)
+ONSET_FRAMES = 3
+EARLY_RESUME_SECS = 0.6
 
 
 class AdapterSink:
@@ -85,6 +91,10 @@ class ControllerAdapter(FrameProcessor):
         self.turn_texts: list[tuple[str, str]] = []  # (channel, text) per delivered turn
         self._noise_resume = noise_resume_secs
         self._segments: list[tuple[str, float]] = []
+        # What the recogniser knows beyond the text, for the turn so far: its words with their
+        # probabilities and its no-speech probability (agent.speech.Utterance; agent/trust.py).
+        self._words: tuple[tuple[str, float], ...] = ()
+        self._no_speech = 0.0
         self._overlapping = False  # this turn began over agent speech
         self._barged = False  # this turn already invalidated the agent's speech
         self._onset = 0.0
@@ -96,6 +106,8 @@ class ControllerAdapter(FrameProcessor):
         # before the audio it is waiting for was even looked at (audio/turns.py).
         self.audio = AudioClock()
         self._noise: AudioTimer | None = None
+        self._loud_run = 0  # consecutive frames louder than ONSET_RMS
+        self._vad_speaking = False
         self._hold: AudioTimer | None = None
         self._stt_settled = asyncio.Event()
         if stt is not None:
@@ -154,10 +166,12 @@ class ControllerAdapter(FrameProcessor):
             self._note_voice(frame)  # consumed: nothing downstream plays caller audio
             self.audio.advance(frame)
         elif isinstance(frame, VADUserStartedSpeakingFrame):
+            self._vad_speaking = True
             self._speech_started()
             await self.push_frame(frame, direction)
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             self.clock.vad_stopped()  # a latency milestone (audio/latency.py)
+            self._vad_speaking = False
             self._speech_paused()
             await self.push_frame(frame, direction)
         elif isinstance(frame, InterimTranscriptionFrame):
@@ -176,6 +190,10 @@ class ControllerAdapter(FrameProcessor):
             if frame.text.strip():
                 if self.gate.speaking:
                     self._barge_in()
+                    if not self._segments:
+                        # a typed turn is whole: the next sound over agent speech must be
+                        # judged afresh, not cut the agent as if this turn went on
+                        self._barged = False
                 self._deliver(frame.text.strip(), 1.0, "typed")
         elif isinstance(frame, PushToTalkFrame):
             if frame.on:
@@ -185,11 +203,18 @@ class ControllerAdapter(FrameProcessor):
 
     def _note_voice(self, frame: InputAudioRawFrame) -> None:
         samples = np.frombuffer(frame.audio[: len(frame.audio) // 2 * 2], dtype=np.int16)
-        if samples.size and np.sqrt(np.mean((samples / 32768.0) ** 2)) > VOICED_RMS:
+        rms = float(np.sqrt(np.mean((samples / 32768.0) ** 2))) if samples.size else 0.0
+        if rms > VOICED_RMS:
             now = time.monotonic()
             if self._last_voiced is None or now - self._last_voiced > 0.3:
                 self._voice_run_start = now
             self._last_voiced = now
+        self._loud_run = self._loud_run + 1 if rms > ONSET_RMS else 0
+        if (self._loud_run == ONSET_FRAMES and not self._vad_speaking and self.gate.speaking
+                and not self.gate.paused):
+            self._speech_started()  # pauses the agent now; the VAD confirms or not
+            if self.gate.paused and not self._barged:
+                self._noise = AudioTimer(self, EARLY_RESUME_SECS, self._resume_after_noise)
 
     def _speech_started(self) -> None:
         self._cancel_noise_timer()
@@ -219,6 +244,8 @@ class ControllerAdapter(FrameProcessor):
             self._noise = AudioTimer(self, 0.0, self._resume_after_noise, on_settled=True)
             return
         self._noise = None
+        if not self._vad_speaking and not self._segments:
+            self._overlapping = False  # a sound the VAD never took for speech: no turn
         if self.gate.paused and not self._barged:
             self.gate.resume()
 
@@ -233,10 +260,14 @@ class ControllerAdapter(FrameProcessor):
         confidence = float(result.get("confidence", 1.0))
         self._received += 1
         self._stt_settled.set()
+        words = tuple(tuple(w) for w in result.get("words") or ())
+        no_speech = float(result.get("no_speech", 0.0))
         if result.get("cumulative"):  # the whole turn so far: replaces earlier segments
             self._segments = [(frame.text.strip(), confidence)]
+            self._words, self._no_speech = words, no_speech
         else:
             self._segments.append((frame.text.strip(), confidence))
+            self._words, self._no_speech = self._words + words, max(self._no_speech, no_speech)
         self.transcripts.append((frame.text.strip(), confidence))
         self.clock.transcribed()
         if not self._overlapping or self._barged:
@@ -286,6 +317,8 @@ class ControllerAdapter(FrameProcessor):
         if self.stt is not None:
             self.stt.reset_turn()
         text, segments = self._text(), self._segments
+        words, no_speech = self._words, self._no_speech
+        self._words, self._no_speech = (), 0.0
         overlapping, barged = self._overlapping, self._barged
         self._segments, self._overlapping, self._barged = [], False, False
         if self.gate.paused:  # the turn is decided: output is never left on hold
@@ -301,7 +334,7 @@ class ControllerAdapter(FrameProcessor):
                             text=self.trace.private(text))
             return
         confidence = min(c for _, c in segments)
-        self._deliver(text, confidence, "voice")
+        self._deliver(text, confidence, "voice", words=words, no_speech=no_speech)
 
     def _text(self) -> str:
         return " ".join(t for t, _ in self._segments if t).strip()
@@ -321,7 +354,8 @@ class ControllerAdapter(FrameProcessor):
             # play on (that is the failure the control exists to expose), never hang the call.
             gate.resume()
 
-    def _deliver(self, text: str, confidence: float, channel: str) -> None:
+    def _deliver(self, text: str, confidence: float, channel: str, *,
+                 words: tuple[tuple[str, float], ...] = (), no_speech: float = 0.0) -> None:
         self.turn_texts.append((channel, text))
         last_voiced = self._last_voiced if channel == "voice" else None
         self.clock.turn(last_voiced, self.gate.latest)
@@ -329,7 +363,8 @@ class ControllerAdapter(FrameProcessor):
         extra = {"last_voiced_t": self.clock.trace_t(last_voiced)} if last_voiced else {}
         self.trace.emit("user_turn_voiced", **where, text=self.trace.private(text),
                         confidence=confidence, channel=channel, **extra)
-        task = self.create_task(self._user_turn(Utterance(text, confidence)), "user_turn")
+        utterance = Utterance(text, confidence, words=words, no_speech=no_speech)
+        task = self.create_task(self._user_turn(utterance), "user_turn")
         self._deliveries.add(task)
         task.add_done_callback(self._deliveries.discard)
 

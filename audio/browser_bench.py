@@ -41,8 +41,8 @@ import numpy as np
 from agent.bench import BenchRow, median, percentile
 
 CHROMIUM = Path("/usr/bin/chromium")
-# The flags of the browser tests (tests/browser_support.py): headless, fake media devices,
-# no network beyond 127.0.0.1 worth speaking of.
+# The same flags as the browser tests' (tests/browser_support.py): headless, fake media
+# devices, no background networking.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
                   "--use-fake-device-for-media-stream",
                   "--autoplay-policy=no-user-gesture-required",
@@ -93,6 +93,7 @@ class BargeIn:
     onset: float  # the first voiced sample of the caller's clip, fed to the capture path
     last_stale: float  # end of the last non-silent stale sample the player wrote
     device_latency: float  # baseLatency + outputLatency of the context
+    sent: float | None  # the page sent its first loud captured frame to the server
     received: float | None  # the server's "pause" arrived (main thread, to ~10 ms)
     held: float | None  # the player applied it
     cleared: float  # the player applied the server's "clear"
@@ -102,6 +103,10 @@ class BargeIn:
     def ms(self) -> float:
         """Speech onset -> last stale sample played (leaving the device)."""
         return (self.last_stale - self.onset + self.device_latency) * 1000
+
+    @property
+    def onset_to_sent_ms(self) -> float | None:
+        return None if self.sent is None else (self.sent - self.onset) * 1000
 
     @property
     def onset_to_received_ms(self) -> float | None:
@@ -128,7 +133,7 @@ class BargeInRun:
         return barge_in_rows(self.barge_ins, command, load=self.load)
 
     def report(self) -> dict:
-        return {"barge_ins": [dict(asdict(b), ms=b.ms,
+        return {"barge_ins": [dict(asdict(b), ms=b.ms, onset_to_sent_ms=b.onset_to_sent_ms,
                                    onset_to_received_ms=b.onset_to_received_ms,
                                    onset_to_held_ms=b.onset_to_held_ms,
                                    onset_to_cleared_ms=b.onset_to_cleared_ms)
@@ -150,6 +155,8 @@ def barge_ins(timeline: dict, events: Sequence[dict] = ()) -> tuple[list[BargeIn
     held = sorted(timeline.get("held", []), key=lambda h: h["at"])
     received = sorted((r for r in timeline.get("received", []) if r.get("at") is not None),
                       key=lambda r: r["at"])
+    onsets = sorted((o for o in timeline.get("onsets", []) if o.get("sent") is not None),
+                    key=lambda o: o["at"])
     latency = float(timeline.get("baseLatency", 0)) + float(timeline.get("outputLatency", 0))
     clips = sorted((c for c in timeline.get("injected", []) if c.get("onset") is not None),
                    key=lambda c: c["onset"])
@@ -165,16 +172,19 @@ def barge_ins(timeline: dict, events: Sequence[dict] = ()) -> tuple[list[BargeIn
             continue
         stale = [r for r in played if r["generation"] <= clear["generation"]
                  and r["start"] <= clear["at"]]
-        last = max((r["lastSound"] for r in stale), default=None)
+        last = max((r["lastSound"] for r in stale if r.get("lastSound") is not None),
+                   default=None)
         if last is None or last < onset:
             missed.append(dict(clip, why="the agent was silent at the onset"))
             continue
         hold = next((h for h in held if onset <= h["at"] <= clear["at"]), None)
         got = next((r for r in received if onset <= r["at"] <= clear["at"]), None)
+        loud = next((o for o in onsets if onset <= o["at"] <= clear["at"]), None)
         server = next((e.get("onset_to_paused_ms") for e in paused_events
                        if e.get("generation") == clear["generation"]), None)
         found.append(BargeIn(voice=clip.get("label") or "?", generation=clear["generation"],
                              onset=onset, last_stale=last, device_latency=latency,
+                             sent=loud["sent"] if loud else None,
                              received=got["at"] if got else None,
                              held=hold["at"] if hold else None, cleared=clear["at"],
                              server_onset_to_paused_ms=server))
@@ -184,8 +194,8 @@ def barge_ins(timeline: dict, events: Sequence[dict] = ()) -> tuple[list[BargeIn
 def barge_in_rows(found: Sequence[BargeIn], command: str = COMMAND, *,
                   load: float | None = None) -> list[BenchRow]:
     """Count, p50 and p95 of onset -> last stale sample played: overall, then per voice;
-    then where the time went (onset -> the page applied the pause; the server's own onset ->
-    paused; the device's output latency) and, if given, the machine's load average."""
+    then where the time went (the page sent the onset; the pause came back and was applied;
+    the server's own onset -> paused; the device's output latency) and the load average."""
     rows: list[BenchRow] = []
     groups = [("", list(found))] + [(f", {v}", [b for b in found if b.voice == v])
                                      for v in sorted({b.voice for b in found})]
@@ -201,15 +211,18 @@ def barge_in_rows(found: Sequence[BargeIn], command: str = COMMAND, *,
         rows.append(BenchRow(f"browser barge-in onset -> last stale sample played p95{suffix}",
                              round(percentile(ms, 95), 1), "ms",
                              f"≤ {TARGET_P95_MS:.0f} ms" if not suffix else "", command))
-    held = [b.onset_to_held_ms for b in found if b.onset_to_held_ms is not None]
-    if held:
-        rows.append(BenchRow("browser barge-in onset -> pause applied in the page p50",
-                             round(median(held), 1), "ms", "", command))
-    server = [b.server_onset_to_paused_ms for b in found
-              if b.server_onset_to_paused_ms is not None]
-    if server:
-        rows.append(BenchRow("browser barge-in server onset -> paused p50 (server's clock)",
-                             round(median(server), 1), "ms", "", command))
+    stages = (("onset -> first loud frame sent by the page", lambda b: b.onset_to_sent_ms),
+              ("onset -> pause message arrived in the page", lambda b: b.onset_to_received_ms),
+              ("onset -> pause applied by the player", lambda b: b.onset_to_held_ms),
+              ("server onset -> paused (server's clock)",
+               lambda b: b.server_onset_to_paused_ms))
+    for name, stage in stages:
+        values = [v for v in map(stage, found) if v is not None]
+        if values:
+            rows.append(BenchRow(f"browser barge-in {name} p50", round(median(values), 1),
+                                 "ms", "", command))
+            rows.append(BenchRow(f"browser barge-in {name} p95",
+                                 round(percentile(values, 95), 1), "ms", "", command))
     if found:
         rows.append(BenchRow("browser barge-in device output latency (base + output)",
                              round(found[0].device_latency * 1000, 1), "ms", "", command))
@@ -320,8 +333,7 @@ _NEXT = """([after, cut]) => {
     const v = window.amendVoice;
     const started = v.measures.started.find((s) => s.gen > after);
     const clear = v.measures.clears.find((c) => c.at !== undefined && c.gen >= cut);
-    return started || clear ? {started: started || null, clear: clear || null,
-                               sampleRate: v.ctx.sampleRate} : null;
+    return started || clear ? {started: started || null, clear: clear || null} : null;
 }"""
 
 
@@ -393,3 +405,23 @@ def measure(url: str, clips: Sequence[Clip], *, chromium: Path = CHROMIUM,
                 browser.close()
     found, missed = barge_ins(timeline, events)
     return BargeInRun(found, missed, timeline, events, load=os.getloadavg()[0])
+
+
+def bench_rows(quick: bool = False, command: str = "amend bench --only audio") -> list[BenchRow]:
+    """The whole measurement as benchmark rows, for ``amend bench`` (``quick``: 10 barge-ins,
+    else 12). Side effects: starts ``amend demo`` and Chromium. Without Chromium, Playwright or
+    espeak-ng it returns one row saying what is missing."""
+    import importlib.util
+    import shutil
+
+    missing = [name for name, ok in (
+        ("/usr/bin/chromium", CHROMIUM.exists()),
+        ("playwright", importlib.util.find_spec("playwright") is not None),
+        ("espeak-ng", shutil.which("espeak-ng") is not None)) if not ok]
+    if missing:
+        return [BenchRow("browser barge-in onset -> last stale sample played", "skipped", "",
+                         f"needs {', '.join(missing)}", command)]
+    clips = caller_clips(10 if quick else 12)
+    with demo_server() as url:
+        run = measure(url, clips)
+    return run.rows(command)

@@ -7,8 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pipecat.frames.frames import (
+    InputAudioRawFrame,
     TranscriptionFrame,
     TTSAudioRawFrame,
     TTSStartedFrame,
@@ -22,7 +24,7 @@ from pipecat.pipeline.pipeline import Pipeline
 from pipecat.tests.utils import SleepFrame, run_test
 
 from agent.trace import Trace
-from audio.adapter import ControllerAdapter
+from audio.adapter import EARLY_RESUME_SECS, ControllerAdapter
 from audio.frames import GenerationAudio, context_id_for
 from audio.generation_gate import GenerationGate
 
@@ -105,3 +107,31 @@ async def test_lead_in_then_breath_then_words_is_one_turn():
               VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.2)]
     _, _, conversation, _ = await drive(frames)
     assert [t.text for t in conversation.turns] == ["Sorry. Thursday morning, not Wednesday."]
+
+
+def caller_audio(frames: int, *, loud: bool):
+    level = 3000 if loud else 0  # -20.8 dBFS: well above the onset threshold
+    return [InputAudioRawFrame((np.full(320, level, dtype=np.int16)).tobytes(), RATE, 1)
+            for _ in range(frames)]
+
+
+@pytest.mark.anyio
+async def test_loud_caller_audio_pauses_the_agent_before_the_vad_is_sure():
+    """Three loud 20 ms frames over agent speech pause it at once (the VAD would take
+    ~250 ms); a sound the VAD never confirms resumes after EARLY_RESUME_SECS of audio and is
+    no turn, and the next turn is judged afresh."""
+    frames = [*speech(1, 60), SleepFrame(0.1), *caller_audio(3, loud=True),
+              *caller_audio(round(EARLY_RESUME_SECS / 0.02) + 2, loud=False), SleepFrame(0.1)]
+    trace, gate, conversation, down = await drive(frames)
+    paused = trace.named("barge_in_paused")
+    assert [e.generation for e in paused] == [1]
+    assert [e.name for e in trace.events if e.name.startswith("barge_in")] == \
+        ["barge_in_paused", "barge_in_resumed"]
+    assert not gate.paused and conversation.turns == [] and conversation.barge_ins == 0
+
+
+@pytest.mark.anyio
+async def test_quiet_caller_audio_does_not_pause_the_agent():
+    frames = [*speech(1, 40), SleepFrame(0.1), *caller_audio(10, loud=False), SleepFrame(0.1)]
+    trace, gate, _, _ = await drive(frames)
+    assert trace.named("barge_in_paused") == [] and not gate.paused

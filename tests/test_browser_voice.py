@@ -165,6 +165,7 @@ def test_barge_in_figures_pair_each_clip_with_the_clear_that_followed_it():
         "injected": [{"label": "piper", "onset": 1.0}, {"label": "espeak-ng", "onset": 5.0},
                      {"label": "piper", "onset": 9.0}],
         "played": [{"generation": 2, "start": 0.5, "end": 1.25, "lastSound": 1.25},
+                   {"generation": 2, "start": 1.3, "end": 1.4, "lastSound": None},  # silence
                    {"generation": 3, "start": 4.0, "end": 5.2, "lastSound": 5.18},
                    {"generation": 4, "start": 7.0, "end": 8.0, "lastSound": 8.0}],
         "received": [{"generation": 2, "at": 1.24}, {"generation": 3, "at": 5.19}],

@@ -16,9 +16,9 @@ class AmendPlayer extends AudioWorkletProcessor {
     this.port.onmessage = (e) => this.onMessage(e.data);
   }
   // A "run" is one uninterrupted stretch of a generation's samples written to the output, in
-  // context frames: [start, end), and ``sound`` = one past its last non-silent sample. It is
-  // posted as {type: "played"} when it ends (pause, clear, underflow, next generation), and
-  // before the "cleared"/"paused" message that ended it.
+  // context frames: [start, end), and ``sound`` = one past its last non-silent sample (null:
+  // the stretch was all silence). It is posted as {type: "played"} when it ends (pause, clear,
+  // underflow, next generation), before the "cleared"/"paused" message that ended it.
   note(gen, start, end, sound) {
     const r = this.run;
     if (r && r.gen === gen && r.end === start) {
@@ -27,7 +27,7 @@ class AmendPlayer extends AudioWorkletProcessor {
       return;
     }
     this.flush();
-    this.run = {gen, start, end, sound: sound > 0 ? sound : start};
+    this.run = {gen, start, end, sound: sound > 0 ? sound : null};
   }
   flush() {
     if (this.run) this.port.postMessage({type: "played", ...this.run});

@@ -179,7 +179,9 @@
     V.framesCaptured++;
     // The page's own onset detector, only for measuring barge-in; the server decides turns.
     if (f.rms >= ONSET_RMS) {
-      if (V.quiet >= QUIET_FRAMES) V.measures.onsets.push({at: f.at, perf: performance.now()});
+      if (V.quiet >= QUIET_FRAMES) {
+        V.measures.onsets.push({at: f.at, perf: performance.now(), ctxTime: V.ctx.currentTime});
+      }
       V.quiet = 0;
     } else {
       V.quiet++;
@@ -222,11 +224,13 @@
   // ----------------------------------------------------------------------- test hooks
   // What the page played, per uninterrupted stretch of one generation, on the AudioContext
   // clock (seconds): {generation, start, end, lastSound} (lastSound: the end of its last
-  // non-silent sample). A stretch is listed once it ended (pause, clear, underflow).
+  // non-silent sample; null if it was all silence). A stretch is listed once it ended (pause,
+  // clear, underflow).
   V.played = function () {
     const sr = V.ctx ? V.ctx.sampleRate : 1;
     return V.measures.played.map((r) => ({generation: r.gen, start: r.start / sr,
-                                          end: r.end / sr, lastSound: r.sound / sr}));
+                                          end: r.end / sr,
+                                          lastSound: r.sound === null ? null : r.sound / sr}));
   };
 
   // Feed caller audio into the capture path, as if the microphone heard it (the microphone
@@ -268,15 +272,17 @@
   };
 
   // One snapshot for measurements, on the AudioContext clock (seconds): what was played and
-  // injected; when each "pause" message arrived (``received``, to a render quantum or so), was
-  // applied by the player (``held``) and each "clear" applied (``cleared``); when each
-  // generation started playing (``started``).
+  // injected; the page's own onsets (``at``: the end of the first loud 20 ms frame captured,
+  // ``sent``: when it went to the socket); when each "pause" message arrived (``received``;
+  // main-thread times are good to ~10 ms), was applied by the player (``held``) and each
+  // "clear" applied (``cleared``); when each generation started playing (``started``).
   V.timeline = function () {
     const ctx = V.ctx, sr = ctx ? ctx.sampleRate : 1;
     return {sampleRate: ctx ? ctx.sampleRate : 0, now: ctx ? ctx.currentTime : 0,
             baseLatency: ctx ? ctx.baseLatency || 0 : 0,
             outputLatency: ctx ? ctx.outputLatency || 0 : 0,
             played: V.played(), injected: V.injected.map((r) => ({...r})),
+            onsets: V.measures.onsets.map((o) => ({at: o.at / sr, sent: o.ctxTime})),
             received: V.measures.pauses.map((x) => ({generation: x.gen, at: x.ctxTime})),
             held: V.measures.held.map((h) => ({generation: h.gen, at: h.at / sr})),
             cleared: V.measures.clears.filter((c) => c.at !== undefined)
