@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from agent import trust
 from agent.actions import Action, ActionStatus
 from agent.answer_desk import QUERY, AnswerDesk, Topic
 from agent.booking_desk import BookingDesk, Goal
@@ -153,7 +154,8 @@ class Controller:
                          correction=str(proposal.correction),
                          fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
                          reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
-                await self._handle(proposal, utterance, f"utterance:{uid}")
+                await self._handle(proposal, utterance, f"utterance:{uid}",
+                                   trust.expected(context))
                 if ctx.repair_handoff is not None:  # the repair ladder ran out: a person
                     field, ctx.repair_handoff = ctx.repair_handoff, None
                     await self._handoff("repair_exhausted", (f"repair: {field}",))
@@ -166,7 +168,8 @@ class Controller:
                 self._acknowledge()
 
     # -- one turn ------------------------------------------------------------------------------
-    async def _handle(self, p: Proposal, utterance: Utterance, source: str) -> None:
+    async def _handle(self, p: Proposal, utterance: Utterance, source: str,
+                      expect: trust.Expected) -> None:
         ctx, desk = self.ctx, self.bookings
         if p.intent in (Intent.YES, Intent.NO) and p.correction is CorrectionKind.UNCERTAIN \
                 and utterance.alternatives and all(len(s.candidates) < 2 for s in p.slots):
@@ -193,11 +196,13 @@ class Controller:
             ctx.ask(Question(TARGET, ask_which_field(fields), options=fields, closed=True,
                              fields=fields))
             return
-        # Low confidence holds back every value; alternatives that disagree hold back only the
-        # values they disagree on (those arrive with several candidates) - what every
-        # hypothesis heard the same is as good as a clear turn, and is read back before booking.
-        uncertain = bool(p.slots) and min(
-            p.confidence, utterance.confidence) < ctx.options.confidence_floor
+        # A turn not heard clearly (agent/trust.py) holds back every value; alternatives that
+        # disagree hold back only the values they disagree on (those arrive with several
+        # candidates) - what every hypothesis heard the same is as good as a clear turn, and
+        # is read back before booking.
+        uncertain = bool(p.slots) and not trust.heard_clearly(
+            utterance, p.slots, expect, floor=ctx.options.confidence_floor,
+            proposal_confidence=p.confidence)
         checked = await validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
                                  self.port, source, uncertain=uncertain)
         if checked.rejections:

@@ -11,6 +11,10 @@ Figures (reported, never asserted):
   to the first frame of the new answer;
 * STT real-time factor and WER on the scripted corpus, per voice (Piper; espeak-ng and sox
   when installed), with the biasing the pipeline uses;
+* hearing real voices: first-word retention over the voice set, check questions on correct
+  transcripts and wrong values accepted (:mod:`audio.bench_hearing`);
+* the end of a turn: split turns on mid-sentence pauses of 300-700 ms and the end-of-turn
+  delay on finished sentences, with and without Smart Turn (:mod:`audio.bench_turns`);
 * resident memory of this process after all of it.
 
 The barge-in figures use a minimal stand-in :class:`Responder` (it talks at length on demand,
@@ -179,6 +183,8 @@ def audio_figures(quick: bool):
     from loguru import logger
 
     from audio import services
+    from audio.bench_hearing import hearing_rows
+    from audio.bench_turns import turn_rows
     from audio.bench_v2v import v2v_rows
 
     logger.remove()  # pipecat logs every frame at DEBUG: keep the table readable
@@ -206,7 +212,8 @@ def audio_figures(quick: bool):
         if fix:
             rows.append(BenchRow("correction over agent speech -> current answer, p50",
                                  round(median(fix)), "ms", "≈ voice-to-voice", cmd))
-    # TODO: hearing figures plug in here: rows += hearing_rows(quick) from audio/bench_hearing.py
+    rows += hearing_rows(quick)  # first-word retention, calibrated trust (bench_hearing)
+    rows += turn_rows(quick)  # split turns and end-of-turn delay, Smart Turn on/off
     rss = psutil.Process().memory_info().rss / 2**20
     rows.append(BenchRow("resident memory of this process (after all calls)", round(rss),
                          "MiB", "report", cmd))

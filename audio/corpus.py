@@ -64,3 +64,79 @@ def wer(pairs: list[tuple[str, str]]) -> float:
         e, n = word_errors(ref, hyp)
         errors, total = errors + e, total + n
     return errors / total if total else 0.0
+
+
+# Turns that open with different words, for first-word retention (audio/bench_hearing.py): a
+# clipped start loses exactly these ("Could you send..." heard as "You send...").
+OPENINGS = (
+    "Could you send a technician on Thursday morning?",
+    "Please book pump P-200 for Thursday afternoon.",
+    "Sorry, Thursday morning, not Wednesday.",
+    "Thursday at two pm works for me.",
+    "Can you move my booking to Friday?",
+    "Yes, please go ahead.",
+    "No, the other pump.",
+    "Book pump P-100 for Monday morning.",
+    "Friday afternoon would be better.",
+    "Actually, make that the afternoon.",
+    "Tomorrow is fine.",
+    "What is the torque for the flange bolts?",
+)
+
+# Turns that carry values, for calibrated trust (agent/trust.py, audio/bench_hearing.py), said
+# by a caller who owns P-100 and P-200 on Tuesday 1 December 2026. EXPECTED: every value is
+# one the call expects (the caller's assets, valid dates, times, windows). UNEXPECTED: a value
+# the call does not expect (another company's asset, a number of units, a date months away, a
+# date in the past): checked, or refused, as before.
+VALUE_CLOCK = "2026-12-01T09:00:00+01:00"
+EXPECTED_VALUES = (
+    "Please book pump P-200 for Thursday afternoon.",
+    "Could you send a technician to P-100 on Friday morning?",
+    "Book P-100 for tomorrow at two pm.",
+    "Sorry, Thursday morning, not Wednesday.",
+    "Can you move it to Monday afternoon?",
+    "Thursday at ten works for me.",
+    "No, pump P-200 please.",
+    "Make it the morning.",
+    "Friday afternoon would be better.",
+    "Book pump P-100 for December the ninth in the morning.",
+)
+UNEXPECTED_VALUES = (
+    "Book pump P-300 for Thursday afternoon.",
+    "Make it five units.",
+    "Book P-100 for the fifteenth of March.",
+    "Book P-200 for last Monday.",
+)
+
+
+def first_word_fate(reference: str, hypothesis: str) -> str:
+    """What became of the reference's first word: ``kept`` (heard as said), ``garbled``
+    (something else was heard in its place) or ``dropped`` (nothing was: a clipped start).
+    Read off a minimum word alignment of the normalised words, preferring a match, then
+    skipping a word heard before it ("Um, please..."), then a substitution, to a deletion.
+    Pure."""
+    ref, hyp = normalise(reference), normalise(hypothesis)
+    if not ref:
+        return "kept"
+    if not hyp:
+        return "dropped"
+    # cost[i][j]: edit distance of ref[i:] and hyp[j:]
+    cost = [[0] * (len(hyp) + 1) for _ in range(len(ref) + 1)]
+    for i in range(len(ref), -1, -1):
+        for j in range(len(hyp), -1, -1):
+            if i == len(ref) or j == len(hyp):
+                cost[i][j] = (len(ref) - i) + (len(hyp) - j)
+            else:
+                cost[i][j] = min(cost[i + 1][j + 1] + (ref[i] != hyp[j]), cost[i + 1][j] + 1,
+                                 cost[i][j + 1] + 1)
+    j = 0  # walk an optimal alignment from the start: words inserted before it are skipped
+    while j < len(hyp):
+        if ref[0] == hyp[j] and cost[0][j] == cost[1][j + 1]:
+            return "kept"
+        if cost[0][j] == cost[0][j + 1] + 1:
+            j += 1
+            continue
+        if cost[0][j] == cost[1][j + 1] + 1:
+            return "garbled"
+        break
+    return "dropped"

@@ -4,7 +4,8 @@ Stages, in order:
 
 1. ``transport.input()``: 20 ms PCM16 frames at 16 kHz (scripted caller, browser, sound card).
 2. ``VADProcessor(SileroVADAnalyzer)``: speech start/stop. Stop after 0.2 s of silence.
-3. ``SharedWhisperSTT``: transcribes each VAD segment at its stop, i.e. *speculatively* at the
+3. ``SharedWhisperSTT``: keeps ``preroll_secs`` of audio before each onset, and transcribes
+   the turn so far at each VAD segment's stop, i.e. *speculatively* at the
    first silence, while the end-of-turn timer below still runs. If the caller goes on
    speaking, the segment is just the first part of the turn: nothing reaches the controller
    before the turn ends, so nothing needs undoing.
@@ -45,7 +46,7 @@ from agent.speech import SpeechSink
 from agent.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.generation_gate import GenerationGate
-from audio.services import GenerationPiperTTS, SharedWhisperSTT
+from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedWhisperSTT
 from audio.turns import AudioClockTurnStop, smart_turn
 
 
@@ -55,6 +56,9 @@ class PipelineConfig:
 
     vad_start_secs: float = 0.1  # speech onset detection (barge-in pause latency floor)
     vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
+    # Audio before the VAD onset handed to Whisper with each turn (audio.services.PREROLL_SECS;
+    # measured by first-word retention in audio/bench_hearing.py). 0 = none.
+    preroll_secs: float = PREROLL_SECS
     # End of turn, in seconds of audio after the VAD stop (itself 0.2 s of silence), once
     # every word is transcribed (audio/turns.py): a pause Smart Turn hears as finished ends
     # the turn after turn_end_secs; one it doubts after turn_doubt_secs; a transcript that
@@ -97,7 +101,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     """Wire one call's processors. Pure construction: models come from the shared cache."""
     vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(
         start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs)))
-    stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt)
+    stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt,
+                           preroll_secs=config.preroll_secs)
     end_of_turn = AudioClockTurnStop(
         finished_secs=config.turn_end_secs, doubtful_secs=config.turn_doubt_secs,
         unfinished_secs=config.turn_unfinished_secs, text_rule=config.turn_text_rule,

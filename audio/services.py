@@ -6,8 +6,10 @@ process (``warm()`` at start-up), and every call's services share them. faster-w
 onnxruntime sessions are safe to call from several threads.
 
 * :class:`SharedWhisperSTT`: greedy decoding (beam 1: the floor for a short utterance on two
-  cores), a confidence per transcript (mean token probability), optional biasing
-  (``hotwords`` / ``initial_prompt``).
+  cores), a confidence per transcript (mean token probability), each word with its
+  probability and the no-speech probability (what :mod:`agent.trust` weighs), optional
+  biasing (``hotwords`` / ``initial_prompt``), and its own audio buffering: an explicit
+  pre-roll before each turn (``preroll_secs``) and the turn's audio kept contiguous.
 * :class:`GenerationPiperTTS`: a :class:`~audio.frames.StampedSpeakFrame` is spoken under a
   context id that names its generation, so the generation gate can tell its audio apart.
 """
@@ -21,7 +23,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from pipecat.frames.frames import ErrorFrame, Frame, TranscriptionFrame
+from pipecat.frames.frames import (
+    ErrorFrame,
+    Frame,
+    InputAudioRawFrame,
+    TranscriptionFrame,
+    UserAudioRawFrame,
+)
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.services.piper.tts import PiperTTSService
 from pipecat.services.tts_service import TTSService
@@ -34,6 +42,12 @@ from audio.frames import StampedSpeakFrame, context_id_for
 
 _lock = threading.Lock()
 MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25 s
+WINDOW_SAMPLES = 30 * 16000  # one Whisper window: word probabilities are scored within it
+# Audio before the VAD onset handed to Whisper with a turn. The onset comes ~0.25 s into the
+# first word (start_secs plus Silero's window), so this is ~0.25 s of lead-in silence: tiny.en
+# garbles a first word that starts the audio abruptly ("Could" -> "of"). Measured in
+# audio/bench_hearing.py (first-word retention over the voice set).
+PREROLL_SECS = 0.5
 _cache: dict[str, object] = {}
 
 
@@ -47,7 +61,7 @@ def whisper_model():
     """The process-wide faster-whisper model (side effect: loads it on first use)."""
     with _lock:
         if "whisper" not in _cache:
-            from faster_whisper import WhisperModel
+            WhisperModel = _aligning_model_class()
             # Two workers of one thread each: simultaneous calls transcribe in parallel on the
             # two cores (measured with 4 calls: p95 949 ms vs 1233 ms with one 2-thread
             # worker) for ~30 ms more on a single call.
@@ -73,6 +87,22 @@ def use_whisper(threads: int, workers: int) -> tuple[int, int]:
     return before
 
 
+def _aligning_model_class() -> type:
+    """faster-whisper's ``WhisperModel``, keeping each thread's last encoder output, so the
+    words of a transcript can be scored against it without encoding the audio again."""
+    from faster_whisper import WhisperModel
+
+    class AligningWhisperModel(WhisperModel):
+        encoded = threading.local()  # per thread: transcriptions run in worker threads
+
+        def encode(self, features):
+            output = super().encode(features)
+            self.encoded.last = output
+            return output
+
+    return AligningWhisperModel
+
+
 def piper_voice():
     """The process-wide Piper voice (side effect: loads it on first use)."""
     with _lock:
@@ -94,30 +124,121 @@ def warm() -> WarmReport:
     return WarmReport(t1 - t0, time.perf_counter() - t1)
 
 
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """What Whisper heard in some audio. Empty ``text`` = no speech."""
+
+    text: str
+    confidence: float  # mean token probability of the kept segments
+    no_speech: float = 1.0  # the highest no-speech probability of the kept segments
+    words: tuple[tuple[str, float], ...] = ()  # each word with its probability, in order
+
+
+def recognise(audio: np.ndarray, *, hotwords: str | None = None,
+              initial_prompt: str | None = None, no_speech_prob: float = 0.6,
+              words: bool = True) -> Heard:
+    """Blocking: what Whisper hears in float32 16 kHz mono ``audio``.
+
+    Decoding is greedy without timestamps (one window). With ``words``, each word's
+    probability is the mean of its tokens' probabilities, scored against the same encoder
+    output and prompt the decoding used (what faster-whisper's ``word_timestamps`` computes,
+    without its second pass over the trailing silence, which hallucinates words there)."""
+    model = whisper_model()
+    segments, _ = model.transcribe(
+        audio, language="en", beam_size=1, hotwords=hotwords, initial_prompt=initial_prompt,
+        condition_on_previous_text=False, without_timestamps=True)
+    segments = list(segments)
+    kept = [s for s in segments if s.no_speech_prob < no_speech_prob]
+    if not kept:
+        return Heard("", 0.0, max((s.no_speech_prob for s in segments), default=1.0))
+    text = " ".join(s.text.strip() for s in kept).strip()
+    confidence = sum(math.exp(s.avg_logprob) for s in kept) / len(kept)
+    scored = _word_probabilities(model, kept, audio.size, hotwords, initial_prompt) \
+        if words and audio.size <= WINDOW_SAMPLES else ()
+    return Heard(text, round(min(1.0, confidence), 3),
+                 round(max(s.no_speech_prob for s in kept), 3), scored)
+
+
 def transcribe(audio: np.ndarray, *, hotwords: str | None = None,
                initial_prompt: str | None = None, no_speech_prob: float = 0.6
                ) -> tuple[str, float]:
     """Blocking: ``(text, confidence)`` of float32 16 kHz mono audio. Empty text = no speech."""
-    segments, _ = whisper_model().transcribe(
-        audio, language="en", beam_size=1, hotwords=hotwords, initial_prompt=initial_prompt,
-        condition_on_previous_text=False, without_timestamps=True)
-    kept = [s for s in segments if s.no_speech_prob < no_speech_prob]
-    text = " ".join(s.text.strip() for s in kept).strip()
-    if not kept:
-        return "", 0.0
-    confidence = sum(math.exp(s.avg_logprob) for s in kept) / len(kept)
-    return text, round(min(1.0, confidence), 3)
+    heard = recognise(audio, hotwords=hotwords, initial_prompt=initial_prompt,
+                      no_speech_prob=no_speech_prob, words=False)
+    return heard.text, heard.confidence
+
+
+def _word_probabilities(model, segments, samples: int, hotwords: str | None,
+                        initial_prompt: str | None) -> tuple[tuple[str, float], ...]:
+    """Each word of ``segments`` with the mean probability of its tokens (punctuation
+    dropped), teacher-forced on the encoder output of the decoding that produced them."""
+    from faster_whisper.tokenizer import Tokenizer
+
+    encoded = getattr(getattr(model, "encoded", None), "last", None)
+    if encoded is None:
+        return ()
+    tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual,
+                          task="transcribe", language="en")
+    tokens = [t for s in segments for t in s.tokens if t < tokenizer.eot]
+    if not tokens:
+        return ()
+    previous = tokenizer.encode(" " + initial_prompt.strip()) if initial_prompt else []
+    prompt = model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=hotwords)
+    frames = min(model.feature_extractor.nb_max_frames,
+                 samples // model.feature_extractor.hop_length)
+    aligned = model.model.align(encoded, prompt, [tokens], frames)[0]
+    probabilities = list(aligned.text_token_probs)
+    spelled, pieces = tokenizer.split_to_word_tokens(tokens)
+    out, start = [], 0
+    for word, piece in zip(spelled, pieces, strict=True):
+        end = start + len(piece)
+        if any(c.isalnum() for c in word) and end <= len(probabilities):
+            out.append((word.strip(), round(float(np.mean(probabilities[start:end])), 3)))
+        start = end
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One VAD segment of a turn, as heard: 16-bit mono PCM from its pre-roll to the VAD stop."""
+
+    pcm: bytes
+    lead: int  # bytes of audio before the VAD onset it starts with (its pre-roll)
 
 
 class SharedWhisperSTT(WhisperSTTService):
-    """Whisper over the shared model; transcripts carry ``result={"confidence": c}``."""
+    """Whisper over the shared model. Transcripts carry ``result={"confidence": c,
+    "cumulative": True, "words": ((word, p), ...), "no_speech": q}``.
+
+    It buffers the caller's audio itself (pipecat's ``SegmentedSTTService`` keeps a fixed 1 s
+    before the onset and pads every segment with silence):
+
+    * a ring of the last ``preroll_secs`` of audio while nobody speaks; at the VAD onset it
+      becomes the start of the segment. When the ring holds less (a stream that begins with
+      speech, push-to-talk, a pause shorter than the pre-roll before a new turn), the turn's
+      audio is padded with silence to ``preroll_secs`` of lead: Whisper never hears a turn
+      start abruptly;
+    * a turn's segments are kept back to back exactly as heard (the pauses between them are
+      the ring's audio), so the cumulative transcript hears the sentence with its real
+      pauses. Silence is appended (``trailing_silence_secs``) only to what Whisper is given,
+      never in the middle of a turn: tiny.en ends its transcript at a long inserted silence
+      ("Please book" + 0.7 s + "pump P 200..." came back "Please book.");
+    * a segment Whisper hears nothing in stays in the turn: a short first piece ("Could
+      you", then a pause) is often unreadable alone but right in context.
+    """
 
     def __init__(self, *, hotwords: str | None = None, initial_prompt: str | None = None,
-                 **kwargs):
+                 preroll_secs: float = PREROLL_SECS, **kwargs):
+        if preroll_secs < 0:
+            raise ValueError(f"preroll_secs must be >= 0, not {preroll_secs}")
         self.hotwords = hotwords
         self.initial_prompt = initial_prompt
+        self.preroll_secs = preroll_secs
         self.stt_seconds: list[tuple[float, float]] = []  # (audio secs, compute secs)
-        self._turn = np.zeros(0, dtype=np.float32)  # this turn's speech so far (16 kHz)
+        self.last_input: np.ndarray | None = None  # the audio of the latest transcription
+        self._tape: list[Piece] = []  # this turn's segments, back to back
+        self._heard = 0  # how many of them have been transcribed
+        self._lead = 0  # bytes the ring held at the current segment's VAD onset
         self.in_flight = 0  # segments being transcribed now
         self.pending = 0  # segments queued or being transcribed (VAD stop -> result)
         self.settled_listeners: list = []  # called whenever ``pending`` drops
@@ -132,12 +253,38 @@ class SharedWhisperSTT(WhisperSTTService):
     def _load(self):
         self._model = whisper_model()  # shared: never a per-call load
 
+    def _preroll_bytes(self) -> int:
+        return int(self.preroll_secs * self.sample_rate) * 2
+
+    async def process_audio_frame(self, frame: InputAudioRawFrame, direction: FrameDirection):
+        """Keep the frame: all of it while the caller speaks, else the pre-roll ring only."""
+        self._user_id = frame.user_id if isinstance(frame, UserAudioRawFrame) else ""
+        self._audio_buffer += frame.audio
+        if not self._user_speaking:
+            excess = len(self._audio_buffer) - self._preroll_bytes()
+            if excess > 0:
+                del self._audio_buffer[:excess]
+
+    async def _handle_user_started_speaking(self, frame):
+        self._user_speaking = True
+        self._lead = len(self._audio_buffer)
+
     async def _handle_user_stopped_speaking(self, frame):
-        # pipecat queues the segment here (when there is audio): count it from this moment,
-        # so "nothing pending" never holds between the VAD stop and the transcription.
-        if self.is_usable and len(self._audio_buffer) > 0:
-            self.pending += 1
-        await super()._handle_user_stopped_speaking(frame)
+        """Add the segment to the turn and queue the turn for transcription. Counted in
+        ``pending`` from this moment, so "nothing pending" never holds between the VAD stop
+        and the transcription."""
+        self._user_speaking = False
+        if not self.is_usable or not self._audio_buffer:
+            self._audio_buffer.clear()
+            return
+        piece = Piece(bytes(self._audio_buffer), min(self._lead, len(self._audio_buffer)))
+        self._audio_buffer.clear()
+        self._lead = 0
+        self._tape.append(piece)
+        self.pending += 1
+        self._record_stt_audio_usage(piece.pcm)
+        await self.emit_stt_usage_metrics()
+        await self._segment_queue.put(piece.pcm)  # run_stt reads the turn from the tape
 
     def _segment_done(self) -> None:
         self.pending = max(0, self.pending - 1)
@@ -145,41 +292,54 @@ class SharedWhisperSTT(WhisperSTTService):
             listener()
 
     def reset_turn(self) -> None:
-        """Forget the current turn's audio (the adapter calls this when a turn is over)."""
-        self._turn = np.zeros(0, dtype=np.float32)
+        """The adapter delivered the turn: forget the audio its transcripts covered. A segment
+        still waiting to be transcribed stays: it is the start of what the caller said next."""
+        del self._tape[: self._heard]
+        self._heard = 0
+
+    def turn_audio(self, pieces: int | None = None) -> np.ndarray:
+        """What Whisper is given for the turn's first ``pieces`` segments (default: all):
+        silence up to ``preroll_secs`` of lead, the segments back to back (the last 25 s),
+        then ``trailing_silence_secs`` of silence. float32, 16 kHz."""
+        tape = self._tape[:pieces]
+        if not tape:
+            return np.zeros(0, dtype=np.float32)
+        pad = bytes(max(0, self._preroll_bytes() - tape[0].lead) // 2 * 2)
+        pcm = (pad + b"".join(p.pcm for p in tape))[-MAX_TURN_SAMPLES * 2:]
+        pcm += self._trailing_silence()
+        return np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
 
     async def run_stt(self, audio: bytes):
         """Transcribe the whole turn so far, not just this VAD segment: a segment cut at a
         comma ("not Wednesday") loses its context and comes back wrong ("and that
         Wednesday"). tiny.en's cost is dominated by its fixed 30 s window, so the cumulative
         transcript costs about the same and replaces the previous one (``cumulative``)."""
-        samples = np.frombuffer(audio[: len(audio) // 2 * 2], dtype=np.int16)
-        if samples.size == 0:
+        if self._heard >= len(self._tape):  # nothing of this turn left to hear
             self._segment_done()
             return
-        segment = samples.astype(np.float32) / 32768.0
-        had_words = self._turn.size > 0
-        gap = np.zeros(int(0.2 * 16000) if had_words else 0, dtype=np.float32)
-        floats = np.concatenate([self._turn, gap, segment])[-MAX_TURN_SAMPLES:]
+        self._heard += 1
+        floats = self.turn_audio(self._heard)
+        self.last_input = floats
         start = time.perf_counter()
         self.in_flight += 1
         try:
             try:
-                text, confidence = await asyncio.to_thread(
-                    transcribe, floats, hotwords=self.hotwords,
+                heard = await asyncio.to_thread(
+                    recognise, floats, hotwords=self.hotwords,
                     initial_prompt=self.initial_prompt)
             except Exception as exc:  # a model failure must not end the call
-                yield ErrorFrame(f"speech recognition failed on a {segment.size / 16000:.2f} s "
-                                 f"segment: {exc}")
+                yield ErrorFrame(f"speech recognition failed on a {floats.size / 16000:.2f} s "
+                                 f"turn: {exc}")
                 return
             self.stt_seconds.append((floats.size / 16000, time.perf_counter() - start))
-            if not text:
-                return  # noise: not kept, so it cannot colour the next segment
-            self._turn = floats
+            if not heard.text:
+                return  # nothing heard yet; the segment stays in the turn for context
             self.emitted += 1  # before the yield: the adapter counts what it received
             # finalized: these words will not change (lets the turn end sooner)
-            yield TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN,
-                                     result={"confidence": confidence, "cumulative": True},
+            yield TranscriptionFrame(heard.text, self._user_id, time_now_iso8601(),
+                                     Language.EN, result={
+                                         "confidence": heard.confidence, "cumulative": True,
+                                         "words": heard.words, "no_speech": heard.no_speech},
                                      finalized=True)
         finally:
             self.in_flight -= 1

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from datetime import date, datetime
 
+from agent import trust
 from agent.nlu import corrections, dates, intents, lexicon, times
 from agent.nlu.normalise import normalise
 from agent.nlu.reading import Mention, Reading, read
@@ -38,7 +39,7 @@ from agent.proposals import (
 )
 from agent.speech import Utterance
 
-LOW_CONFIDENCE = 0.6
+LOW_CONFIDENCE = 0.6  # = agent.trust.CONFIDENCE_FLOOR (a literal: the modules import each other)
 _NUMBER = re.compile(r"\b(\d{1,3})\b")
 # Fields whose disagreement between recognition alternatives changes what the agent does.
 DECISION_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", BOOKING_REF,
@@ -292,8 +293,11 @@ def _answer_to_expected(text: str, slots: list[SlotValue],
 
 def _uncertainty(utterance: Utterance, context: ProposalContext,
                  slots: list[SlotValue]) -> tuple[bool, list[SlotValue]]:
-    """Low confidence, or alternatives that disagree on a decision field: keep every candidate."""
-    uncertain = utterance.confidence < LOW_CONFIDENCE
+    """Not heard clearly (agent/trust.py: the value words, the no-speech probability, what
+    the call expects, else the confidence), or alternatives that disagree on a decision
+    field: keep every candidate."""
+    uncertain = not trust.heard_clearly(utterance, slots, trust.expected(context),
+                                        floor=LOW_CONFIDENCE)
     if uncertain:
         slots = [_with_confidence(s, utterance.confidence) for s in slots]
     primary = intents.answer_intent(normalise(utterance.text or ""))

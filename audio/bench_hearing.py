@@ -1,0 +1,336 @@
+"""Hearing real voices: first-word retention and calibrated trust over the voice set.
+
+Figures (reported, never asserted here; ``tests/test_audio_voices.py`` asserts a small
+subset):
+
+* **first-word retention** per voice of :mod:`audio.voices` and overall, with the configured
+  pre-roll and without any, measured in one run: each voice is one scripted call through the
+  real pipeline (Silero VAD, :class:`~audio.services.SharedWhisperSTT`, the end-of-turn
+  strategy, the adapter), the calls one after another in this process, each turn one phrase
+  of :data:`audio.corpus.OPENINGS` played in real time. A first word counts as kept when the
+  turn's transcript starts with it (:func:`audio.corpus.first_word_fate`);
+* **calibrated trust** (:mod:`agent.trust`) over turns that carry values, said by a caller
+  who owns P-100 and P-200: the rate of check questions on correct transcripts, and the
+  values accepted without a check that the caller did not say, beside the same figures under
+  the old rule (mean confidence < 0.6). Each turn is recognised as the pipeline recognises a
+  one-segment turn (:func:`audio.services.recognise` over pre-roll, clip, trailing silence),
+  then read by the real proposer and validated by the controller's own ``validate``. A
+  transcript is correct when the values the proposer reads in it are the values it reads in
+  the reference text. The turns: every voice of the set saying
+  :data:`audio.corpus.EXPECTED_VALUES` and :data:`audio.corpus.UNEXPECTED_VALUES`, and the
+  base voices saying the expected ones again under heavy noise (:data:`CORRUPTED`).
+
+:func:`hearing_rows` returns the rows; ``audio/bench.py`` adds them to the ``audio`` group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import numpy as np
+
+from agent.bench import BenchRow
+from agent.caller import Asset, CallerProfile
+from agent.ledger import FieldOpKind, Ledger
+from agent.proposals import ProposalContext
+from agent.speech import Utterance
+from audio import corpus, voices
+
+CMD = "amend bench --only audio"
+CMD_QUICK = "amend bench --only audio --quick"
+CALLER = CallerProfile(
+    tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+    assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+            Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam", kind="pump")))
+# Deliberately corrupted turns: the base voices under noise far above the voice set's 20 dB.
+CORRUPTED = (("white", 5.0), ("pink", 0.0))
+SETTLE_AUDIO_SECS = 1.5  # caller audio after a clip by which every turn of it has ended
+
+
+# -- first-word retention ---------------------------------------------------------------------
+
+class Listener:
+    """A Conversation that keeps every turn and says nothing: the pipeline alone is measured.
+    It exposes ``caller`` so recognition is biased with the caller's assets, as in a call."""
+
+    def __init__(self, sink, trace):
+        from agent.speech import Generations
+
+        self.sink, self.trace, self.caller = sink, trace, CALLER
+        self.generations = Generations()
+        self.turns: list[Utterance] = []
+        self._ledger = Ledger("q-hearing")
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._ledger
+
+    @property
+    def busy(self) -> bool:
+        return False
+
+    async def start(self) -> None:
+        return None
+
+    async def user_turn(self, utterance: Utterance) -> None:
+        self.turns.append(utterance)
+
+    def barge_in(self) -> None:
+        return None
+
+    async def wait_idle(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """One phrase said in one voice, and what became of its first word."""
+
+    voice: str
+    preroll: float
+    said: str
+    heard: tuple[str, ...]  # the turns the agent received for it (more than one: split)
+    fate: str  # kept | garbled | dropped
+
+
+async def _turns_for(call, listener: Listener, audio) -> tuple[str, ...]:
+    """Play ``audio`` and return the turns it became, once SETTLE_AUDIO_SECS of caller audio
+    passed after it and nothing of it is still being recognised or assembled."""
+    before = len(listener.turns)
+    await call.say(audio)
+    adapter = call.pipeline.adapter
+    settle_at = adapter.audio.now + SETTLE_AUDIO_SECS
+    deadline = time.monotonic() + 30.0  # bounds a hung model; never reached in a good run
+    while time.monotonic() < deadline and not (adapter.audio.now >= settle_at
+                                               and adapter.idle_ear()):
+        await asyncio.sleep(0.05)  # polls a condition (audio clock, recogniser); bounded
+    await adapter.wait_turns()
+    return tuple(u.text for u in listener.turns[before:])
+
+
+async def _one_voice(voice: voices.Voice, phrases: tuple[str, ...],
+                     preroll: float) -> list[Opening]:
+    from audio.live_call import LiveCall
+    from audio.pipeline import PipelineConfig
+
+    out = []
+    async with LiveCall(Listener, config=PipelineConfig(preroll_secs=preroll)) as call:
+        listener = call.conversation
+        for phrase in phrases:
+            heard = await _turns_for(call, listener, voices.speak(voice, phrase))
+            out.append(Opening(voice.name, preroll, phrase, heard,
+                               corpus.first_word_fate(phrase, " ".join(heard))))
+    return out
+
+
+def retention(voice_list: tuple[voices.Voice, ...], phrases: tuple[str, ...],
+              prerolls: tuple[float, ...]) -> list[Opening]:
+    """Every phrase in every voice, one call per (voice, pre-roll), in this process."""
+    async def run() -> list[Opening]:
+        out: list[Opening] = []
+        for voice in voice_list:
+            for preroll in prerolls:
+                out += await _one_voice(voice, phrases, preroll)
+        return out
+
+    return asyncio.run(run())
+
+
+def kept_share(openings: list[Opening]) -> float:
+    return sum(o.fate == "kept" for o in openings) / len(openings) if openings else 0.0
+
+
+# -- calibrated trust -------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """One value-carrying turn: what was heard, and what the agent did with its values."""
+
+    voice: str
+    kind: str  # expected | unexpected | corrupted
+    said: str
+    heard: str
+    confidence: float
+    correct: bool  # the values read in the transcript are the values said
+    checked: bool  # the agent checks before acting on its values (agent/trust.py)
+    checked_before: bool  # ... under the old rule (mean confidence < 0.6)
+    wrong_accepted: tuple[str, ...]  # values accepted without a check, not said
+    wrong_accepted_before: tuple[str, ...]
+    weakest: float | None = None  # the faintest value word
+    reason: str = ""
+
+
+@dataclass
+class _Reader:
+    """The real proposer and validation, for a caller who owns P-100 and P-200."""
+
+    now: datetime = field(default_factory=lambda: datetime.fromisoformat(corpus.VALUE_CLOCK))
+
+    def __post_init__(self) -> None:
+        from agent.nlu.proposer import RuleProposer
+
+        self.proposer = RuleProposer(self.now)
+        self.context = ProposalContext(now=self.now, ledger=Ledger("q-trust").current,
+                                       caller=CALLER)
+
+    def values(self, text: str) -> dict[str, str]:
+        """The values the proposer reads in ``text`` (as if typed)."""
+        from agent.trust import VALUE_FIELDS
+
+        proposal = self.proposer.propose(Utterance(text), self.context)
+        return {s.field: s.value for s in proposal.slots
+                if s.value is not None and s.field in VALUE_FIELDS}
+
+    def judge(self, voice: str, kind: str, said: str, utterance: Utterance) -> Judged:
+        from agent import trust
+        from agent.validation import validate
+
+        reference = self.values(said)
+        proposal = self.proposer.propose(utterance, self.context)
+        expect = trust.expected(self.context)
+        verdict = trust.judge(utterance, proposal.slots, expect,
+                              proposal_confidence=proposal.confidence)
+        checked = bool(proposal.slots) and not verdict.clear
+        before = bool(proposal.slots) and min(proposal.confidence,
+                                              utterance.confidence) < trust.CONFIDENCE_FLOOR
+
+        def accepted_wrongly(uncertain: bool) -> tuple[str, ...]:
+            result = asyncio.run(validate(proposal, self.context.ledger, CALLER, self.now,
+                                          _NoBookings(), "utterance:bench",
+                                          uncertain=uncertain))
+            return tuple(f"{op.name}={op.value}" for op in result.ops
+                         if op.kind is FieldOpKind.SET and op.value
+                         and reference.get(op.name) != op.value)
+
+        return Judged(voice, kind, said, utterance.text, utterance.confidence,
+                      self.values(utterance.text) == reference, checked, before,
+                      accepted_wrongly(checked), accepted_wrongly(before), verdict.weakest,
+                      verdict.reason)
+
+
+class _NoBookings:
+    """A booking port for turns that name no booking (validation never reads it then)."""
+
+    async def get(self, ref):
+        return None
+
+    async def bookings(self):
+        return ()
+
+
+def heard_as_in_a_call(audio: np.ndarray, hotwords: str | None) -> Utterance:
+    """What the pipeline hands the agent for a one-segment turn of ``audio``: Whisper over
+    the pre-roll's lead-in silence, the clip and the trailing silence."""
+    from audio import services
+
+    pad = np.zeros(int(services.PREROLL_SECS * 16000), dtype=np.float32)
+    tail = np.zeros(int(0.5 * 16000), dtype=np.float32)
+    heard = services.recognise(np.concatenate([pad, audio, tail]), hotwords=hotwords)
+    return Utterance(heard.text, heard.confidence, words=heard.words,
+                     no_speech=heard.no_speech)
+
+
+def trust_turns(voice_list: tuple[voices.Voice, ...],
+                corrupted: tuple[voices.Voice, ...]) -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of every turn the trust figures are measured on."""
+    turns = [(v, "expected", t) for v in voice_list for t in corpus.EXPECTED_VALUES]
+    turns += [(v, "unexpected", t) for v in voice_list for t in corpus.UNEXPECTED_VALUES]
+    turns += [(v, "corrupted", t) for v in corrupted for t in corpus.EXPECTED_VALUES]
+    return turns
+
+
+def corrupted_voices(bases: tuple[voices.Voice, ...]) -> tuple[voices.Voice, ...]:
+    return tuple(replace(b, name=f"{b.name} {kind} {snr:g}dB", noise=kind, snr_db=snr)
+                 for b in bases for kind, snr in CORRUPTED)
+
+
+def judge_all(turns: list[tuple[voices.Voice, str, str]]) -> list[Judged]:
+    """Recognise and judge every turn (blocking; the shared Whisper model)."""
+    from audio.biasing import hotwords_for
+
+    reader = _Reader()
+    hotwords = hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
+    return [reader.judge(v.name, kind, text,
+                         heard_as_in_a_call(voices.speak(v, text).samples, hotwords))
+            for v, kind, text in turns]
+
+
+def check_rate(judged: list[Judged], *, before: bool = False) -> tuple[float, int]:
+    """Share of correct transcripts of expected values that were checked, and their count."""
+    correct = [j for j in judged if j.kind == "expected" and j.correct]
+    if not correct:
+        return 0.0, 0
+    return sum(j.checked_before if before else j.checked for j in correct) / len(correct), \
+        len(correct)
+
+
+def wrong_accepted(judged: list[Judged], *, before: bool = False) -> int:
+    return sum(bool(j.wrong_accepted_before if before else j.wrong_accepted) for j in judged)
+
+
+# -- the rows ---------------------------------------------------------------------------------
+
+def hearing_rows(quick: bool) -> list[BenchRow]:
+    """The rows of both figures (side effects: loads the models, plays real-time calls)."""
+    from audio import services
+
+    voices.require_tools()
+    services.warm()
+    cmd = CMD_QUICK if quick else CMD
+    voice_list = voices.BASES if quick else voices.voice_set()
+    phrases = corpus.OPENINGS[:3] if quick else corpus.OPENINGS[:6]
+    openings = retention(voice_list, phrases, (services.PREROLL_SECS, 0.0))
+    return _retention_rows(openings, voice_list, cmd) + _trust_rows(
+        judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
+
+
+def _retention_rows(openings: list[Opening], voice_list, cmd: str) -> list[BenchRow]:
+    from audio.services import PREROLL_SECS
+
+    with_pre = [o for o in openings if o.preroll > 0]
+    without = [o for o in openings if o.preroll == 0]
+    rows = []
+    for voice in voice_list:
+        mine = [o for o in with_pre if o.voice == voice.name]
+        bare = [o for o in without if o.voice == voice.name]
+        rows.append(BenchRow(
+            f"first word kept, {voice.name} ({len(mine)} turns; without pre-roll "
+            f"{kept_share(bare):.2f})", round(kept_share(mine), 3), "fraction", "≥ 0.98", cmd))
+    dropped = sum(o.fate == "dropped" for o in with_pre)
+    rows += [
+        BenchRow(f"first word kept, all voices, pre-roll {PREROLL_SECS:g} s ({len(with_pre)} "
+                 f"turns, {dropped} dropped)", round(kept_share(with_pre), 3), "fraction",
+                 "≥ 0.98", cmd),
+        BenchRow(f"first word kept, all voices, no pre-roll ({len(without)} turns, "
+                 f"{sum(o.fate == 'dropped' for o in without)} dropped)",
+                 round(kept_share(without), 3), "fraction", "report", cmd),
+        BenchRow("turns split in two or more (pre-roll on)",
+                 sum(len(o.heard) > 1 for o in with_pre), "turns", "0", cmd),
+    ]
+    return rows
+
+
+def _trust_rows(judged: list[Judged], cmd: str) -> list[BenchRow]:
+    rate, correct = check_rate(judged)
+    rate_before, _ = check_rate(judged, before=True)
+    expected = [j for j in judged if j.kind == "expected"]
+    unexpected = [j for j in judged if j.kind == "unexpected"]
+    return [
+        BenchRow(f"check questions on correct transcripts ({correct} of {len(expected)} "
+                 f"value turns correct; old rule {rate_before:.2f})", round(rate, 3),
+                 "fraction", "≤ 0.10", cmd),
+        BenchRow(f"wrong values accepted without a check ({len(judged)} value turns, "
+                 f"{sum(j.kind == 'corrupted' for j in judged)} corrupted; old rule "
+                 f"{wrong_accepted(judged, before=True)})", wrong_accepted(judged), "turns",
+                 "0", cmd),
+        BenchRow(f"turns with an unexpected value judged as by the old rule "
+                 f"({len(unexpected)} turns)",
+                 round(sum(j.checked == j.checked_before for j in unexpected) /
+                       max(1, len(unexpected)), 3), "fraction", "1.0 (or stricter)", cmd),
+    ]

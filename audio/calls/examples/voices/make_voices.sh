@@ -1,0 +1,76 @@
+#!/bin/sh
+# Regenerates every caller WAV used by the repair scripts 36-40 in audio/calls/examples/.
+# Run from the repository root:  sh audio/calls/examples/voices/make_voices.sh
+# Needs espeak-ng (1.51) and sox (14.4.2). Output: 16 kHz mono 16-bit PCM WAV, silence trimmed.
+#
+# Two kinds of caller audio, never the bundled Piper voice:
+#   clear   - espeak-ng at a normal rate: the caller speaking plainly.
+#   misheard- the same words spoken very fast by espeak-ng, then drowned in pink noise at a
+#             low signal-to-noise ratio (speech peak -3 dBFS, noise peak -10..-14 dBFS): the
+#             caller is on a bad line. The recogniser returns low-confidence words that are
+#             not the value (measured 2026-12-01 with the bundled tiny.en; see the report).
+# sox -R makes the noise repeatable, so the same command gives the same file.
+set -eu
+
+OUT=audio/calls/examples/voices
+[ -d "$OUT" ] || { echo "run from the repository root" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# clear VOICE RATE FILE TEXT
+clear() {
+  espeak-ng -v "$1" -s "$2" -w "$TMP/raw.wav" "$4"
+  sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$3" \
+    silence 1 0.05 1% reverse silence 1 0.05 1% reverse pad 0.1 0.15
+}
+
+# misheard VOICE RATE NOISE_PEAK_DB FILE TEXT
+misheard() {
+  espeak-ng -v "$1" -s "$2" -w "$TMP/raw.wav" "$5"
+  sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$TMP/speech.wav" \
+    silence 1 0.05 1% reverse silence 1 0.05 1% reverse gain -n -3 pad 0.3 0.3
+  d=$(soxi -D "$TMP/speech.wav")
+  sox -R -n -r 16000 -c 1 -b 16 "$TMP/noise.wav" synth "$d" pinknoise gain -n "$3"
+  sox -R -m "$TMP/speech.wav" "$TMP/noise.wav" -b 16 "$OUT/$4" gain -n -3
+}
+
+# 36: closed choice on the date (en-gb, British male)
+clear    en-gb 140     36-t1-request.wav         "I'd like a service visit for our pump in the afternoon, please."
+misheard en-gb 300 -14 36-t2-misheard.wav        "Thursday the third."
+clear    en-gb 140     36-t3-pick.wav            "The third of December would be best, thank you."
+clear    en-gb 140     36-t4-yes.wav             "Yes, please go ahead."
+
+# 37: yes/no on the most likely window (en-us+f3, American female)
+clear    en-us+f3 140     37-t1-request.wav      "I need a service visit for pump P one hundred on Friday."
+misheard en-us+f3 380 -10 37-t2-misheard.wav     "In the morning, please."
+misheard en-us+f3 300 -14 37-t3-misheard.wav     "The morning."
+clear    en-us+f3 150     37-t4-yes.wav          "Yes, that is correct."
+clear    en-us+f3 150     37-t5-go-ahead.wav     "Yes, please go ahead."
+
+# 38: every answer fails, the caller takes the offer of a person (en-us+m3, American male)
+clear    en-us+m3 140     38-t1-request.wav      "I'd like a service visit for our pump in the afternoon."
+clear    en-us+m3 140     38-t1b-yes.wav         "Yes, that is correct."
+misheard en-us+m3 380 -10 38-t2-misheard.wav     "Friday the fourth."
+misheard en-us+m3 380 -14 38-t3-misheard.wav     "Neither, Friday."
+misheard en-us+m3 380 -10 38-t4-misheard.wav     "No, Friday."
+clear    en-us+m3 140     38-t5-put-me-through.wav "Yes, please put me through to someone."
+
+# 39: the caller declines the offer of a person, the agent tries once more (en-gb-x-rp, RP male)
+clear    en-gb-x-rp 140     39-t1-request.wav    "I need a service visit for our pump on Monday."
+clear    en-gb-x-rp 140     39-t1b-yes.wav       "Yes, that is correct."
+misheard en-gb-x-rp 300 -14 39-t2-misheard.wav   "The afternoon."
+misheard en-gb-x-rp 380 -14 39-t3-misheard.wav   "Afternoon, please."
+misheard en-gb-x-rp 380 -10 39-t4-misheard.wav   "No, the afternoon."
+clear    en-gb-x-rp 140     39-t5-try-again.wav  "No thanks, let's try again."
+clear    en-gb-x-rp 140     39-t6-afternoon.wav  "In the afternoon, please, after lunch."
+clear    en-gb-x-rp 140     39-t7-go-ahead.wav   "Yes, please go ahead."
+
+# 40: yes to the yes/no on the first offered day (en-us+m1, American male, another variant)
+clear    en-us+m1 140     40-t1-request.wav    "I'd like a service visit for our pump in the morning."
+clear    en-us+m1 140     40-t1b-yes.wav       "Yes, that is correct."
+misheard en-us+m1 300 -14 40-t2-misheard.wav   "Tomorrow, please."
+misheard en-us+m1 380 -10 40-t3-misheard.wav   "Wednesday, tomorrow."
+clear    en-us+m1 140     40-t4-yes.wav        "Yes, that is correct."
+clear    en-us+m1 140     40-t5-go-ahead.wav   "Yes, please go ahead."
+
+ls -l "$OUT"/*.wav

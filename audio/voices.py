@@ -1,0 +1,201 @@
+"""The voice set: callers that do not sound like the bundled Piper voice, made at test time.
+
+Recognition tuned on one synthetic voice says little about the next caller. The set is four
+base voices, each in four conditions:
+
+* bases: Piper joe (the bundled voice, :func:`audio.synth.piper`) and three espeak-ng voices
+  (en-us, en-gb, en-us+f3: American male, British male, a female variant);
+* conditions: as synthesised; 1.25x faster (sox ``tempo``, pitch kept); white noise and pink
+  noise at 20 dB SNR.
+
+Noise is added in numpy with the SNR computed exactly: the noise is scaled so that speech
+power over noise power, both measured over the voiced span of the clip, is ``snr_db``. A noisy
+clip starts with :data:`NOISE_LEAD_SECS` of noise alone, as a line that is never silent would.
+The noise is seeded from the voice and the text, so a clip is the same in every run.
+
+Clips are cached in memory and on disk (:func:`cache_dir`: ``$AMEND_VOICE_CACHE``, else a
+folder in the system's temporary directory), keyed by voice and text. Needs espeak-ng and sox
+(``apt-get install espeak-ng sox``); :func:`require_tools` raises :class:`VoiceToolsMissing`
+naming what is missing, and the tests skip with that message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from audio import synth
+from audio.wav_input import FRAME, RATE, CallerAudio, from_array, load_wav
+
+TOOLS = ("espeak-ng", "sox")
+NOISE_LEAD_SECS = 0.5
+VOICED_DBFS = -45.0  # a 20 ms frame louder than this is speech (the SNR's span)
+_memory: dict[str, CallerAudio] = {}
+
+
+class VoiceToolsMissing(RuntimeError):
+    """espeak-ng or sox is not installed: the voice set cannot be made."""
+
+
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """One caller voice: a base voice and the condition it is heard in."""
+
+    name: str  # short, for tables: "espeak en-gb 1.25x", "piper pink 20dB"
+    engine: str  # "piper" | "espeak"
+    espeak_voice: str = ""
+    speed: int = 160  # espeak-ng words per minute
+    pitch: int = 50  # espeak-ng pitch (0-99)
+    tempo: float = 1.0  # sox tempo factor (1.0: as synthesised)
+    noise: str | None = None  # "white" | "pink"
+    snr_db: float = 20.0
+
+
+BASES = (
+    Voice("piper", "piper"),
+    Voice("espeak en-us", "espeak", "en-us", speed=165),
+    Voice("espeak en-gb", "espeak", "en-gb", speed=160),
+    Voice("espeak en-us+f3", "espeak", "en-us+f3", speed=155, pitch=65),
+)
+
+
+def conditions(base: Voice) -> tuple[Voice, ...]:
+    """``base`` as synthesised, 1.25x faster, and with white and pink noise at 20 dB SNR."""
+    return (base,
+            replace(base, name=f"{base.name} 1.25x", tempo=1.25),
+            replace(base, name=f"{base.name} white 20dB", noise="white"),
+            replace(base, name=f"{base.name} pink 20dB", noise="pink"))
+
+
+def voice_set(bases: tuple[Voice, ...] = BASES) -> tuple[Voice, ...]:
+    """Every base voice in every condition (16 voices by default)."""
+    return tuple(v for base in bases for v in conditions(base))
+
+
+def missing_tools() -> tuple[str, ...]:
+    """The programs the voice set needs that are not on ``PATH``."""
+    return tuple(tool for tool in TOOLS if shutil.which(tool) is None)
+
+
+def require_tools() -> None:
+    """Raise :class:`VoiceToolsMissing` naming each missing program and how to install it."""
+    missing = missing_tools()
+    if missing:
+        raise VoiceToolsMissing(
+            f"the voice set needs {' and '.join(TOOLS)}; not found: {', '.join(missing)}. "
+            f"Install them with: sudo apt-get install espeak-ng sox")
+
+
+def cache_dir() -> Path:
+    """Where clips are kept between runs (created on first use)."""
+    path = Path(os.environ.get("AMEND_VOICE_CACHE") or
+                Path(tempfile.gettempdir()) / "amend-voice-set")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def speak(voice: Voice, text: str, *, cache: Path | None = None) -> CallerAudio:
+    """``text`` in ``voice``: 16 kHz mono, cached (side effects: subprocesses, files)."""
+    key = hashlib.sha256(f"{voice!r}\0{text}".encode()).hexdigest()[:24]
+    if key in _memory:
+        return _memory[key]
+    path = (cache or cache_dir()) / f"{key}.wav"
+    if not path.is_file():  # written, then read back: every run hears the same 16-bit clip
+        _write(path, _make(voice, text, seed=int(key[:8], 16)).samples)
+    audio = CallerAudio(load_wav(path).samples, f"{voice.name}:{text}", RATE, 1)
+    _memory[key] = audio
+    return audio
+
+
+def _make(voice: Voice, text: str, *, seed: int) -> CallerAudio:
+    if voice.engine == "espeak" or voice.tempo != 1.0:
+        require_tools()
+    if voice.engine == "piper":
+        samples = synth.piper(text).samples
+    elif voice.engine == "espeak":
+        samples = synth.espeak(text, voice=voice.espeak_voice, speed=voice.speed,
+                               pitch=voice.pitch).samples
+    else:
+        raise ValueError(f"unknown voice engine {voice.engine!r} (piper or espeak)")
+    if voice.tempo != 1.0:
+        samples = sox_tempo(samples, voice.tempo)
+    if voice.noise is not None:
+        samples = np.concatenate([np.zeros(int(NOISE_LEAD_SECS * RATE), np.float32), samples])
+        samples = with_noise(samples, voice.noise, voice.snr_db, seed=seed)
+    return from_array(samples, RATE, f"{voice.name}:{text}")
+
+
+def sox_tempo(samples: np.ndarray, factor: float) -> np.ndarray:
+    """``samples`` played ``factor`` times faster at the same pitch (sox ``tempo -s``)."""
+    require_tools()
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "in.wav", Path(tmp) / "out.wav"
+        _write(src, samples)
+        subprocess.run(["sox", str(src), str(dst), "tempo", "-s", str(factor)], check=True,
+                       capture_output=True, timeout=30)
+        return load_wav(dst).samples
+
+
+def voiced_span(samples: np.ndarray, dbfs: float = VOICED_DBFS) -> slice:
+    """From the first to the last 20 ms frame louder than ``dbfs`` (all of it if none is)."""
+    n = samples.size // FRAME
+    if n == 0:
+        return slice(0, samples.size)
+    rms = np.sqrt(np.mean(samples[: n * FRAME].reshape(n, FRAME) ** 2, axis=1))
+    voiced = np.nonzero(rms > 10 ** (dbfs / 20))[0]
+    if voiced.size == 0:
+        return slice(0, samples.size)
+    return slice(int(voiced[0]) * FRAME, (int(voiced[-1]) + 1) * FRAME)
+
+
+def noise(kind: str, size: int, *, seed: int) -> np.ndarray:
+    """Unit-variance white or pink (1/f power) noise, ``size`` samples."""
+    rng = np.random.default_rng(seed)
+    white = rng.standard_normal(size)
+    if kind == "white":
+        shaped = white
+    elif kind == "pink":
+        spectrum = np.fft.rfft(white)
+        freqs = np.fft.rfftfreq(size, 1 / RATE)
+        spectrum[1:] /= np.sqrt(freqs[1:])  # power ~ 1/f
+        spectrum[0] = 0.0
+        shaped = np.fft.irfft(spectrum, n=size)
+    else:
+        raise ValueError(f"unknown noise {kind!r} (white or pink)")
+    return (shaped / np.std(shaped)).astype(np.float64)
+
+
+def with_noise(samples: np.ndarray, kind: str, snr_db: float, *, seed: int) -> np.ndarray:
+    """``samples`` plus ``kind`` noise scaled so that the SNR over the voiced span is exactly
+    ``snr_db`` (before any clipping, which a 20 dB SNR leaves no room for in practice)."""
+    span = voiced_span(samples)
+    speech = samples.astype(np.float64)
+    added = noise(kind, samples.size, seed=seed)
+    p_speech = float(np.mean(speech[span] ** 2))
+    p_noise = float(np.mean(added[span] ** 2))
+    scale = np.sqrt(p_speech / (p_noise * 10 ** (snr_db / 10))) if p_noise > 0 else 0.0
+    return np.clip(speech + scale * added, -1.0, 1.0).astype(np.float32)
+
+
+def snr_db(clean: np.ndarray, noisy: np.ndarray) -> float:
+    """The SNR of ``noisy`` against ``clean``, over the clean clip's voiced span."""
+    span = voiced_span(clean)
+    residual = noisy.astype(np.float64)[span] - clean.astype(np.float64)[span]
+    return float(10 * np.log10(np.mean(clean.astype(np.float64)[span] ** 2) /
+                               np.mean(residual ** 2)))
+
+
+def _write(path: Path, samples: np.ndarray) -> None:
+    import soundfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".part.wav")
+    soundfile.write(str(tmp), samples, RATE, subtype="PCM_16")
+    tmp.replace(path)

@@ -1,0 +1,155 @@
+"""No clipped starts: the pre-roll reaches Whisper (fast, a fake recogniser), the voice set
+(espeak-ng and sox), first-word retention and calibrated trust through the real models
+(``audio`` + ``slow``, a small subset of the voice set)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pipecat.frames.frames import (
+    InputAudioRawFrame,
+    TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.task import PipelineParams
+from pipecat.tests.utils import run_test
+
+from audio import corpus, services, voices
+from audio.services import Heard, SharedWhisperSTT
+
+RATE = 16000
+FRAME = RATE // 50
+ROOM, SPEECH = 7, 1000  # sample values: the audio before the onset, and speech
+
+
+def frames(value: int, secs: float) -> list[InputAudioRawFrame]:
+    """``secs`` of 20 ms frames whose samples are all ``value``."""
+    chunk = np.full(FRAME, value, dtype=np.int16).tobytes()
+    return [InputAudioRawFrame(chunk, RATE, 1) for _ in range(round(secs * 50))]
+
+
+async def heard_by_whisper(monkeypatch, sent: list, **stt_options) -> list[np.ndarray]:
+    """Run ``sent`` through SharedWhisperSTT with a fake recogniser; what it was given."""
+    given: list[np.ndarray] = []
+
+    def fake_recognise(audio, **_):
+        given.append(np.round(audio * 32768).astype(np.int32))
+        return Heard("words", 0.9, 0.01, (("words", 0.9),))
+
+    monkeypatch.setattr(services, "whisper_model", lambda: object())
+    monkeypatch.setattr(services, "recognise", fake_recognise)
+    stt = SharedWhisperSTT(**stt_options)
+    down, _ = await run_test(Pipeline([stt]), frames_to_send=sent,
+                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
+    assert sum(isinstance(f, TranscriptionFrame) for f in down) == len(given)
+    return given
+
+
+def runs(samples: np.ndarray) -> list[tuple[int, int]]:
+    """(value, length) of each run of equal samples."""
+    edges = np.flatnonzero(np.diff(samples)) + 1
+    starts = np.concatenate([[0], edges])
+    ends = np.concatenate([edges, [samples.size]])
+    return [(int(samples[s]), int(e - s)) for s, e in zip(starts, ends, strict=True)]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("preroll", [0.3, 0.5, 1.0])
+async def test_the_configured_pre_roll_reaches_whisper_before_the_speech(monkeypatch, preroll):
+    sent = [*frames(ROOM, 2.0), VADUserStartedSpeakingFrame(), *frames(SPEECH, 1.0),
+            VADUserStoppedSpeakingFrame()]
+    (given,) = await heard_by_whisper(monkeypatch, sent, preroll_secs=preroll)
+    assert runs(given) == [(ROOM, round(preroll * RATE)), (SPEECH, RATE),
+                           (0, round(0.5 * RATE))]  # pre-roll, speech, trailing silence
+
+
+@pytest.mark.anyio
+async def test_a_stream_that_starts_with_speech_gets_silence_for_its_missing_pre_roll(
+        monkeypatch):
+    sent = [*frames(ROOM, 0.1), VADUserStartedSpeakingFrame(), *frames(SPEECH, 1.0),
+            VADUserStoppedSpeakingFrame()]  # push-to-talk: the microphone opened 0.1 s early
+    (given,) = await heard_by_whisper(monkeypatch, sent, preroll_secs=0.5)
+    assert runs(given)[:3] == [(0, round(0.4 * RATE)), (ROOM, round(0.1 * RATE)),
+                               (SPEECH, RATE)]
+
+
+@pytest.mark.anyio
+async def test_without_pre_roll_whisper_hears_the_turn_from_the_onset(monkeypatch):
+    sent = [*frames(ROOM, 1.0), VADUserStartedSpeakingFrame(), *frames(SPEECH, 1.0),
+            VADUserStoppedSpeakingFrame()]
+    (given,) = await heard_by_whisper(monkeypatch, sent, preroll_secs=0.0)
+    assert runs(given)[0] == (SPEECH, RATE)
+
+
+@pytest.mark.anyio
+async def test_a_turns_segments_reach_whisper_back_to_back_with_their_real_pause(monkeypatch):
+    pause = 3  # a sample value for the 0.3 s pause between the two segments
+    sent = [*frames(ROOM, 1.0), VADUserStartedSpeakingFrame(), *frames(SPEECH, 0.5),
+            VADUserStoppedSpeakingFrame(), *frames(pause, 0.3), VADUserStartedSpeakingFrame(),
+            *frames(SPEECH + 1, 0.8), VADUserStoppedSpeakingFrame()]
+    first, second = await heard_by_whisper(monkeypatch, sent, preroll_secs=0.5)
+    assert runs(first)[:2] == [(ROOM, RATE // 2), (SPEECH, RATE // 2)]
+    # The second transcription is the whole turn: no silence inserted between the segments.
+    assert runs(second) == [(ROOM, RATE // 2), (SPEECH, RATE // 2), (pause, round(0.3 * RATE)),
+                            (SPEECH + 1, round(0.8 * RATE)), (0, RATE // 2)]
+
+
+def test_first_word_fate_tells_a_clipped_start_from_a_misheard_one():
+    said = "Could you send a technician on Thursday morning?"
+    assert corpus.first_word_fate(said, "Could you send a technician on Thursday morning.") \
+        == "kept"
+    assert corpus.first_word_fate(said, "You send a technician on Thursday morning.") \
+        == "dropped"
+    assert corpus.first_word_fate(said, "Of you send a technician on Thursday morning.") \
+        == "garbled"
+    assert corpus.first_word_fate("Please book pump P-200 for Thursday afternoon.",
+                                  "pump P 200 for Thursday afternoon") == "dropped"
+    assert corpus.first_word_fate("Yes, please go ahead.", "Um, yes, please go ahead.") \
+        == "kept"
+
+
+def test_noise_is_added_at_exactly_the_asked_snr():
+    rng = np.random.default_rng(3)
+    clean = np.concatenate([np.zeros(4000), 0.3 * np.sin(np.arange(16000) / 7.0) *
+                            rng.uniform(0.5, 1.0, 16000), np.zeros(4000)]).astype(np.float32)
+    for kind in ("white", "pink"):
+        noisy = voices.with_noise(clean, kind, 20.0, seed=1)
+        assert voices.snr_db(clean, noisy) == pytest.approx(20.0, abs=1e-6)
+        assert np.any(noisy[:4000] != 0)  # the noise runs before the speech too
+
+
+def test_missing_tools_are_named_with_the_install_command(monkeypatch):
+    monkeypatch.setattr(voices.shutil, "which", lambda tool: None if tool == "sox" else tool)
+    with pytest.raises(voices.VoiceToolsMissing) as excinfo:
+        voices.require_tools()
+    message = str(excinfo.value)
+    assert "not found: sox" in message and "apt-get install espeak-ng sox" in message
+
+
+def test_the_voice_set_is_four_voices_in_four_conditions():
+    names = [v.name for v in voices.voice_set()]
+    assert len(names) == len(set(names)) == 16
+    assert sum(v.engine == "espeak" for v in voices.voice_set()) == 12
+    assert {v.tempo for v in voices.voice_set()} == {1.0, 1.25}
+    assert {v.noise for v in voices.voice_set()} == {None, "white", "pink"}
+
+
+@pytest.fixture(scope="module")
+def tools():
+    try:
+        voices.require_tools()
+    except voices.VoiceToolsMissing as exc:
+        pytest.skip(f"SKIPPED LOUDLY: {exc}")
+
+
+def test_a_voice_clip_is_made_once_and_cached(tools, tmp_path):
+    voice = voices.conditions(voices.BASES[1])[1]  # espeak en-us, 1.25x
+    first = voices.speak(voice, "Thursday at ten.", cache=tmp_path)
+    assert list(tmp_path.glob("*.wav")) and first.seconds > 0.5
+    plain = voices.speak(voices.BASES[1], "Thursday at ten.", cache=tmp_path)
+    assert first.seconds < plain.seconds * 0.9  # faster
+    voices._memory.clear()
+    again = voices.speak(voice, "Thursday at ten.", cache=tmp_path)
+    assert np.array_equal(first.samples, again.samples)

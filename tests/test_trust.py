@@ -1,0 +1,179 @@
+"""Calibrated trust (agent/trust.py): when a recognised turn's values are acted on without a
+check. Pure unit tests, then the proposer and the controller with the verdict in place."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from agent import trust
+from agent.caller import Asset, CallerProfile
+from agent.ledger import Ledger
+from agent.nlu.proposer import RuleProposer
+from agent.proposals import (
+    ASSET,
+    OPENED,
+    UNITS,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+    CorrectionKind,
+    ProposalContext,
+    SlotValue,
+)
+from agent.speech import Utterance
+from tests.controller_support import call
+
+NOW = datetime.fromisoformat("2026-12-01T09:00:00+01:00")  # a Tuesday
+CALLER = CallerProfile(
+    tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+    assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+            Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam", kind="pump")))
+EXPECT = trust.Expected(assets=frozenset({"P-100", "P-200"}), today=date(2026, 12, 1))
+BOOK = (SlotValue(ASSET, "P-200", "p 200"), SlotValue(VISIT_DATE, "2026-12-03", "thursday"),
+        SlotValue(VISIT_WINDOW, "afternoon", "afternoon"))
+
+
+def heard(text: str, confidence: float, probabilities: dict[str, float] | None = None, *,
+          default: float = 0.9, no_speech: float = 0.02) -> Utterance:
+    """An utterance as the recogniser gives it: every word at ``default`` unless named."""
+    probabilities = probabilities or {}
+    words = tuple((w, probabilities.get(w, default)) for w in text.split())
+    return Utterance(text, confidence, words=words, no_speech=no_speech)
+
+
+SAID = "please book pump P 200 for Thursday afternoon"
+
+
+def test_a_typed_turn_is_never_checked():
+    assert trust.judge(Utterance(SAID), BOOK, EXPECT).clear
+
+
+def test_without_word_detail_the_confidence_floor_decides_as_before():
+    assert not trust.judge(Utterance(SAID, 0.45), BOOK, EXPECT).clear
+    assert trust.judge(Utterance(SAID, 0.65), BOOK, EXPECT).clear
+
+
+def test_expected_values_heard_clearly_are_trusted_below_the_confidence_floor():
+    verdict = trust.judge(heard(SAID, 0.55, {"please": 0.2, "book": 0.3}), BOOK, EXPECT)
+    assert verdict.clear, verdict
+    assert verdict.weakest == pytest.approx(0.9)
+
+
+def test_below_the_floor_every_value_word_must_be_heard_well():
+    assert not trust.judge(heard(SAID, 0.55, {"Thursday": 0.6}), BOOK, EXPECT).clear
+    assert not trust.judge(heard(SAID, 0.45), BOOK, EXPECT).clear  # too unclear overall
+
+
+def test_a_cue_word_heard_faintly_before_a_value_is_checked_below_the_floor():
+    # "Sorry, Thursday morning, not Wednesday" heard as "... that Wednesday": the cue that
+    # made Wednesday the old value was lost; its stand-in was heard faintly.
+    slots = (SlotValue(VISIT_DATE, "2026-12-02", "wednesday"),
+             SlotValue(VISIT_WINDOW, "morning", "morning"))
+    said = "sorry here's the morning that Wednesday"
+    assert not trust.judge(heard(said, 0.58, {"that": 0.44}), slots, EXPECT).clear
+    assert trust.judge(heard(said, 0.58), slots, EXPECT).clear
+
+
+def test_a_value_word_heard_faintly_is_checked_even_at_a_high_confidence():
+    verdict = trust.judge(heard(SAID, 0.8, {"P": 0.2}), BOOK, EXPECT)
+    assert not verdict.clear
+    assert verdict.weakest == pytest.approx(0.2)
+
+
+def test_a_turn_that_may_be_no_speech_is_checked():
+    assert not trust.judge(heard(SAID, 0.9, no_speech=0.7), BOOK, EXPECT).clear
+
+
+def test_a_spoken_value_the_call_does_not_expect_is_checked():
+    units = (SlotValue(UNITS, "5", "5 units"),)
+    assert not trust.judge(heard("make it 5 units", 0.9), units, EXPECT).clear
+    far = (SlotValue(VISIT_DATE, "2027-03-15", "15th of march"),)
+    assert not trust.judge(heard("the 15th of March", 0.9), far, EXPECT).clear
+    # Typed, or from a recogniser without word detail: the confidence decides, as before.
+    assert trust.judge(Utterance("make it 5 units", 0.9), units, EXPECT).clear
+
+
+def test_a_past_date_goes_on_to_validation_which_refuses_it():
+    past = (SlotValue(VISIT_DATE, "2026-11-30", "last monday"),)
+    assert trust.judge(heard("last Monday", 0.55), past, EXPECT).clear
+
+
+def test_a_value_the_agent_just_offered_is_expected():
+    far = (SlotValue(VISIT_DATE, "2027-03-15", "15th of march"),)
+    offered = trust.Expected(EXPECT.assets, EXPECT.today, offered=frozenset({"2027-03-15"}))
+    assert trust.judge(heard("the 15th of March", 0.55), far, offered).clear
+
+
+def test_value_words_that_cannot_be_found_fall_back_to_the_confidence_floor():
+    odd = (SlotValue(ASSET, "P-200", "p 200"),)
+    assert not trust.judge(heard("pee two hundred please", 0.55), odd, EXPECT).clear
+
+
+def test_a_value_is_found_across_the_words_the_recogniser_split_it_into():
+    at_two = (SlotValue(VISIT_TIME, "14:00", "2 pm"), SlotValue(VISIT_WINDOW, "afternoon", "2 pm"))
+    assert trust.judge(heard("tomorrow at 2 p m", 0.5, {"tomorrow": 0.3}), at_two, EXPECT).clear
+    assert not trust.judge(heard("tomorrow at 2 p m", 0.9, {"p": 0.2}), at_two, EXPECT).clear
+    one_word = (SlotValue(ASSET, "P-200", "p 200"),)
+    assert trust.judge(heard("book P-200", 0.5), one_word, EXPECT).clear
+
+
+def test_a_proposer_that_doubts_more_than_the_recogniser_holds_the_values_back():
+    assert not trust.judge(heard(SAID, 0.9), BOOK, EXPECT, proposal_confidence=0.4).clear
+    assert trust.judge(heard(SAID, 0.55), BOOK, EXPECT, proposal_confidence=0.55).clear
+
+
+def test_a_clear_yes_to_a_question_is_trusted():
+    asked = trust.Expected(EXPECT.assets, EXPECT.today, answer=True)
+    assert trust.judge(heard("yes please", 0.5, {"please": 0.2}), (), asked).clear
+    assert not trust.judge(heard("yes please", 0.5, {"yes": 0.3}), (), asked).clear
+    assert not trust.judge(heard("yes please", 0.5), (), EXPECT).clear  # nothing was asked
+    opened = (SlotValue(OPENED, "no", "no i haven't"),)
+    assert trust.judge(heard("no I haven't", 0.5, {"haven't": 0.1}), opened, asked).clear
+
+
+def test_expectations_come_from_the_proposers_context():
+    context = ProposalContext(now=NOW, ledger=Ledger("q").current, caller=CALLER,
+                              offered=("2026-12-04",), pending_confirmation=True)
+    expect = trust.expected(context)
+    assert expect.assets == {"P-100", "P-200"}
+    assert expect.today == date(2026, 12, 1)
+    assert expect.offered == {"2026-12-04"} and expect.answer
+
+
+@pytest.fixture(scope="module")
+def proposer() -> RuleProposer:
+    return RuleProposer(NOW)
+
+
+def test_the_proposer_reads_a_clearly_heard_turn_as_certain(proposer):
+    context = ProposalContext(now=NOW, ledger=Ledger("q").current, caller=CALLER)
+    clear = proposer.propose(heard("Please book pump P 200 for Thursday afternoon.", 0.55,
+                                   {"Please": 0.2}), context)
+    assert clear.correction is CorrectionKind.NONE
+    assert {(s.field, s.value) for s in clear.slots} >= {(ASSET, "P-200"),
+                                                          (VISIT_WINDOW, "afternoon")}
+    faint = proposer.propose(heard("Please book pump P 200 for Thursday afternoon.", 0.8,
+                                   {"Thursday": 0.2}), context)
+    assert faint.correction is CorrectionKind.UNCERTAIN
+
+
+@pytest.mark.anyio
+async def test_the_agent_takes_a_clearly_heard_turn_without_a_check_and_checks_a_faint_one():
+    text = "Please book pump P 200 for Thursday afternoon."
+    async with call() as c:
+        said = await _turn(c, heard(text, 0.55, {"Please": 0.2, "book": 0.3}))
+        assert "didn't catch" not in said, said
+        assert c.field(ASSET).value == "P-200"
+    async with call() as c:
+        said = await _turn(c, heard(text, 0.8, {"200": 0.2}))
+        assert "didn't catch that clearly" in said, said
+        assert c.field(ASSET) is None or not c.field(ASSET).usable
+
+
+async def _turn(c, utterance: Utterance) -> str:
+    """One final turn as the audio adapter hands it over; what the agent said back."""
+    before = len(c.sink.plans)
+    await c.controller.user_turn(utterance)
+    return " ".join(p.text for p in c.sink.plans[before:])
