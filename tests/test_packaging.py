@@ -34,7 +34,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 RUNTIME_DIRS = ("agent", "audio", "retrieval", "registry", "tools_sandbox", "ui")
 TEST_DIRS = ("tests", "tools")
 # Imports that only an optional extra provides (not installed by `make venv`): import -> extra.
-OPTIONAL_IMPORTS = {"pyaudio": "local-audio"}  # tests/test_audio_units.py checks its absence
+OPTIONAL_IMPORTS = {"pyaudio": "local-audio",  # tests/test_audio_units.py checks its absence
+                    "playwright": "browser"}  # only the browser benchmark drives a browser
 EXAMPLES = ROOT / "audio" / "calls" / "examples"
 
 
