@@ -48,6 +48,7 @@ CALLER = CallerProfile(
 # Deliberately corrupted turns: the base voices under noise far above the voice set's 20 dB.
 CORRUPTED = (("white", 5.0), ("pink", 0.0))
 SETTLE_AUDIO_SECS = 1.5  # caller audio after a clip by which every turn of it has ended
+LEAD_SECS = 0.5  # silence the 1 s pre-roll leaves before speech whose onset fired 0.25-0.5 s in
 
 
 # -- first-word retention ---------------------------------------------------------------------
@@ -226,10 +227,11 @@ class _NoBookings:
 
 def heard_as_in_a_call(audio: np.ndarray, hotwords: str | None) -> Utterance:
     """What the pipeline hands the agent for a one-segment turn of ``audio``: Whisper over
-    the pre-roll's lead-in silence, the clip and the trailing silence."""
+    the lead-in the pre-roll leaves before the speech (:data:`LEAD_SECS`), the clip and the
+    trailing silence."""
     from audio import services
 
-    pad = np.zeros(int(services.PREROLL_SECS * 16000), dtype=np.float32)
+    pad = np.zeros(int(LEAD_SECS * 16000), dtype=np.float32)
     tail = np.zeros(int(0.5 * 16000), dtype=np.float32)
     heard = services.recognise(np.concatenate([pad, audio, tail]), hotwords=hotwords)
     return Utterance(heard.text, heard.confidence, words=heard.words,
@@ -280,9 +282,13 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     """The rows of both figures (side effects: loads the models, plays real-time calls)."""
     from audio import services
 
-    voices.require_tools()
-    services.warm()
     cmd = CMD_QUICK if quick else CMD
+    try:
+        voices.require_tools()
+    except voices.VoiceToolsMissing as exc:
+        return [BenchRow("first-word retention and trust on the voice set: not measured",
+                         str(exc), "", "", cmd)]
+    services.warm()
     voice_list = voices.BASES if quick else voices.voice_set()
     phrases = corpus.OPENINGS[:3] if quick else corpus.OPENINGS[:6]
     openings = retention(voice_list, phrases, (services.PREROLL_SECS, 0.0))

@@ -153,3 +153,22 @@ def test_a_voice_clip_is_made_once_and_cached(tools, tmp_path):
     voices._memory.clear()
     again = voices.speak(voice, "Thursday at ten.", cache=tmp_path)
     assert np.array_equal(first.samples, again.samples)
+
+
+@pytest.mark.audio
+@pytest.mark.slow
+def test_first_words_are_kept_and_no_wrong_value_is_accepted_in_other_voices(tools):
+    """Two voices of the set through the real pipeline (pre-roll on, caller's hotwords), then
+    value turns through the real recogniser, proposer and validation. Under 60 s."""
+    from audio import bench_hearing
+
+    subset = (voices.BASES[0], voices.BASES[2])  # Piper, espeak-ng en-gb
+    openings = bench_hearing.retention(subset, corpus.OPENINGS[:2], (services.PREROLL_SECS,))
+    assert len(openings) == 4
+    assert [o for o in openings if o.fate != "kept"] == []
+    noisy = bench_hearing.corrupted_voices(subset[:1])
+    turns = [t for t in bench_hearing.trust_turns(subset, noisy)
+             if t[2] in (*corpus.EXPECTED_VALUES[:2], *corpus.UNEXPECTED_VALUES[:1])]
+    judged = bench_hearing.judge_all(turns)
+    assert [j for j in judged if j.wrong_accepted] == []
+    assert any(j.correct and not j.checked for j in judged)  # trust is not "check everything"
