@@ -115,7 +115,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if utterance.no_speech > NO_SPEECH_CEILING:
         return Hearing(False, "may be no speech")
     values = [s for s in slots if s.value is not None and s.field in VALUE_FIELDS]
-    if any(not _is_expected(s, expect) for s in values):
+    if any(not is_expected(s, expect) for s in values):
         return Hearing(False, "a value the call does not expect")
     spans = [_value_span(s, utterance.words) for s in values]
     if not values and expect.answer:
@@ -136,7 +136,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     return Hearing(False, by_confidence.reason, weakest)
 
 
-def _is_expected(slot: SlotValue, expect: Expected) -> bool:
+def is_expected(slot: SlotValue, expect: Expected) -> bool:
     """Whether the call expects ``slot``'s value: a known asset, a valid date, a time or
     window of the day, a yes/no answer to a question, or an option just offered."""
     value = slot.value or ""

@@ -35,7 +35,7 @@ import numpy as np
 from agent.bench import BenchRow
 from agent.caller import Asset, CallerProfile
 from agent.ledger import FieldOpKind, Ledger
-from agent.proposals import ProposalContext
+from agent.proposals import ProposalContext, SlotValue
 from agent.speech import Utterance
 from audio import corpus, voices
 
@@ -161,10 +161,21 @@ class Judged:
     correct: bool  # the values read in the transcript are the values said
     checked: bool  # the agent checks before acting on its values (agent/trust.py)
     checked_before: bool  # ... under the old rule (mean confidence < 0.6)
-    wrong_accepted: tuple[str, ...]  # values accepted without a check, not said
-    wrong_accepted_before: tuple[str, ...]
+    accepted: tuple[str, ...]  # "field=value" accepted without a check
+    accepted_before: tuple[str, ...]  # ... under the old rule
+    reference: tuple[str, ...]  # "field=value" read in what was said
+    unexpected: tuple[str, ...] = ()  # those of the reference the call does not expect
     weakest: float | None = None  # the faintest value word
     reason: str = ""
+
+    @property
+    def wrong_accepted(self) -> tuple[str, ...]:
+        """Values accepted without a check that the caller did not say."""
+        return tuple(v for v in self.accepted if v not in self.reference)
+
+    @property
+    def wrong_accepted_before(self) -> tuple[str, ...]:
+        return tuple(v for v in self.accepted_before if v not in self.reference)
 
 
 @dataclass
@@ -180,13 +191,13 @@ class _Reader:
         self.context = ProposalContext(now=self.now, ledger=Ledger("q-trust").current,
                                        caller=CALLER)
 
-    def values(self, text: str) -> dict[str, str]:
+    def values(self, text: str) -> tuple[SlotValue, ...]:
         """The values the proposer reads in ``text`` (as if typed)."""
         from agent.trust import VALUE_FIELDS
 
         proposal = self.proposer.propose(Utterance(text), self.context)
-        return {s.field: s.value for s in proposal.slots
-                if s.value is not None and s.field in VALUE_FIELDS}
+        return tuple(s for s in proposal.slots
+                     if s.value is not None and s.field in VALUE_FIELDS)
 
     def judge(self, voice: str, kind: str, said: str, utterance: Utterance) -> Judged:
         from agent import trust
@@ -201,18 +212,22 @@ class _Reader:
         before = bool(proposal.slots) and min(proposal.confidence,
                                               utterance.confidence) < trust.CONFIDENCE_FLOOR
 
-        def accepted_wrongly(uncertain: bool) -> tuple[str, ...]:
+        def accepted(uncertain: bool) -> tuple[str, ...]:
             result = asyncio.run(validate(proposal, self.context.ledger, CALLER, self.now,
                                           _NoBookings(), "utterance:bench",
                                           uncertain=uncertain))
             return tuple(f"{op.name}={op.value}" for op in result.ops
-                         if op.kind is FieldOpKind.SET and op.value
-                         and reference.get(op.name) != op.value)
+                         if op.kind is FieldOpKind.SET and op.value)
+
+        def named(slots) -> tuple[str, ...]:
+            return tuple(f"{s.field}={s.value}" for s in slots)
 
         return Judged(voice, kind, said, utterance.text, utterance.confidence,
-                      self.values(utterance.text) == reference, checked, before,
-                      accepted_wrongly(checked), accepted_wrongly(before), verdict.weakest,
-                      verdict.reason)
+                      set(named(self.values(utterance.text))) == set(named(reference)),
+                      checked, before,
+                      accepted(checked), accepted(before), named(reference),
+                      named(s for s in reference if not trust.is_expected(s, expect)),
+                      verdict.weakest, verdict.reason)
 
 
 class _NoBookings:
@@ -273,7 +288,14 @@ def check_rate(judged: list[Judged], *, before: bool = False) -> tuple[float, in
 
 
 def wrong_accepted(judged: list[Judged], *, before: bool = False) -> int:
+    """Turns with a value accepted without a check that the caller did not say."""
     return sum(bool(j.wrong_accepted_before if before else j.wrong_accepted) for j in judged)
+
+
+def unexpected_accepted(judged: list[Judged], *, before: bool = False) -> int:
+    """Turns whose value the call does not expect was accepted without a check."""
+    return sum(bool(set(j.unexpected) & set(j.accepted_before if before else j.accepted))
+               for j in judged)
 
 
 # -- the rows ---------------------------------------------------------------------------------
@@ -335,8 +357,7 @@ def _trust_rows(judged: list[Judged], cmd: str) -> list[BenchRow]:
                  f"{sum(j.kind == 'corrupted' for j in judged)} corrupted; old rule "
                  f"{wrong_accepted(judged, before=True)})", wrong_accepted(judged), "turns",
                  "0", cmd),
-        BenchRow(f"turns with an unexpected value judged as by the old rule "
-                 f"({len(unexpected)} turns)",
-                 round(sum(j.checked == j.checked_before for j in unexpected) /
-                       max(1, len(unexpected)), 3), "fraction", "1.0 (or stricter)", cmd),
+        BenchRow(f"unexpected values accepted without a check ({len(unexpected)} turns; old "
+                 f"rule {unexpected_accepted(judged, before=True)})",
+                 unexpected_accepted(judged), "turns", "0", cmd),
     ]

@@ -60,7 +60,8 @@ def espeak(text: str, *, voice: str = "en-us", speed: int = 160, pitch: int = 50
         return _memory[key]
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "espeak.wav"
-        subprocess.run(["espeak-ng", *(["-m"] if ssml else []), "-v", voice, "-s", str(speed), "-p", str(pitch),
+        markup = ["-m"] if ssml else []
+        subprocess.run(["espeak-ng", *markup, "-v", voice, "-s", str(speed), "-p", str(pitch),
                         "-w", str(raw), text], check=True, capture_output=True, timeout=30)
         if tempo is not None and shutil.which("sox"):
             stretched = Path(tmp) / "tempo.wav"

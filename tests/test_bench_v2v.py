@@ -8,6 +8,7 @@ and checks the rows are well formed; timing targets live only in the bench table
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 
@@ -210,6 +211,9 @@ def test_turn_latency_keeps_its_keys_and_adds_vad_stop_and_turn_end(monkeypatch)
 # -- the real thing, briefly ----------------------------------------------------------------
 @pytest.mark.audio
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("AMEND_AUDIO_PACK") != "all",
+                    reason="three minutes of real calls (both Whisper settings, three calls at "
+                           "once): runs in `make test-audio`")
 def test_quick_real_measurement_gives_well_formed_rows():
     from audio.audio_mode import quiet_pipecat_logs
     from ui.call_cli import world_factory

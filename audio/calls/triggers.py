@@ -14,7 +14,6 @@ from agent.trace import Trace, TraceEvent
 from audio.calls.mode import CallMode
 from audio.calls.script import Trigger
 
-
 SETTLE_LIMIT_S = 60.0  # the longest an agent may take over a turn before a timeout starts
 
 
