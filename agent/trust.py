@@ -23,9 +23,13 @@ at :data:`CUE_WORD` or better, and its confidence is at least :data:`VOUCH_CONFI
 without word detail (typed, text mode, another recogniser) is judged by ``confidence``
 against the floor alone, as before: a typed turn (1.0) is never checked.
 
-The thresholds were calibrated on the voice set of ``audio/voices.py`` (16 voices, tiny.en,
-biased with the caller's assets): ``audio/bench_hearing.py`` reports the check-question rate
-on correct transcripts and the wrong values accepted. Pure: no I/O, no state.
+The thresholds were calibrated on the voice set of ``audio/voices.py`` (16 voices, tiny.en
+biased with the caller's assets; ``audio/bench_hearing.py`` reports the figures). Over 304
+value turns (2026-12-01): check questions on correct transcripts 0.10 (the old rule, mean
+confidence < 0.6: 0.09), turns with a wrong value accepted without a check 4 (old rule 11),
+values the call does not expect accepted without a check 0 (old rule 20). No setting of these
+features reached both 0 wrong values and <= 10 % checks on that set: 0 wrong values cost 28 %
+checks. Pure: no I/O, no state.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ class Expected:
     """What the call expects to hear in the next turn."""
 
     assets: frozenset[str] = frozenset()  # the caller's own asset ids
-    today: date | None = None  # the call's date: dates are valid from it on
+    today: date | None = None  # the call's date: the date horizon counts from it
     offered: frozenset[str] = frozenset()  # values the question on the table named
     answer: bool = False  # a question is on the table: "yes" or "no" is an expected value
 
