@@ -43,6 +43,9 @@ from audio.frames import StampedSpeakFrame, context_id_for
 _lock = threading.Lock()
 MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25 s
 WINDOW_SAMPLES = 30 * 16000  # one Whisper window: word probabilities are scored within it
+# A word scored below this right after another word is also scored written with each of
+# these marks before it, and in the other case (see _marginalise).
+RESCORE_BELOW = 0.9
 # Audio before the VAD onset handed to Whisper with a turn. The onset comes late: Silero needs
 # start_secs of confident speech and pipecat's volume gate a loud enough 0.4 s window, so it
 # fires ~0.25 s into the first word, ~0.55 s into a call's first turn, ~0.65 s when the caller
@@ -113,6 +116,20 @@ def piper_voice():
             from piper import PiperVoice
             _cache["piper"] = PiperVoice.load(models.piper_voice().model)
         return _cache["piper"]
+
+
+def seeded_piper_voice(seed: int):
+    """A new Piper voice whose random draws start from ``seed`` (side effect: loads the model,
+    about 0.35 s). Piper's VITS model samples noise on every synthesis, so the process-wide
+    voice says the same text a little differently each time, and one run's caller audio is
+    not the next run's. onnxruntime seeds a session's random generators when the session is
+    created, from the global seed: the first synthesis of a voice loaded here is the same on
+    every run."""
+    import onnxruntime
+    from piper import PiperVoice
+    with _lock:
+        onnxruntime.set_seed(int(seed) & 0x7FFFFFFF)
+        return PiperVoice.load(models.piper_voice().model)
 
 
 def warm() -> WarmReport:
@@ -202,16 +219,82 @@ def _word_probabilities(model, segments, samples: int, hotwords: str | None,
     prompt = model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=hotwords)
     frames = min(model.feature_extractor.nb_max_frames,
                  samples // model.feature_extractor.hop_length)
-    aligned = model.model.align(encoded, prompt, [tokens], frames)[0]
-    probabilities = list(aligned.text_token_probs)
+    def align(*sequences: list[int]) -> list[list[float]]:
+        """Teacher-forced token probabilities of each sequence, in one batch."""
+        features = encoded
+        if len(sequences) > 1:
+            import ctranslate2
+            features = ctranslate2.StorageView.from_array(
+                np.repeat(np.asarray(encoded), len(sequences), axis=0))
+        return [list(r.text_token_probs) for r in
+                model.model.align(features, prompt, list(sequences), frames)]
+
+    probabilities = align(tokens)[0]
     spelled, pieces = tokenizer.split_to_word_tokens(tokens)
-    out, start = [], 0
-    for word, piece in zip(spelled, pieces, strict=True):
-        end = start + len(piece)
+    starts, start = [], 0
+    for piece in pieces:
+        starts.append(start)
+        start += len(piece)
+    soft = [i for i, (word, at) in enumerate(zip(spelled, starts, strict=True))
+            if i > 0 and any(c.isalnum() for c in word) and at < len(probabilities)
+            and probabilities[at] < RESCORE_BELOW
+            and any(c.isalnum() for c in spelled[i - 1][-1:])]
+    if soft:
+        _marginalise(align, tokenizer, tokens, spelled, pieces, starts, soft, probabilities)
+    out = []
+    for word, piece, at in zip(spelled, pieces, starts, strict=True):
+        end = at + len(piece)
         if any(c.isalnum() for c in word) and end <= len(probabilities):
-            out.append((word.strip(), round(float(np.mean(probabilities[start:end])), 3)))
-        start = end
+            out.append((word.strip(), round(min(1.0, float(np.mean(probabilities[at:end]))), 3)))
     return tuple(out)
+
+
+def _capitalised(word: str) -> str:
+    body = word.lstrip()
+    return word[:len(word) - len(body)] + body[:1].upper() + body[1:]
+
+
+def _marginalise(align, tokenizer, tokens: list[int], spelled: list[str], pieces: list,
+                 starts: list[int], soft: list[int], probabilities: list[float]) -> None:
+    """Give each word in ``soft`` the probability of being *that word*, however written.
+
+    A word is what the caller said; the punctuation before it and the case of its first
+    letter are the recogniser's guesses at a pause and a sentence break, and are dropped from
+    the words. Scored alone, a word right after a spot where the model hesitated between
+    " Monday", ", Monday" and ". Monday" only gets the share of the way it was written ("P 100
+    Monday morning": "Monday" 0.28-0.48 across renditions of the same sentence, 0.97 in those
+    where a comma was written; "morning" 0.24-0.47 where ". Morning" was as likely). So each
+    soft word is also scored written after a comma and as the start of a new sentence (one
+    batched teacher-forced pass), each way's probability (mark and word tokens) is added to the
+    written one's, and the word's first-token probability becomes that sum over the
+    probability of its remaining tokens (capped at 1 by the caller)."""
+    ways = [(",", str), (".", _capitalised)]
+    variants, wheres = [], []
+    for mark, spell in ways:
+        variant, where = [], {}
+        by_start = {starts[i]: i for i in soft}
+        mark_tokens = tokenizer.encode(mark)
+        index = 0
+        while index < len(tokens):
+            i = by_start.get(index)
+            if i is None:
+                variant.append(tokens[index])
+                index += 1
+                continue
+            word_tokens = tokenizer.encode(spell(spelled[i]))
+            where[i] = (len(variant), len(mark_tokens) + len(word_tokens))
+            variant += mark_tokens + word_tokens
+            index += len(pieces[i])
+        variants.append(variant)
+        wheres.append(where)
+    for scored, where in zip(align(*variants), wheres, strict=True):
+        for i, (at, length) in where.items():
+            if at + length > len(scored):
+                continue
+            way = float(np.prod(scored[at:at + length]))
+            rest = float(np.prod(probabilities[starts[i] + 1:starts[i] + len(pieces[i])]))
+            if rest > 0:
+                probabilities[starts[i]] += way / rest
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,11 +63,27 @@ def audio_results(cpu_hog):
     return {r.id: r for r in results}
 
 
+def story(result) -> str:
+    """What the caller said, what the agent heard and said, and the trace, in order: a CI
+    failure must be diagnosable from its log alone."""
+    ev = result.evidence
+    if ev is None:
+        return "(no evidence)"
+    lines = [f"verdict {result.verdict.value}: {'; '.join(result.violations)}"]
+    lines += [f"  heard by the agent: {t}" for t in ev.transcripts]
+    lines += [f"  agent said (gen {h.generation}, {h.reason}): {h.text!r}" for h in ev.heard]
+    for e in ev.events:
+        keys = ", ".join(f"{k}={v!r}" for k, v in e.data if k in
+                         ("text", "fields", "values", "confidence", "kind", "reason",
+                          "candidates", "disposition"))
+        lines.append(f"  {e.t:8.2f} rev {e.revision} gen {e.generation} {e.name} {keys}")
+    return "\n".join(lines)
+
+
 @pytest.mark.parametrize("script", [p.stem for p in SCRIPTS])
 def test_pack_script_passes_in_audio_mode(audio_results, script):
     result = audio_results[script]
-    assert result.verdict is Verdict.PASS, (result.verdict.value, result.violations,
-                                            result.notes)
+    assert result.verdict is Verdict.PASS, story(result)
     assert result.latency_ms["voice_to_voice"], "audio mode measured no voice-to-voice latency"
 
 
