@@ -412,11 +412,16 @@ class SharedWhisperSTT(WhisperSTTService):
         """Transcribe the whole turn so far, not just this VAD segment: a segment cut at a
         comma ("not Wednesday") loses its context and comes back wrong ("and that
         Wednesday"). tiny.en's cost is dominated by its fixed 30 s window, so the cumulative
-        transcript costs about the same and replaces the previous one (``cumulative``)."""
+        transcript costs about the same and replaces the previous one (``cumulative``).
+
+        It hears every segment the tape holds now, not just up to this one: when the caller
+        went on while Whisper was busy, the segments queued meanwhile are heard in this one
+        run, and their own turns in the queue find nothing left (a busy machine runs Whisper
+        fewer times, never on a transcript already out of date)."""
         if self._heard >= len(self._tape):  # nothing of this turn left to hear
             self._segment_done()
             return
-        self._heard += 1
+        self._heard = len(self._tape)
         floats = self.turn_audio(self._heard)
         self.last_input = floats
         start = time.perf_counter()

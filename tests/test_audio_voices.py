@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import numpy as np
 import pytest
 from pipecat.frames.frames import (
@@ -14,6 +17,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.task import PipelineParams
+from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.tests.utils import run_test
 
 from audio import corpus, services, voices
@@ -89,10 +93,11 @@ async def test_a_turns_segments_reach_whisper_back_to_back_with_their_real_pause
     sent = [*frames(ROOM, 1.0), VADUserStartedSpeakingFrame(), *frames(SPEECH, 0.5),
             VADUserStoppedSpeakingFrame(), *frames(pause, 0.3), VADUserStartedSpeakingFrame(),
             *frames(SPEECH + 1, 0.8), VADUserStoppedSpeakingFrame()]
-    first, second = await heard_by_whisper(monkeypatch, sent, preroll_secs=0.5)
-    assert runs(first)[:2] == [(ROOM, RATE // 2), (SPEECH, RATE // 2)]
-    # The second transcription is the whole turn: no silence inserted between the segments.
-    assert runs(second) == [(ROOM, RATE // 2), (SPEECH, RATE // 2), (pause, round(0.3 * RATE)),
+    given = await heard_by_whisper(monkeypatch, sent, preroll_secs=0.5)
+    # The last transcription is the whole turn: no silence inserted between the segments.
+    # (Both segments arrive at once here, so Whisper may hear them in one run.)
+    assert 1 <= len(given) <= 2
+    assert runs(given[-1]) == [(ROOM, RATE // 2), (SPEECH, RATE // 2), (pause, round(0.3 * RATE)),
                             (SPEECH + 1, round(0.8 * RATE)), (0, RATE // 2)]
 
 
@@ -172,3 +177,54 @@ def test_first_words_are_kept_and_no_wrong_value_is_accepted_in_other_voices(too
     judged = bench_hearing.judge_all(turns)
     assert [j for j in judged if j.wrong_accepted] == []
     assert any(j.correct and not j.checked for j in judged)  # trust is not "check everything"
+
+
+@pytest.mark.anyio
+async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(monkeypatch):
+    """A busy machine: the caller goes on while the first segment is being transcribed. The
+    next run hears every segment queued meanwhile at once; Whisper never runs on a transcript
+    already out of date."""
+    release = threading.Event()  # the first transcription may finish
+    busy = asyncio.Event()  # the first transcription has started
+    loop = asyncio.get_running_loop()
+    given: list[np.ndarray] = []
+
+    class Busy(SharedWhisperSTT):
+        async def _handle_user_stopped_speaking(self, frame):
+            await super()._handle_user_stopped_speaking(frame)
+            if self.pending >= 3:  # two more segments queued behind the first
+                release.set()
+
+    class HoldTillBusy(FrameProcessor):
+        """Lets the caller go on only once Whisper is busy with the first segment."""
+
+        starts = 0
+
+        async def process_frame(self, frame, direction):
+            await super().process_frame(frame, direction)
+            if isinstance(frame, VADUserStartedSpeakingFrame):
+                self.starts += 1
+                if self.starts == 2:
+                    await busy.wait()
+            await self.push_frame(frame, direction)
+
+    def fake_recognise(audio, **_):
+        if not given:
+            loop.call_soon_threadsafe(busy.set)
+            assert release.wait(30), "the later segments never arrived"
+        given.append(np.round(audio * 32768).astype(np.int32))
+        return Heard("words", 0.9, 0.01, (("words", 0.9),))
+
+    monkeypatch.setattr(services, "whisper_model", lambda: object())
+    monkeypatch.setattr(services, "recognise", fake_recognise)
+    stt = Busy(preroll_secs=0.5)
+    sent = [*frames(ROOM, 1.0)]
+    for value in (SPEECH, SPEECH + 1, SPEECH + 2):
+        sent += [VADUserStartedSpeakingFrame(), *frames(value, 0.4), VADUserStoppedSpeakingFrame(),
+                 *frames(ROOM, 0.2)]
+    down, _ = await run_test(Pipeline([HoldTillBusy(), stt]), frames_to_send=sent,
+                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
+    assert len(given) == 2
+    assert [v for v, _ in runs(given[1]) if v >= SPEECH] == [SPEECH, SPEECH + 1, SPEECH + 2]
+    assert sum(isinstance(f, TranscriptionFrame) for f in down) == 2
+    assert stt.pending == 0
