@@ -177,3 +177,17 @@ async def _turn(c, utterance: Utterance) -> str:
     before = len(c.sink.plans)
     await c.controller.user_turn(utterance)
     return " ".join(p.text for p in c.sink.plans[before:])
+
+
+@pytest.mark.parametrize("text, day, clear", [
+    ("Walk P 100 for 15th at March.", "2026-12-15", False),  # "the fifteenth of March", misheard
+    ("Book P 100 for the 9th of December.", "2026-12-09", True),
+    ("Not March, the 9th of December.", "2026-12-09", True),  # one of the months named
+    ("May I book P 100 for the 9th?", "2026-12-09", True),  # "may" is a verb here
+])
+def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, clear):
+    slots = (SlotValue(ASSET, "P-100", "p 100"), SlotValue(VISIT_DATE, day, "the 15th"))
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a month was said that the date read is not in"
