@@ -43,8 +43,8 @@ from audio.frames import StampedSpeakFrame, context_id_for
 _lock = threading.Lock()
 MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25 s
 WINDOW_SAMPLES = 30 * 16000  # one Whisper window: word probabilities are scored within it
-# A word scored below this right after another word is also scored written with each of
-# these marks before it, and in the other case (see _marginalise).
+# A word scored below this right after another word is also scored written after a comma and
+# as the start of a sentence (see _marginalise).
 RESCORE_BELOW = 0.9
 # Audio before the VAD onset handed to Whisper with a turn. The onset comes late: Silero needs
 # start_secs of confident speech and pipecat's volume gate a loud enough 0.4 s window, so it
