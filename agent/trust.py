@@ -68,9 +68,8 @@ _WINDOWS = ("morning", "afternoon")
 _TIME = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
 _ANSWER = re.compile(rf"(?:{lexicon.YES}|{lexicon.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
-_MONTH_NUMBER = {name: number for number, name in enumerate(
-    ("january february march april may june july august september october november december"
-     ).split(), start=1) if name != "may"}
+_MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
+                 if name != "may"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,18 +169,16 @@ def is_expected(slot: SlotValue, expect: Expected) -> bool:
 def _month_left_out(text: str, values: Sequence[SlotValue]) -> bool:
     """A month is named in the turn, and no date read from it falls in any named month: the
     reading left out a word that says when ("Walk P 100 for 15th at March", misheard from
-    "the fifteenth of March", read as 15 December). "May" is left aside: it is mostly a verb."""
+    "the fifteenth of March", read as 15 December). "May" is left aside: it is mostly a verb.
+    With a month named, a date value that is not an ISO date counts as left out too."""
     named = {_MONTH_NUMBER[t] for t in _tokens(text) if t in _MONTH_NUMBER}
     days = [s.value for s in values if s.field == VISIT_DATE]
     if not named or not days:
         return False
-    months = set()
-    for value in days:
-        try:
-            months.add(date.fromisoformat(value).month)
-        except ValueError:
-            return True
-    return not months & named
+    try:
+        return not {date.fromisoformat(day).month for day in days} & named
+    except ValueError:
+        return True
 
 
 def _valid_date(value: str, today: date | None) -> bool:

@@ -268,11 +268,10 @@ def _marginalise(align, tokenizer, tokens: list[int], spelled: list[str], pieces
     batched teacher-forced pass), each way's probability (mark and word tokens) is added to the
     written one's, and the word's first-token probability becomes that sum over the
     probability of its remaining tokens (capped at 1 by the caller)."""
-    ways = [(",", str), (".", _capitalised)]
+    by_start = {starts[i]: i for i in soft}
     variants, wheres = [], []
-    for mark, spell in ways:
+    for mark, spell in ((",", str), (".", _capitalised)):
         variant, where = [], {}
-        by_start = {starts[i]: i for i in soft}
         mark_tokens = tokenizer.encode(mark)
         index = 0
         while index < len(tokens):

@@ -19,10 +19,9 @@ WEEKDAYS: dict[str, int] = {
     "sunday": 6, "sun": 6,
 }
 
-MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
-    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december")  # in calendar order
+MONTHS = "|".join(MONTH_NAMES) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 
 # Relative day words dateparser reads correctly against RELATIVE_BASE.
 RELATIVE_DAYS = r"today|tomorrow|day after tomorrow|yesterday|day before yesterday|in \d+ days?"
