@@ -8,7 +8,10 @@ subset):
   real pipeline (Silero VAD, :class:`~audio.services.SharedWhisperSTT`, the end-of-turn
   strategy, the adapter), the calls one after another in this process, each turn one phrase
   of :data:`audio.corpus.OPENINGS` played in real time. A first word counts as kept when the
-  turn's transcript starts with it (:func:`audio.corpus.first_word_fate`);
+  turn's transcript starts with it (:func:`audio.corpus.first_word_fate`). Beside it, the
+  same share among the turns whose first word Whisper hears when given the whole clip,
+  unclipped (:func:`unclipped`): that share isolates what the pipeline's cut loses (the
+  pre-roll's job) from what tiny.en mishears in a voice wherever the clip starts;
 * **calibrated trust** (:mod:`agent.trust`) over turns that carry values, said by a caller
   who owns P-100 and P-200: the rate of check questions on correct transcripts, and the
   values accepted without a check that the caller did not say, beside the same figures under
@@ -145,6 +148,23 @@ def retention(voice_list: tuple[voices.Voice, ...], phrases: tuple[str, ...],
 
 def kept_share(openings: list[Opening]) -> float:
     return sum(o.fate == "kept" for o in openings) / len(openings) if openings else 0.0
+
+
+def unclipped(openings: list[Opening], voice_list: tuple[voices.Voice, ...]) -> list[Opening]:
+    """The openings whose first word Whisper hears in the whole clip, recognised as a
+    one-segment turn (:func:`heard_as_in_a_call`): no VAD, nothing cut. A first word lost
+    there is lost to the recogniser, not to the pipeline (blocking; the shared model)."""
+    from audio.biasing import hotwords_for
+
+    by_name = {v.name: v for v in voice_list}
+    hotwords = hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
+    whole: dict[tuple[str, str], str] = {}
+    for o in openings:
+        if (o.voice, o.said) not in whole:
+            heard = heard_as_in_a_call(voices.speak(by_name[o.voice], o.said).samples,
+                                       hotwords)
+            whole[o.voice, o.said] = corpus.first_word_fate(o.said, heard.text)
+    return [o for o in openings if whole[o.voice, o.said] == "kept"]
 
 
 # -- calibrated trust -------------------------------------------------------------------------
@@ -314,11 +334,13 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     voice_list = voices.BASES if quick else voices.voice_set()
     phrases = corpus.OPENINGS[:3] if quick else corpus.OPENINGS[:6]
     openings = retention(voice_list, phrases, (services.PREROLL_SECS, 0.0))
-    return _retention_rows(openings, voice_list, cmd) + _trust_rows(
+    audible = unclipped([o for o in openings if o.preroll > 0], voice_list)
+    return _retention_rows(openings, audible, voice_list, cmd) + _trust_rows(
         judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
 
 
-def _retention_rows(openings: list[Opening], voice_list, cmd: str) -> list[BenchRow]:
+def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,
+                    cmd: str) -> list[BenchRow]:
     from audio.services import PREROLL_SECS
 
     with_pre = [o for o in openings if o.preroll > 0]
@@ -335,6 +357,9 @@ def _retention_rows(openings: list[Opening], voice_list, cmd: str) -> list[Bench
         BenchRow(f"first word kept, all voices, pre-roll {PREROLL_SECS:g} s ({len(with_pre)} "
                  f"turns, {dropped} dropped)", round(kept_share(with_pre), 3), "fraction",
                  "≥ 0.98", cmd),
+        BenchRow(f"first word kept where Whisper hears it in the unclipped clip, pre-roll "
+                 f"{PREROLL_SECS:g} s ({len(audible)} of {len(with_pre)} turns)",
+                 round(kept_share(audible), 3), "fraction", "≥ 0.98", cmd),
         BenchRow(f"first word kept, all voices, no pre-roll ({len(without)} turns, "
                  f"{sum(o.fate == 'dropped' for o in without)} dropped)",
                  round(kept_share(without), 3), "fraction", "report", cmd),

@@ -228,3 +228,34 @@ async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(monkey
     assert [v for v, _ in runs(given[1]) if v >= SPEECH] == [SPEECH, SPEECH + 1, SPEECH + 2]
     assert sum(isinstance(f, TranscriptionFrame) for f in down) == 2
     assert stt.pending == 0
+
+
+def test_first_words_the_recogniser_cannot_hear_unclipped_are_set_apart(monkeypatch):
+    """The unclipped reference keeps a turn only when Whisper, given the whole clip, hears its
+    first word; each clip is recognised once however many openings share it."""
+    from agent.speech import Utterance
+    from audio import bench_hearing
+
+    whole = {"Could you come?": "So you come?", "Book it.": "Book it."}
+    said_to = []
+
+    def heard(audio, hotwords):
+        text = next(t for t in whole if np.array_equal(audio, clip(t)))
+        said_to.append(text)
+        return Utterance(whole[text], 0.9)
+
+    def clip(text):
+        return np.full(160, float(len(text)), dtype=np.float32)
+
+    monkeypatch.setattr(bench_hearing, "heard_as_in_a_call", heard)
+    monkeypatch.setattr(voices, "speak", lambda voice, text: type("A", (), {
+        "samples": clip(text)})())
+    piper = voices.BASES[0]
+    openings = [bench_hearing.Opening(piper.name, 1.0, "Could you come?", ("You come?",),
+                                      "dropped"),
+                bench_hearing.Opening(piper.name, 1.0, "Book it.", ("Book it.",), "kept"),
+                bench_hearing.Opening(piper.name, 1.0, "Book it.", ("it.",), "dropped")]
+    audible = bench_hearing.unclipped(openings, (piper,))
+    assert [o.said for o in audible] == ["Book it.", "Book it."]
+    assert bench_hearing.kept_share(audible) == 0.5
+    assert sorted(said_to) == ["Book it.", "Could you come?"]
