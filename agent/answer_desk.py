@@ -246,7 +246,13 @@ class AnswerDesk:
 
     def current_scope(self) -> str | None:
         """The scope key the question resolves to now (see :func:`agent.scope_now.scope_now`)."""
-        return scope_now(self)
+        last = self.last_resolution
+        if last is None or last.token is None:
+            return None
+        snap = self.ctx.ledger.current
+        asset = self.ctx.caller.asset(snap.value(ASSET) or "") \
+            if self.topic is Topic.MAINTENANCE else None
+        return scope_now(self.resolver, last, self.query_of(snap), asset)
 
     async def _re_pursue(self, *, refresh: bool = False) -> None:
         """Resolve again; ``refresh`` first takes configuration and region from the asset

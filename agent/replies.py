@@ -5,18 +5,37 @@ Each function states what it says or emits; none touches the ledger.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from agent.actions import Action
 from agent.dialogue import CallContext
+from agent.ledger import LedgerSnapshot
+from agent.ports import EvidenceBundle, Resolution
 from agent.proposals import VISIT_DATE
 from agent.render import spoken_date, spoken_time, values_line
 from agent.repair import CONFIRMATION, Question, field_question
 from agent.speech import SpeechKind
 from agent.validation import Rejection
 
-if TYPE_CHECKING:
-    from agent.controller import Controller
+
+class CallView(Protocol):
+    """What :func:`describe` reads of a call (the controller has it): this module needs no
+    import of the controller, which imports it."""
+
+    ctx: CallContext
+
+    @property
+    def snapshot(self) -> LedgerSnapshot: ...
+    @property
+    def actions(self) -> Sequence[Action]: ...
+    @property
+    def last_evidence(self) -> EvidenceBundle | None: ...
+    @property
+    def last_resolution(self) -> Resolution | None: ...
+    @property
+    def busy(self) -> bool: ...
 
 
 def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> bool:
@@ -71,7 +90,7 @@ def acknowledge(ctx: CallContext, in_flight: bool) -> None:
         ctx.say(("Okay.",))
 
 
-def describe(controller: Controller) -> dict[str, Any]:
+def describe(controller: CallView) -> dict[str, Any]:
     """A JSON-ready summary of a call's state (ledger, actions, evidence). Read-only."""
     snap = controller.snapshot
     evidence = controller.last_evidence

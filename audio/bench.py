@@ -17,9 +17,9 @@ Figures (reported, never asserted):
   delay on finished sentences, with and without Smart Turn (:mod:`audio.bench_turns`);
 * resident memory of this process after all of it.
 
-The barge-in figures use a minimal stand-in :class:`Responder` (it talks at length on demand,
-so there is always speech to barge into): they measure the pipeline's pause and flush, not
-the controller.
+The barge-in figures use a minimal stand-in, :class:`audio.stand_in.Responder` (it talks
+at length on demand, so there is always speech to barge into): they measure the pipeline's
+pause and flush, not the controller.
 """
 
 from __future__ import annotations
@@ -30,52 +30,6 @@ from agent.bench import BenchRow, median, percentile, register
 
 CMD = "amend bench --only audio"
 CMD_QUICK = "amend bench --only audio --quick"
-
-
-class Responder:
-    """A Conversation that answers at once: short answers, or long ones to barge into."""
-
-    def __init__(self, sink, trace):
-        from agent.ledger import Ledger
-        from agent.speech import Generations
-
-        self.sink, self.trace = sink, trace
-        self.generations = Generations()
-        self.long = False
-        self._ledger = Ledger("q-bench")
-
-    @property
-    def ledger(self):
-        return self._ledger
-
-    @property
-    def busy(self) -> bool:
-        return False
-
-    def _say(self, *sentences: str) -> None:
-        from agent.speech import SpeechPlan
-
-        self.sink.speak(SpeechPlan(self.generations.next(), "q-bench", 0, sentences))
-
-    async def start(self) -> None:
-        self._say("Hello.")
-
-    async def user_turn(self, utterance) -> None:
-        if self.long:
-            self._say("Okay.", "Let me read the whole booking back to you now.",
-                      "Pump P 100, at 12 Harbour Road, Wednesday afternoon, one unit.",
-                      "The technician will call thirty minutes before arriving.")
-        else:
-            self._say("Okay.", "Noted.")
-
-    def barge_in(self) -> None:
-        self.sink.invalidate(self.generations.invalidate(), "barge_in")
-
-    async def wait_idle(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
 
 def _first_voiced(samples) -> float:
@@ -136,6 +90,7 @@ async def _turns(call, phrases, *, barge: bool) -> dict[str, list[float]]:
 
 async def _barge_call(barge_phrases) -> dict:
     from audio.live_call import LiveCall
+    from audio.stand_in import Responder
 
     async with LiveCall(Responder) as call:
         await call.wait_idle()

@@ -127,8 +127,8 @@ async def _hear(call, audio: CallerAudio, settle_secs: float = 1.6) -> TurnOutco
 
 
 async def _measure(config: PipelineConfig, quick: bool) -> dict[str, list]:
-    from audio.bench import Responder
     from audio.live_call import LiveCall
+    from audio.stand_in import Responder
 
     paused = PAUSED[::2] if quick else PAUSED
     pauses = (700,) if quick else PAUSES_MS

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from agent.caller import Asset, CallerProfile
 from agent.fields import FieldRecord
 from agent.ledger import LedgerSnapshot
-from agent.nlu import RuleProposer
+from agent.nlu.proposer import RuleProposer
 from agent.ports import ProcedureInfo
 from agent.proposals import Proposal, ProposalContext
 from agent.speech import Utterance

@@ -34,7 +34,7 @@ HELDOUT = load_corpus([f for f in FILES if f.name == "heldout.yaml"])
 def proposer():
     from datetime import datetime
 
-    from agent.nlu import RuleProposer
+    from agent.nlu.proposer import RuleProposer
 
     return RuleProposer(warm_at=datetime.fromisoformat("2026-12-01T09:00:00+01:00"))
 

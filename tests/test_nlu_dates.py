@@ -12,8 +12,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from nlu_support import FRIDAY, THURSDAY, TUESDAY, context, propose
 
-from agent.nlu import is_past
-from agent.nlu.dates import read_dates
+from agent.nlu.dates import is_past, read_dates
 from agent.nlu.normalise import normalise
 from agent.nlu.times import read_times, window_of
 from agent.proposals import VISIT_DATE, VISIT_TIME, VISIT_WINDOW, CorrectionKind

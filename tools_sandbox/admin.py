@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from agent.errors import InvalidInput
 from tools_sandbox import models as m
-from tools_sandbox.api import ApiError, respond
+from tools_sandbox.conventions import ApiError, respond
 from tools_sandbox.faults import RULE_SCHEMA
 from tools_sandbox.idempotency import error
 from tools_sandbox.service import booking_json

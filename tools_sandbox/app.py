@@ -12,7 +12,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic.json_schema import models_json_schema
 
-from tools_sandbox import admin, api
+from tools_sandbox import admin, api, conventions
 from tools_sandbox import models as m
 from tools_sandbox.faults import FaultPlan
 from tools_sandbox.handoffs import Handoffs
@@ -117,7 +117,7 @@ def _declare(schema: dict) -> dict:
 
     - Headers read as optional strings (so that a bad or missing one is a 400 naming it, not
       FastAPI's generic 422) get their exact schema; Idempotency-Key is required, and so is
-      If-Match where a route's ``openapi_extra`` says so (``api.REQUIRES_IF_MATCH``).
+      If-Match where a route's ``openapi_extra`` says so (``conventions.REQUIRES_IF_MATCH``).
     - Every operation with a body may answer 400 ``malformed_body``; every 422 has the one
       error shape (``{"error": {"code", "message"}}``), not FastAPI's default.
     """
@@ -126,13 +126,13 @@ def _declare(schema: dict) -> dict:
         for operation in path.values():
             required = {"Idempotency-Key", *operation.pop("x-amend-required-headers", ())}
             for param in operation.get("parameters", ()):
-                if param["in"] == "header" and param["name"] in api.HEADER_SCHEMAS:
-                    param["schema"] = dict(api.HEADER_SCHEMAS[param["name"]])
+                if param["in"] == "header" and param["name"] in conventions.HEADER_SCHEMAS:
+                    param["schema"] = dict(conventions.HEADER_SCHEMAS[param["name"]])
                     if param["name"] in required:
                         param["required"] = True
             responses = operation.setdefault("responses", {})
             if "requestBody" in operation and "400" not in responses:
-                responses["400"] = {"description": api.BODY_400,
+                responses["400"] = {"description": conventions.BODY_400,
                                     "content": {"application/json": {"schema": error}}}
             if "422" in responses:
                 responses["422"]["content"] = {"application/json": {"schema": error}}

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 
 from tools_sandbox import models as m
-from tools_sandbox.api import (
+from tools_sandbox.conventions import (
     REQUIRES_IF_MATCH,
     Key,
     Match,

@@ -40,7 +40,7 @@ class _Cold:
 
 @register("nlu")
 def nlu_figures(quick: bool) -> list[BenchRow]:
-    from agent.nlu import RuleProposer
+    from agent.nlu.proposer import RuleProposer
 
     start = time.perf_counter_ns()
     proposer = RuleProposer(warm_at=datetime.fromisoformat(DEFAULT_CLOCK))

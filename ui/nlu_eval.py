@@ -312,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m ui.nlu_eval [--heldout] [--misses] [--construction NAME ...] [DIR]``."""
     import argparse
 
-    from agent.nlu import RuleProposer
+    from agent.nlu.proposer import RuleProposer
 
     parser = argparse.ArgumentParser(prog="python -m ui.nlu_eval",
                                      description="Score the rule proposer on the labelled corpus.")

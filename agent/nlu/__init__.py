@@ -12,10 +12,9 @@ Modules, one concept each:
 - ``corrections``: negation, replace markers, cleared constraints, referents, authority;
 - ``intents``: what the caller wants;
 - ``proposer``: :class:`RuleProposer`, which puts them together;
-- ``bench``: the ``nlu`` benchmark figure.
+
+The package itself imports nothing: import what you need from its modules
+(``from agent.nlu.proposer import RuleProposer``), so that a module using one word list
+(``agent.nlu.lexicon``) does not load the whole understanding layer, and no import cycle can
+run through the package.
 """
-
-from agent.nlu.dates import is_past
-from agent.nlu.proposer import RuleProposer
-
-__all__ = ["RuleProposer", "is_past"]

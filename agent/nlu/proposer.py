@@ -39,7 +39,7 @@ from agent.proposals import (
 )
 from agent.speech import Utterance
 
-LOW_CONFIDENCE = 0.6  # = agent.trust.CONFIDENCE_FLOOR (a literal: the modules import each other)
+LOW_CONFIDENCE = trust.CONFIDENCE_FLOOR  # below it, the proposer doubts what it read
 _NUMBER = re.compile(r"\b(\d{1,3})\b")
 # Fields whose disagreement between recognition alternatives changes what the agent does.
 DECISION_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", BOOKING_REF,
