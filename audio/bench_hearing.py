@@ -21,7 +21,10 @@ subset):
   transcript is correct when the values the proposer reads in it are the values it reads in
   the reference text. The turns: every voice of the set saying
   :data:`audio.corpus.EXPECTED_VALUES` and :data:`audio.corpus.UNEXPECTED_VALUES`, and the
-  base voices saying the expected ones again under heavy noise (:data:`CORRUPTED`).
+  base voices saying the expected ones again under heavy noise (:data:`CORRUPTED`). The same
+  two figures again on held-out turns (:func:`held_out_turns`, full run only): phrasings and
+  voices written after the thresholds were set, so the calibration is also judged on callers
+  it has not met.
 
 :func:`hearing_rows` returns the rows; ``audio/bench.py`` adds them to the ``audio`` group.
 """
@@ -282,6 +285,12 @@ def trust_turns(voice_list: tuple[voices.Voice, ...],
     return turns
 
 
+def held_out_turns() -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of the held-out turns: phrasings and voices no threshold was set
+    on (:data:`audio.corpus.HELD_OUT_VALUES`, :func:`audio.voices.held_out_voices`)."""
+    return [(v, "expected", t) for v in voices.held_out_voices() for t in corpus.HELD_OUT_VALUES]
+
+
 def corrupted_voices(bases: tuple[voices.Voice, ...]) -> tuple[voices.Voice, ...]:
     return tuple(replace(b, name=f"{b.name} {kind} {snr:g}dB", noise=kind, snr_db=snr)
                  for b in bases for kind, snr in CORRUPTED)
@@ -335,8 +344,11 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     phrases = corpus.OPENINGS[:3] if quick else corpus.OPENINGS[:6]
     openings = retention(voice_list, phrases, (services.PREROLL_SECS, 0.0))
     audible = unclipped([o for o in openings if o.preroll > 0], voice_list)
-    return _retention_rows(openings, audible, voice_list, cmd) + _trust_rows(
+    rows = _retention_rows(openings, audible, voice_list, cmd) + _trust_rows(
         judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
+    if not quick:
+        rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out=True)
+    return rows
 
 
 def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,
@@ -369,11 +381,20 @@ def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,
     return rows
 
 
-def _trust_rows(judged: list[Judged], cmd: str) -> list[BenchRow]:
+def _trust_rows(judged: list[Judged], cmd: str, *, held_out: bool = False) -> list[BenchRow]:
     rate, correct = check_rate(judged)
     rate_before, _ = check_rate(judged, before=True)
     expected = [j for j in judged if j.kind == "expected"]
     unexpected = [j for j in judged if j.kind == "unexpected"]
+    if held_out:
+        where = f"held-out phrasings and voices, {len(judged)} turns"
+        return [
+            BenchRow(f"check questions on correct transcripts, {where} ({correct} correct; "
+                     f"old rule {rate_before:.2f})", round(rate, 3), "fraction", "≤ 0.10", cmd),
+            BenchRow(f"wrong values accepted without a check, {where} (old rule "
+                     f"{wrong_accepted(judged, before=True)})", wrong_accepted(judged), "turns",
+                     "0", cmd),
+        ]
     return [
         BenchRow(f"check questions on correct transcripts ({correct} of {len(expected)} "
                  f"value turns correct; old rule {rate_before:.2f})", round(rate, 3),

@@ -107,6 +107,21 @@ UNEXPECTED_VALUES = (
     "Book P-100 for the fifteenth of March.",
     "Book P-200 for last Monday.",
 )
+# Held out: expected values in phrasings written after agent/trust.py's thresholds were set,
+# and never used to set one (said by audio.voices.HELD_OUT_VOICES). Their figures say how the
+# calibration carries over to callers it has not met.
+HELD_OUT_VALUES = (
+    "I'd like someone at P-200 next Tuesday morning.",
+    "Can we do Wednesday the ninth instead?",
+    "Put me down for Friday at eleven.",
+    "The afternoon suits me better.",
+    "It's pump P-100, not P-200.",
+    "Change it to the seventh of December, in the afternoon.",
+    "Could the engineer come on Monday at nine thirty?",
+    "Tuesday the eighth, morning please.",
+    "Let's say three in the afternoon on Thursday.",
+    "Any chance of tomorrow afternoon for P-200?",
+)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

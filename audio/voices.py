@@ -79,6 +79,23 @@ def voice_set(bases: tuple[Voice, ...] = BASES) -> tuple[Voice, ...]:
     return tuple(v for base in bases for v in conditions(base))
 
 
+# Held out (with audio.corpus.HELD_OUT_VALUES): voices and conditions no threshold was set on.
+HELD_OUT_BASES = (
+    Voice("espeak en-gb-x-rp", "espeak", "en-gb-x-rp", speed=170),
+    Voice("espeak en-029", "espeak", "en-029", speed=150),
+    Voice("espeak en-us+m3", "espeak", "en-us+m3", speed=175, pitch=40),
+    Voice("espeak en-gb-scotland+f2", "espeak", "en-gb-scotland+f2", speed=160, pitch=60),
+)
+
+
+def held_out_voices() -> tuple[Voice, ...]:
+    """Each held-out base voice as synthesised, 1.15x faster and in pink noise at 15 dB SNR
+    (conditions the voice set does not use), and Piper (13 voices)."""
+    return tuple(v for base in HELD_OUT_BASES for v in (
+        base, replace(base, name=f"{base.name} 1.15x", tempo=1.15),
+        replace(base, name=f"{base.name} pink 15dB", noise="pink", snr_db=15.0))) + (BASES[0],)
+
+
 def missing_tools() -> tuple[str, ...]:
     """The programs the voice set needs that are not on ``PATH``."""
     return tuple(tool for tool in TOOLS if shutil.which(tool) is None)

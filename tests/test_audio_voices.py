@@ -259,3 +259,25 @@ def test_first_words_the_recogniser_cannot_hear_unclipped_are_set_apart(monkeypa
     assert [o.said for o in audible] == ["Book it.", "Book it."]
     assert bench_hearing.kept_share(audible) == 0.5
     assert sorted(said_to) == ["Book it.", "Could you come?"]
+
+
+def test_the_held_out_turns_share_no_phrasing_or_voice_with_the_calibration_set():
+    """The held-out figures judge the calibration on callers it has not met: no phrasing and
+    no voice of theirs (Piper aside, the bundled voice) is in the set the thresholds were set
+    on, and every held-out turn carries values the call expects."""
+    from agent import trust
+    from audio import bench_hearing
+
+    held = voices.held_out_voices()
+    assert len(held) == 13 and len({v.name for v in held}) == 13
+    calibration = {v.name for v in voices.voice_set()} | {
+        v.name for v in bench_hearing.corrupted_voices(voices.BASES)}
+    assert {v.name for v in held} & calibration == {"piper"}
+    assert not set(corpus.HELD_OUT_VALUES) & {*corpus.EXPECTED_VALUES, *corpus.UNEXPECTED_VALUES,
+                                               *corpus.OPENINGS}
+    reader = bench_hearing._Reader()
+    expect = trust.expected(reader.context)
+    for text in corpus.HELD_OUT_VALUES:
+        values = reader.values(text)
+        assert values, text
+        assert all(trust.is_expected(s, expect) for s in values), text
