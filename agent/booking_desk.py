@@ -2,19 +2,20 @@
 
 It proposes one action at a time from the ledger, asks for one confirmation per action, and
 realigns the system of record with the ledger after every correction, following seed 001's
-decision matrix (:mod:`agent.policy`). Dispatch, outcomes and reconciliation by key live in
+decision matrix (:mod:`agent.policy`): what a correction does to each action it meets is a row
+of ``ON_CORRECTION``, whether an action needs the caller's yes (and what the answer does) a row
+of ``BEFORE_DISPATCH``. Dispatch, outcomes and reconciliation by key live in
 :mod:`agent.dispatch`. Every method here runs under the call's lock.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from agent.actions import Action, ActionStatus, propose
+from agent.actions import TERMINAL, Action, ActionStatus, propose
 from agent.dependencies import Dependent, DependentKind
 from agent.dialogue import CallContext
 from agent.dispatch import IN_FLIGHT, Dispatcher
 from agent.gate import Disposition, Stamp, classify
+from agent.policy import Consent, Step, before_dispatch
 from agent.ports import BookingPort, BookingRecord
 from agent.proposals import (
     ASSET,
@@ -44,14 +45,7 @@ from agent.slots import (
     present_reads,
 )
 from agent.speech import SpeechKind
-
-
-class Goal(StrEnum):
-    NONE = "none"
-    BOOK = "book"
-    RESCHEDULE = "reschedule"
-    CANCEL = "cancel"
-
+from agent.workflow import Desk, Goal
 
 # The fields a confirmation question names (docs/call-scripts.md: confirmation_requested `fields`).
 CONFIRM_FIELDS = {"create_booking": (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
@@ -59,7 +53,7 @@ CONFIRM_FIELDS = {"create_booking": (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME
                   "cancel_booking": (BOOKING_REF,)}
 
 
-class BookingDesk:
+class BookingDesk(Desk):
     """Owns the call's actions and the verified booking records it has seen."""
 
     def __init__(self, ctx: CallContext, port: BookingPort):
@@ -105,10 +99,16 @@ class BookingDesk:
 
     # -- a correction meets the actions (seed 001 decision matrix) -----------------------------
     def on_change(self, changed: tuple[str, ...]) -> None:
-        """Invalidate exactly the actions that read a changed field; preserve the rest."""
+        """A correction meets exactly the actions that read a changed field; the rest are
+        preserved. Each one met takes its ``ON_CORRECTION`` row: the live ones are found through
+        the dependency map, the settled ones of this question (no longer dependents: committed,
+        cancelled, failed) through the fields their stamp read."""
         hit = {d.id for d in self.ctx.deps.invalidated_by(changed)
                if d.kind is DependentKind.ACTION}
-        for action_id in sorted(hit):
+        question, changed_set = self.ctx.ledger.question, set(changed)
+        settled = {a.id for a in self.actions if a.status in TERMINAL and a.question == question
+                   and changed_set & {name for name, _ in self.dispatcher.stamps[a.id].reads}}
+        for action_id in sorted(hit | settled):
             self.dispatcher.supersede(action_id)
 
     # -- intents ---------------------------------------------------------------------------
@@ -120,7 +120,7 @@ class BookingDesk:
         self.goal = Goal.CANCEL
         draft = self.draft()
         if draft is not None:
-            self.dispatcher.drop(draft, "caller_cancelled")
+            self.dispatcher.supersede(draft.id, "caller_cancelled")
         for action in self.actions:
             if action.status is ActionStatus.COMMITTING:
                 self.withdrawn_for_cancel = action.op == "create_booking"
@@ -166,7 +166,7 @@ class BookingDesk:
         if action is None or action.status is not ActionStatus.PROPOSED:
             return False
         self.confirmed_once = True
-        self.dispatcher.go(action)
+        self.consent(action, Consent.YES)
         return True
 
     def no(self) -> bool:
@@ -175,7 +175,7 @@ class BookingDesk:
         action = self.dispatcher.actions.get(self.awaiting)
         self.awaiting = None
         if action is not None and action.status is ActionStatus.PROPOSED:
-            self.dispatcher.drop(action, "caller_declined")
+            self.consent(action, Consent.NO)
         return True
 
     # -- realigning the system of record with the ledger --------------------------------------
@@ -289,11 +289,23 @@ class BookingDesk:
 
     def offer(self, action: Action, prefix: tuple[str, ...] = ()) -> None:
         """Ask for the one confirmation this action needs, or go when consent was given."""
-        if self.consent_now():
+        self.consent(action, Consent.GO_AHEAD if self.consent_now() else Consent.NOT_GIVEN,
+                     prefix)
+
+    def consent(self, action: Action, consent: Consent, prefix: tuple[str, ...] = ()) -> None:
+        """Take the ``BEFORE_DISPATCH`` row for where the caller stands on ``action``."""
+        step = self.dispatcher.decide(before_dispatch(consent), action)
+        if step is Step.DISPATCH:
             if prefix:
                 self.ctx.say(prefix, SpeechKind.INFO)
             self.dispatcher.go(action)
-            return
+        elif step is Step.DROP:
+            self.dispatcher.drop(action, "caller_declined")
+        else:  # Step.ASK_CONFIRMATION
+            self.ask_confirmation(action, prefix)
+
+    def ask_confirmation(self, action: Action, prefix: tuple[str, ...] = ()) -> None:
+        """The one yes/no question about ``action`` (``confirmation_requested``)."""
         snap = self.ctx.ledger.current
         fields = [f for f in CONFIRM_FIELDS[action.op] if snap.get(f) is not None
                   and snap.get(f).usable]

@@ -17,7 +17,7 @@ from typing import Any
 from agent import trust
 from agent.actions import Action, ActionStatus
 from agent.answer_desk import QUERY, AnswerDesk, Topic
-from agent.booking_desk import BookingDesk, Goal
+from agent.booking_desk import BookingDesk
 from agent.caller import CallerProfile
 from agent.clock import Clock
 from agent.dialogue import RESPONSE, CallContext, ControllerOptions
@@ -40,6 +40,7 @@ from agent.replies import acknowledge, ask_yes_or_no, describe, speak_rejections
 from agent.speech import SpeechKind, SpeechSink, Utterance
 from agent.trace import Trace
 from agent.validation import Rejection, validate
+from agent.workflow import Goal
 
 RetrieverFactory = Callable[[AdmissionGate, Trace], Retriever]
 

@@ -1,16 +1,17 @@
 """Dispatch and reconciliation: the only code that calls the booking system of record.
 
 The dispatch worker re-checks ``may_commit`` and the action's dependency vector against the
-ledger immediately before the side effect; the target enforces the version again. Outcomes
-follow :mod:`agent.policy`: a verified record is confirmed from the record, an unknown outcome
-is looked up by its key before anything else, a stale precondition (412) is explained and asked
-about, and whatever stays uncertain goes to a person with an explicit :class:`HandoffState`.
+ledger immediately before the side effect; the target enforces the version again. What a
+correction does to an action and what a dispatch's answer leads to are rows of the tables in
+:mod:`agent.policy`, looked up here and named by a ``decision`` event (:meth:`Dispatcher.decide`):
+a verified record is confirmed from the record, an unknown outcome is looked up by its key
+before anything else, a stale precondition (412) is explained and asked about, and whatever
+stays uncertain goes to a person with an explicit :class:`HandoffState`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from agent.actions import Action, ActionStatus, CommitDecision, may_commit
 from agent.dependencies import Dependent, DependentKind
@@ -18,21 +19,26 @@ from agent.dialogue import CallContext
 from agent.gate import Disposition, Stamp, classify
 from agent.handoff import handoff
 from agent.ledger import FieldOp
-from agent.policy import Step, after_dispatch
+from agent.policy import (
+    Consent,
+    Row,
+    Step,
+    after_dispatch,
+    before_dispatch,
+    dispatch_answer,
+    on_correction,
+)
 from agent.ports import (
     BookingOutcome,
     BookingOutcomeKind,
     BookingPort,
     BookingRecord,
-    RequestState,
 )
 from agent.proposals import BOOKING_REF
-from agent.reconcile import resolve_unknown, withdraw
+from agent.reconcile import Dispatching, resolve_unknown, withdraw
 from agent.render import booked, cancelled, from_plan, requested, rescheduled, staff_changed
 from agent.speech import SpeechKind
-
-if TYPE_CHECKING:
-    from agent.booking_desk import BookingDesk
+from agent.workflow import Desk, Goal
 
 IN_FLIGHT = frozenset({ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED,
                        ActionStatus.UNKNOWN})
@@ -40,8 +46,8 @@ _VERIFIED_TEXT = {"create_booking": booked, "reschedule_booking": rescheduled,
                   "cancel_booking": cancelled}
 
 
-class Dispatcher:
-    def __init__(self, ctx: CallContext, port: BookingPort, desk: BookingDesk):
+class Dispatcher(Dispatching):
+    def __init__(self, ctx: CallContext, port: BookingPort, desk: Desk):
         self.ctx = ctx
         self.port = port
         self.desk = desk
@@ -66,6 +72,14 @@ class Dispatcher:
         self.ctx.emit(name, op=action.op, request=action.idempotency_key, action=action.id,
                       **data)
 
+    def decide(self, row: Row, action: Action) -> Step:
+        """Take the decision ``row`` (a row of an :mod:`agent.policy` table) for ``action``.
+
+        Side effect: the ``decision`` event naming the table and the row. Returns its step.
+        """
+        self.emit("decision", action, table=row.table, row=row.id, step=str(row.step))
+        return row.step
+
     # -- invalidation --------------------------------------------------------------------------
     def drop(self, action: Action, reason: str) -> None:
         """A draft that was never dispatched dies here; no worker may commit it later."""
@@ -74,18 +88,19 @@ class Dispatcher:
         if self.desk.awaiting == action.id:
             self.desk.awaiting = None
 
-    def supersede(self, action_id: str) -> None:
-        """A correction met this action: apply the decision matrix row for its status."""
+    def supersede(self, action_id: str, reason: str = "superseded") -> None:
+        """A correction met this action: take the ON_CORRECTION row for its status."""
         action = self.actions[action_id]
-        step = {ActionStatus.PROPOSED: Step.REPROPOSE,
-                ActionStatus.COMMITTING: Step.CANCEL_THEN_RECONCILE}.get(action.status)
+        step = self.decide(on_correction(action.status), action)
         if step is Step.REPROPOSE:
-            self.drop(action, "superseded")
+            self.drop(action, reason)
         elif step is Step.CANCEL_THEN_RECONCILE:
             self.set_status(action, ActionStatus.CANCEL_REQUESTED)
-            self.emit("action_cancel_requested", action, reason="superseded")
+            self.emit("action_cancel_requested", action, reason=reason)
             self.ctx.spawn(self._withdraw(action_id), f"withdraw:{action_id}")
-        # UNKNOWN and CANCEL_REQUESTED are already being reconciled; that path realigns after.
+        # RECONCILE_FIRST: the reconciliation already running realigns once it knows.
+        # AMEND_COMMITTED: BookingDesk.realign proposes the conditional change of the record.
+        # NOTHING: a cancelled or failed action is history.
 
     # -- dispatch ------------------------------------------------------------------------------
     def go(self, action: Action, *, retried: bool = False) -> None:
@@ -163,10 +178,10 @@ class Dispatcher:
         action = self.actions[action_id]
         if action.status is not ActionStatus.COMMITTING:
             return  # a correction asked to cancel it meanwhile: the withdrawal reconciles it
-        step = after_dispatch(outcome.kind)
-        if outcome.request_state is RequestState.SUCCEEDED and outcome.record is not None:
-            step = Step.CONFIRM  # written, even if over a newer version: verify() judges it
-        if step is Step.CONFIRM and outcome.record is not None:
+        # A written record counts as COMMITTED even if written over a newer version (verify()
+        # judges it); a commit without a record counts as UNKNOWN (policy.dispatch_answer).
+        step = self.decide(after_dispatch(dispatch_answer(outcome)), action)
+        if step is Step.CONFIRM:  # dispatch_answer: a COMMITTED key always has its record
             self.commit(action, outcome.record)
         elif step is Step.EXPLAIN_AND_ASK:
             await self._explain_conflict(action)
@@ -174,7 +189,7 @@ class Dispatcher:
             self.set_status(action, ActionStatus.FAILED)
             self.emit("action_failed", action, detail=outcome.detail)
             self.ctx.say(("The booking system couldn't do that.", "Nothing was changed."))
-        else:
+        else:  # Step.RECONCILE_FIRST
             self.set_status(action, ActionStatus.UNKNOWN)
             self.emit("action_unknown", action, detail=outcome.detail)
             self.ctx.say(("The booking system hasn't answered.",
@@ -211,7 +226,7 @@ class Dispatcher:
             return
         self.adopt(record, action.op)
         if action.op == "cancel_booking":
-            self.desk.goal = type(self.desk.goal).NONE
+            self.desk.goal = Goal.NONE
         if self.ctx.faults.confirm_from_plan:
             sentences = from_plan(action.op, dict(action.args), self.ctx.caller)
             values = dict(action.args)
@@ -254,6 +269,10 @@ class Dispatcher:
             wanted["expected_version"] = str(latest.version)
             reads = tuple(b.field for b in action.basis)
             redo = self.desk.new_action(action.op, wanted, reads)
+        # The record changed under the caller: whatever consent stood was for other values.
+        if self.decide(before_dispatch(Consent.NOT_GIVEN), redo) is Step.DISPATCH:
+            self.go(redo)
+            return
         self.desk.awaiting = redo.id
         self.ctx.say(staff_changed(latest, wanted), SpeechKind.QUESTION)
         self.ctx.emit("confirmation_requested", fields=[b.field for b in redo.basis],

@@ -15,6 +15,7 @@ from agent.ledger import FieldOp, LedgerSnapshot
 from agent.ports import BookingPort
 from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, ProposalContext
 from agent.repair import Asked
+from agent.workflow import Goal
 
 if TYPE_CHECKING:
     from agent.answer_desk import AnswerDesk
@@ -77,8 +78,6 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
 
     Side effect: the desk adopts that booking's verified record as its target.
     """
-    from agent.booking_desk import Goal
-
     if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None \
             or any(op.name == BOOKING_REF for op in ops):
         return []

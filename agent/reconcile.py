@@ -6,32 +6,59 @@ Two entry points, both background tasks of the :class:`~agent.dispatch.Dispatche
   wait for the dispatch's own answer, then look the request up by its key and follow
   :data:`agent.policy.AFTER_LOOKUP` (cancelled -> propose anew; completed anyway -> it is
   history, and the new values become a change of THAT booking, never a second create).
-* :func:`resolve_unknown` -- no answer (timeout): look up by key before anything else; retry
-  only with the SAME key, and only when the request is proven absent; else a person.
+* :func:`resolve_unknown` -- no answer (timeout): look up by key before anything else and
+  follow :data:`agent.policy.AFTER_TIMEOUT_LOOKUP`: retry only with the SAME key, and only
+  once, when the request is proven absent; else a person.
+
+Each lookup's row is taken through :meth:`~agent.dispatch.Dispatcher.decide` (a ``decision``
+event) right after the ``action_reconciled`` event that reports what the lookup showed.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from agent.actions import ActionStatus
-from agent.policy import Step, after_lookup
-from agent.ports import BookingOutcome, RequestState
+from agent.actions import Action, ActionStatus, CommitDecision
+from agent.dialogue import CallContext
+from agent.gate import Stamp
+from agent.policy import Row, Step, after_lookup, after_timeout_lookup, lookup_answer
+from agent.ports import BookingOutcome, BookingPort, BookingRecord, RequestState
 from agent.speech import SpeechKind
-
-if TYPE_CHECKING:
-    from agent.dispatch import Dispatcher
+from agent.workflow import Desk, Goal
 
 
-async def lookup(d: Dispatcher, key: str) -> BookingOutcome | None:
+class Dispatching(Protocol):
+    """What reconciliation uses of :class:`agent.dispatch.Dispatcher`, which implements it.
+    The dispatcher imports this module, so this one names it by its shape, not by import."""
+
+    ctx: CallContext
+    port: BookingPort
+    desk: Desk
+    actions: dict[str, Action]
+    stamps: dict[str, Stamp]
+    tasks: dict[str, asyncio.Task[None]]
+
+    def add(self, action: Action, stamp: Stamp) -> None: ...
+    def set_status(self, action: Action, status: ActionStatus, **changes: object) -> Action: ...
+    def emit(self, name: str, action: Action, **data: object) -> None: ...
+    def decide(self, row: Row, action: Action) -> Step: ...
+    def drop(self, action: Action, reason: str) -> None: ...
+    def go(self, action: Action, *, retried: bool = False) -> None: ...
+    def recheck(self, action: Action | None) -> CommitDecision: ...
+    def commit(self, action: Action, record: BookingRecord) -> None: ...
+    def adopt(self, record: BookingRecord, op: str) -> None: ...
+    async def desk_handoff(self, reason: str, ambiguity: tuple[str, ...] = ()) -> None: ...
+
+
+async def lookup(d: Dispatching, key: str) -> BookingOutcome | None:
     try:
         return await d.port.lookup(key)
     except Exception:  # noqa: BLE001 - no answer: the outcome stays uncertain
         return None
 
-async def withdraw(d: Dispatcher, action_id: str) -> None:
+async def withdraw(d: Dispatching, action_id: str) -> None:
     """Dispatched and pending: request cancellation, await the answer, look up by key."""
     key = d.actions[action_id].idempotency_key
     try:
@@ -45,13 +72,13 @@ async def withdraw(d: Dispatcher, action_id: str) -> None:
     async with d.ctx.lock:
         action = d.actions[action_id]
         state = outcome.request_state if outcome is not None else None
-        step = after_lookup(state)
         d.emit("action_reconciled", action, state=str(state) if state else "no_answer")
+        step = d.decide(after_lookup(lookup_answer(outcome)), action)
         if step is Step.PROPOSE_NEW:
             d.set_status(action, ActionStatus.CANCELLED)
             d.emit("action_cancelled", action, reason="withdrawn", dispatched=True)
             await d.desk.realign()
-        elif step is Step.CONFIRM and outcome is not None and outcome.record is not None:
+        elif step is Step.CONFIRM and outcome is not None:  # SUCCEEDED: the record came back
             # It completed before the cancellation arrived: it is history now, and the
             # ledger's new values become a change of THAT booking, never a second create.
             record = outcome.record
@@ -60,15 +87,15 @@ async def withdraw(d: Dispatcher, action_id: str) -> None:
             d.adopt(record, action.op)
             d.emit("action_committed", action, ref=record.ref, version=record.version,
                        superseded=True)
-            then = ("So it needs cancelling." if str(d.desk.goal) == "cancel"
+            then = ("So it needs cancelling." if d.desk.goal is Goal.CANCEL
                     else "I'll change that booking instead.")
             d.ctx.say(("The earlier request had already gone through.", then))
             await d.desk.realign()
-        else:
+        else:  # Step.HANDOFF
             d.set_status(action, ActionStatus.UNKNOWN)
             await d.desk_handoff("cancellation_unconfirmed")
 
-async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
+async def resolve_unknown(d: Dispatching, action_id: str, retried: bool) -> None:
     """No answer: look the request up by key before any new action (never a new key)."""
     action = d.actions[action_id]
     if d.ctx.faults.retry_with_new_key:
@@ -85,9 +112,9 @@ async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
     async with d.ctx.lock:
         action = d.actions[action_id]
         state = outcome.request_state if outcome is not None else None
-        step = after_lookup(state, after_timeout=True, retried=retried)
         d.emit("action_reconciled", action, state=str(state) if state else "no_answer")
-        if step is Step.CONFIRM and outcome is not None and outcome.record is not None:
+        step = d.decide(after_timeout_lookup(lookup_answer(outcome), retried=retried), action)
+        if step is Step.CONFIRM and outcome is not None:  # SUCCEEDED: the record came back
             d.commit(action, outcome.record)
             await d.desk.realign(quiet=True)  # a correction may have arrived meanwhile
         elif step is Step.RETRY_SAME_KEY:
@@ -105,11 +132,11 @@ async def resolve_unknown(d: Dispatcher, action_id: str, retried: bool) -> None:
             d.set_status(action, ActionStatus.CANCELLED)
             d.emit("action_cancelled", action, reason="target_cancelled", dispatched=True)
             await d.desk.realign()
-        else:
+        else:  # Step.HANDOFF
             await d.desk_handoff("outcome_unknown")
 
 
-async def wait_while_pending(d: Dispatcher, action) -> BookingOutcome | None:
+async def wait_while_pending(d: Dispatching, action) -> BookingOutcome | None:
     """Look the request up by key until the target settles it or the budget runs out.
 
     The target still working on it (PENDING) is not an answer: never a retry, never a new key.

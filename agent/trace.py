@@ -71,6 +71,8 @@ CATALOG: dict[str, str] = {
                                "requested.",
     "action_cancelled": "An action was cancelled: a draft dropped, or a request withdrawn.",
     "action_reconciled": "The agent looked up what really happened to an action (state).",
+    "decision": "A row of a decision table in agent/policy.py chose what happens next to an "
+                "action: `table`, `row` (the row's stable id), `step`.",
     # spoken results: what the caller was told
     "confirmation_spoken": "The agent told the caller a result, rendered from a verified "
                            "record.",
@@ -88,7 +90,8 @@ TOPICS: dict[str, tuple[str, ...]] = {
                   "retrieval_admitted", "retrieval_rejected", "answer_withheld"),
     "actions": ("action_proposed", "action_dispatched", "dispatch_refused", "action_committed",
                 "commit_unverified", "action_failed", "action_unknown",
-                "action_cancel_requested", "action_cancelled", "action_reconciled"),
+                "action_cancel_requested", "action_cancelled", "action_reconciled",
+                "decision"),
     "spoken results": ("confirmation_spoken", "answer_spoken"),
 }
 # The names the first public version of the call-script contract promised. They are never

@@ -1,6 +1,8 @@
 """The architecture's rules, enforced (docs/architecture.md, "Packages and the import rule").
 
 * The import table, by walking every module's imports.
+* No import cycle between modules of our packages, type-checking imports and imports inside
+  functions included: a cycle is a module that cannot be read without the other.
 * The repository stands alone: no tracked or untracked (non-ignored) text file reads, cites or
   links anything outside the checkout.
 """
@@ -67,6 +69,126 @@ def test_agent_core_is_standard_library_only():
 def test_every_package_exists_with_modules():
     for package in OURS:
         assert (ROOT / package / "__init__.py").is_file(), package
+
+
+# --------------------------------------------------------------------------- no cycles
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports(name: str, source: str, known: set[str], *, package: bool) -> set[str]:
+    """The modules of ``known`` that ``name`` imports, at any depth of its code (functions
+    and ``if TYPE_CHECKING:`` blocks included). ``from a.b import c`` imports ``a.b.c`` when
+    that is a module, else ``a.b``; importing a submodule runs its package, so ``a`` counts
+    too when ``a/__init__.py`` is a module of ``known``."""
+    here = name if package else name.rpartition(".")[0]
+    wanted: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            wanted |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            wanted |= {base} | {f"{base}.{alias.name}" for alias in node.names}
+    found = set()
+    for target in wanted:
+        parts = target.split(".")
+        for depth in range(1, len(parts) + 1):  # the module itself and every package above
+            candidate = ".".join(parts[:depth])
+            if candidate in known and candidate != name:
+                found.add(candidate)
+    return found
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                if len(members) > 1:
+                    cycles.append(sorted(members))
+    return cycles
+
+
+def import_graph(packages=OURS, root: Path = ROOT) -> dict[str, set[str]]:
+    paths = {module_name(p, root): p for package in packages
+             for p in sorted((root / package).rglob("*.py"))}
+    known = set(paths)
+    return {name: module_imports(name, path.read_text(), known,
+                                 package=path.name == "__init__.py")
+            for name, path in paths.items()}
+
+
+def cycle_report(graph: dict[str, set[str]], cycle: list[str]) -> str:
+    members = set(cycle)
+    edges = [f"{a} -> {b}" for a in cycle for b in sorted(graph[a] & members)]
+    return f"cycle {' / '.join(cycle)}: " + "; ".join(edges)
+
+
+def test_no_import_cycle_between_modules():
+    graph = import_graph()
+    cycles = import_cycles(graph)
+    assert not cycles, "\n".join(cycle_report(graph, c) for c in cycles)
+
+
+def test_the_cycle_detector_flags_each_kind(tmp_path):
+    """Known-answer control: a direct cycle, one through a type-checking import, one through
+    an import inside a function and one through a package's ``__init__`` are each found; a
+    chain without a way back is not."""
+    files = {
+        "pkg/__init__.py": "from pkg.hub import Hub\n",
+        "pkg/hub.py": "from pkg import leaf\n",
+        "pkg/leaf.py": "from pkg.words import WORDS\n",
+        "pkg/words.py": "WORDS = ()\n",
+        "pkg/a.py": "from pkg.b import x\n",
+        "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from pkg.a import y\n",
+        "pkg/c.py": "import pkg.d\n",
+        "pkg/d.py": "def f():\n    from pkg import c\n",
+        "pkg/e.py": "from .f import z\n",
+        "pkg/f.py": "from . import words\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    cycles = import_cycles(import_graph(("pkg",), tmp_path))
+    assert sorted(cycles) == [["pkg", "pkg.hub", "pkg.leaf"], ["pkg.a", "pkg.b"],
+                              ["pkg.c", "pkg.d"]]
 
 
 # --------------------------------------------------------------------------- standing alone

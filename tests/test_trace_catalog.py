@@ -121,6 +121,47 @@ def test_scanner_takes_a_relays_names_from_its_source_and_drops_what_it_keeps():
     assert found.dropped == {"pkg.adapter:Adapter.on_gate_event": ["gate_internal"]}
 
 
+PROTOCOL = """
+from typing import Protocol
+
+from pkg.desk import Context
+
+
+class Booking(Protocol):
+    ctx: Context
+
+    def emit(self, name, **data) -> None:
+        \"\"\"Record ``name`` for this booking.\"\"\"
+        ...
+
+
+def settle(b: Booking):
+    b.emit("visit_settled", outcome="done")
+"""
+
+BOOKER = """
+from pkg.desk import Context
+from pkg.protocol import Booking
+
+
+class Booker(Booking):
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def emit(self, name, **data):
+        self.ctx.emit(name, booker="b1", **data)
+"""
+
+
+def test_scanner_follows_a_receiver_typed_by_a_protocol_to_its_implementer():
+    """A module typing a receiver by a Protocol (to avoid importing the class) reaches the
+    code of the one class that names that Protocol as its base."""
+    found = _scan(desk=DESK, gate=GATE, adapter=ADAPTER, protocol=PROTOCOL, booker=BOOKER)
+    assert found.errors == []
+    assert found.events()["visit_settled"] == (["pkg.protocol"], {
+        "outcome": True, "booker": True, "where": True})
+
+
 def test_scanner_refuses_to_guess():
     errors = _scan(desk=DESK, gate=GATE, adapter=ADAPTER, loose=LOOSE).errors
     assert any("loose.py:6: cannot tell which `emit`" in e for e in errors), errors

@@ -177,10 +177,23 @@ class Index:
                      if isinstance(b, ast.Name)]
 
     def method(self, cls: str, name: str) -> Func | None:
+        """``cls.name`` as the code defines it. On a Protocol, whose methods are stubs, it is
+        the method of the one class that names the Protocol as its base (a receiver typed by
+        a Protocol to avoid an import reaches that class's code)."""
         for c in self.mro(cls):
             if name in self.methods.get(c, {}):
-                return self.methods[c][name]
+                found = self.methods[c][name]
+                if _is_stub(found.node):
+                    made = [k for k in self.implementers(c) if name in self.methods.get(k, {})]
+                    if len(made) == 1:
+                        return self.methods[made[0]][name]
+                return found
         return None
+
+    def implementers(self, cls: str) -> list[str]:
+        """The classes that name ``cls`` among their bases."""
+        return sorted(name for name, defs in self.classes.items() for _, node in defs
+                      if any(isinstance(b, ast.Name) and b.id == cls for b in node.bases))
 
     def callee(self, func: Func, call: ast.Call, types: dict[str, str]) -> Func | None:
         """The function a call reaches, when the code says which."""
@@ -203,6 +216,14 @@ def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
                                                         ast.ClassDef)):
             continue
         todo.extend(ast.iter_child_nodes(current))
+
+
+def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of a docstring and/or ``...`` only: a Protocol's declaration."""
+    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(
+        n.value, ast.Constant) and isinstance(n.value.value, str))]
+    return all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+               and n.value.value is Ellipsis for n in body)
 
 
 def _is_self(node: ast.expr) -> bool:
