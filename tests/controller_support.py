@@ -1,5 +1,17 @@
-"""Harness for controller scenario tests: a real world (sandbox on loopback, demo registry,
-corpus), the real RuleProposer, a recording speech sink, and event waits (never sleeps)."""
+"""Harness for controller scenario tests: a world, the real RuleProposer, a recording speech
+sink, and event waits (never sleeps).
+
+The world is a world of fakes (:mod:`tests.fakes`: in-memory booking system, registry,
+retrieval and clock) unless a test asks for ``backend="real"``: the sandbox on loopback over
+HTTP, the demo registry in SQLite and the FTS5 corpus, as ``amend chat`` runs them. Tests that
+must hold on both say so with :data:`both_backends`; ``tests/test_port_contracts.py`` proves the
+fakes answer as the real services do.
+
+Timeouts: with the real sandbox ``client_timeout`` is the HTTP client's timeout in seconds
+(default 3). The fakes have no wall clock: a client built with a ``client_timeout`` gives up
+the moment its request is held by a fault (a hold always outlasts it), and without one it
+waits for the answer.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +19,26 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from agent.clock import FixedClock
+import pytest
+
 from agent.controller import Controller
 from agent.faults import AgentFaults
 from agent.speech import SpeechPlan, Utterance
 from agent.trace import Trace, TraceEvent
-from ui.bootstrap import DEFAULT_CALLER, World, fixed_clock, open_world
+from tests.fakes.clock import FakeClock
+from tests.fakes.world import FakeWorld, open_fake_world
+from ui.bootstrap import DEFAULT_CALLER, fixed_clock, open_world
 
 CLOCK = "2026-12-01T09:00:00+01:00"  # a Tuesday
 ONE_PUMP = DEFAULT_CALLER.__class__(
     tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
     assets=(DEFAULT_CALLER.assets[0],))
+BACKENDS = ("fake", "real")
+REAL_CLIENT_TIMEOUT = 3.0
+# The same scenario on the fakes and on the real services (sandbox, registry, corpus).
+both_backends = pytest.mark.parametrize("backend", BACKENDS)
 
 
 @dataclass
@@ -45,10 +65,14 @@ class RecordingSink:
 
 @dataclass
 class Call:
-    world: World
+    world: Any  # ui.bootstrap.World or tests.fakes.world.FakeWorld
     controller: Controller
     sink: RecordingSink
     trace: Trace
+
+    @property
+    def backend(self) -> str:
+        return "fake" if isinstance(self.world, FakeWorld) else "real"
 
     async def say(self, text: str, *, confidence: float = 1.0,
                   alternatives: tuple[str, ...] = ()) -> str:
@@ -84,8 +108,26 @@ class Call:
         return self.events(name, **filters)[count - 1]
 
     async def held(self, count: int = 1) -> None:
-        """Until the sandbox holds ``count`` requests in a delay or hang (a thread wait)."""
-        assert await asyncio.to_thread(self.world.sandbox.faults.wait_held, count, 10.0)
+        """Until the booking system holds ``count`` requests in a delay or hang."""
+        faults = self.world.sandbox.faults
+        if self.backend == "fake":
+            assert await faults.until_held(count, 10.0)
+        else:  # the sandbox's holds are on its server thread: a thread wait
+            assert await asyncio.to_thread(faults.wait_held, count, 10.0)
+
+    async def request_finished(self, key: str) -> str:
+        """Until the system of record has finished the request ``key``; its status."""
+        caller = self.world.caller
+        if self.backend == "fake":
+            row = await asyncio.wait_for(
+                self.world.sandbox.settled(caller.tenant, caller.account, key), 10)
+            return row.status
+        while True:  # the real sandbox: read its requests, waiting on its holds in between
+            rows = await asyncio.to_thread(self.world.sandbox.admin.requests)
+            status = next((r["status"] for r in rows if r["key"] == key), None)
+            if status not in (None, "PENDING"):
+                return status
+            await asyncio.to_thread(self.world.sandbox.faults.wait_held, 1, 0.05)
 
     def bookings(self, *, all_accounts: bool = False) -> list[dict]:
         rows = self.world.sandbox.admin.bookings()
@@ -102,14 +144,23 @@ class Call:
 @contextlib.asynccontextmanager
 async def call(*, caller=None, clock: str = CLOCK, faults: Iterable[Mapping] = (),
                bookings: Iterable[Mapping] = (), agent_faults: Iterable[str] = (),
-               debug: bool = True, client_timeout: float = 3.0, resolver=None,
-               retriever_factory=None, registry: str = "default",
-               options=None) -> AsyncIterator[Call]:
-    """A started call in a fresh world. The trace is in debug mode so values are readable."""
-    clk: FixedClock = fixed_clock(clock)
-    async with open_world(caller=caller or DEFAULT_CALLER, clock=clk, sandbox_faults=faults,
-                          bookings=bookings, client_timeout=client_timeout,
-                          registry=registry) as world:
+               debug: bool = True, client_timeout: float | None = None, resolver=None,
+               retriever_factory=None, registry: str = "default", options=None,
+               backend: str = "fake") -> AsyncIterator[Call]:
+    """A started call in a fresh world (``backend`` "fake" or "real"). The trace is in debug
+    mode so values are readable."""
+    if backend == "real":
+        world_cm = open_world(caller=caller or DEFAULT_CALLER, clock=fixed_clock(clock),
+                              sandbox_faults=faults, bookings=bookings,
+                              client_timeout=client_timeout or REAL_CLIENT_TIMEOUT,
+                              registry=registry)
+    elif backend == "fake":
+        world_cm = open_fake_world(caller=caller or DEFAULT_CALLER, clock=FakeClock(clock),
+                                   sandbox_faults=faults, bookings=bookings,
+                                   client_timeout=client_timeout, registry=registry)
+    else:
+        raise ValueError(f"backend {backend!r}: one of {BACKENDS}")
+    async with world_cm as world:
         sink, trace = RecordingSink(), Trace(debug=debug)
         controller = world.controller(
             sink, trace, faults=AgentFaults(**{n: True for n in agent_faults}),

@@ -1,4 +1,6 @@
-"""Maintenance and policy questions against the real demo registry and gated retrieval."""
+"""Maintenance and policy questions over the demo registry and gated retrieval: the fakes,
+and for the answer, the late stale answer and the unresolved authority also the real
+SQLite registry and FTS5 corpus."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 
 from agent.caller import Asset, CallerProfile
 from agent.ports import RetrievalOutcome
-from tests.controller_support import call
+from tests.controller_support import both_backends, call
 
 pytestmark = pytest.mark.anyio
 
@@ -18,8 +20,10 @@ APAC_CALLER = CallerProfile("acme", "tech-17", ("technician",), "ACME-001",
                             (Asset("P-400", "C2", "APAC", "9 Pier"),))
 
 
-async def test_maintenance_answer_is_quoted_from_the_applicable_revision_with_its_citation():
-    async with call() as c:
+@both_backends
+async def test_maintenance_answer_is_quoted_from_the_applicable_revision_with_its_citation(
+        backend):
+    async with call(backend=backend) as c:
         await c.say("What torque for the pump seal on P-100?")
         assert c.field("configuration").value == "C2"
         assert c.field("configuration").source == "asset:P-100"
@@ -44,10 +48,11 @@ async def test_referent_change_re_resolves_with_the_other_assets_record_and_copi
         assert c.events("answer_spoken")[-1].get("citations") == ("nw-manual-c1c3",)
 
 
-async def test_late_answer_for_the_old_asset_is_withheld_after_a_correction():
+@both_backends
+async def test_late_answer_for_the_old_asset_is_withheld_after_a_correction(backend):
     hold = asyncio.Event()
 
-    async with call() as c:
+    async with call(backend=backend) as c:
         inner = c.world.retriever_factory()
 
         class HeldRetriever:
@@ -111,7 +116,8 @@ async def test_not_applicable_says_so():
         assert "No approved document" in reply
 
 
-async def test_unresolved_authority_hands_off(tmp_path):
+@both_backends
+async def test_unresolved_authority_hands_off(tmp_path, backend):
     registry = tmp_path / "conflict.yaml"
     registry.write_text("""
 registry: conflict
@@ -131,7 +137,7 @@ revisions:
                 valid: ["2025-01-01T00:00:00+01:00", null]}],
      text: "Tighten to 55 Nm."}
 """)
-    async with call(registry=str(registry)) as c:
+    async with call(registry=str(registry), backend=backend) as c:
         reply = await c.say("What torque for the pump seal on P-100?")
         await c.settle()
         assert c.events("answer_spoken")[-1].get("outcome") == "UNRESOLVED_AUTHORITY"

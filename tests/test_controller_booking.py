@@ -1,4 +1,5 @@
-"""Booking scenarios, text in, against the real sandbox on loopback (seed 001 cases 1, 5, 6, 9)."""
+"""Booking scenarios, text in (seed 001 cases 1, 5, 6, 9), on the in-memory booking system;
+the happy path and case 1 also against the real sandbox on loopback."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import json
 import pytest
 
 from agent.actions import ActionStatus
-from tests.controller_support import ONE_PUMP, call
+from tests.controller_support import ONE_PUMP, both_backends, call
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_booking_happy_path_confirms_from_the_verified_record():
-    async with call() as c:
+@both_backends
+async def test_booking_happy_path_confirms_from_the_verified_record(backend):
+    async with call(backend=backend) as c:
         reply = await c.say("I'd like a service visit for pump P-100 on Wednesday afternoon.")
         assert "Shall I book it" in reply
         confirm = c.events("confirmation_requested")
@@ -35,8 +37,10 @@ async def test_booking_happy_path_confirms_from_the_verified_record():
         assert view["actions"][0]["status"] == "committed"
 
 
-async def test_case_1_date_corrected_before_any_tool_call_creates_only_the_new_request():
-    async with call() as c:
+@both_backends
+async def test_case_1_date_corrected_before_any_tool_call_creates_only_the_new_request(
+        backend):
+    async with call(backend=backend) as c:
         await c.say("Book a service visit for P-100 on Wednesday afternoon.")
         await c.say("Sorry, Thursday morning, not Wednesday.")
         assert c.field("visit_date").value == "2026-12-03"

@@ -6,7 +6,7 @@ import pytest
 
 from agent.actions import ActionStatus
 from agent.proposals import CorrectionKind, Intent, Proposal
-from tests.controller_support import call
+from tests.controller_support import both_backends, call
 
 pytestmark = pytest.mark.anyio
 
@@ -166,10 +166,11 @@ async def test_barge_in_invalidates_the_current_generation():
         assert c.sink.invalidated[-1] == (live, "barge_in")
 
 
-async def test_seeded_booking_is_rescheduled_from_its_record_with_one_confirmation():
+@both_backends
+async def test_seeded_booking_is_rescheduled_from_its_record_with_one_confirmation(backend):
     seed = [{"ref": "BK-SEED1", "asset": "P-200", "date": "2026-12-07", "window": "morning",
              "site": "4 Dock Street, Rotterdam", "contact": "tech-17"}]
-    async with call(bookings=seed) as c:
+    async with call(bookings=seed, backend=backend) as c:
         await c.say("I need to move my booking to Wednesday afternoon.")
         assert c.field("booking_ref").value == "BK-SEED1"
         assert c.events("confirmation_requested")[-1].get("op") == "reschedule_booking"
@@ -180,8 +181,9 @@ async def test_seeded_booking_is_rescheduled_from_its_record_with_one_confirmati
             "2026-12-02", "afternoon", 2)
 
 
-async def test_another_accounts_booking_is_never_touched():
-    async with call() as c:
+@both_backends
+async def test_another_accounts_booking_is_never_touched(backend):
+    async with call(backend=backend) as c:
         c.world.sandbox.admin.seed("acme", [{"ref": "BK-OTHER", "account": "ACME-002",
                                              "asset": "P-777", "date": "2026-12-07",
                                              "window": "morning", "site": "x",

@@ -1,20 +1,20 @@
-"""Seed 001's decision matrix, row by row, against the real sandbox and its fault hooks.
+"""Seed 001's decision matrix, row by row, on the fakes and against the real sandbox.
 
-Races are forced with the sandbox's holds (a delayed request stays PENDING until cancelled or
-released) and with the order of awaited turns, never with sleeps.
+Every row runs twice (``backend``): on the in-memory booking system of ``tests.fakes`` and
+against the real HTTP sandbox, registry and corpus, so the real path of the matrix stays
+covered. Races are forced with the booking system's holds (a delayed request stays PENDING
+until cancelled or released) and with the order of awaited turns, never with sleeps.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 import pytest
 
 from agent.actions import ActionStatus
 from agent.dialogue import ControllerOptions
-from tests.controller_support import call
+from tests.controller_support import BACKENDS, call
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("backend", BACKENDS)]
 HOLD = 60_000  # a delay that only a cancellation or an explicit release ends
 
 
@@ -23,13 +23,8 @@ async def _book_wednesday(c) -> None:
     await c.say("Yes, please go ahead.")
 
 
-async def _request_status(c, key: str) -> str:
-    rows = await asyncio.to_thread(c.world.sandbox.admin.requests)
-    return next(r["status"] for r in rows if r["key"] == key)
-
-
-async def test_case_2_correction_while_queued_locally_kills_the_queued_item():
-    async with call() as c:
+async def test_case_2_correction_while_queued_locally_kills_the_queued_item(backend):
+    async with call(backend=backend) as c:
         await c.say("Book P-100 on Wednesday afternoon.")
         # "Yes" queues the dispatch; the correction is handled before the worker runs.
         await c.say("yes")
@@ -43,8 +38,8 @@ async def test_case_2_correction_while_queued_locally_kills_the_queued_item():
         assert not c.events("action_dispatched", action=first.id)
 
 
-async def test_no_recheck_fault_lets_the_stale_queued_item_commit():
-    async with call(agent_faults=["no_recheck_before_dispatch"]) as c:
+async def test_no_recheck_fault_lets_the_stale_queued_item_commit(backend):
+    async with call(agent_faults=["no_recheck_before_dispatch"], backend=backend) as c:
         await c.say("Book P-100 on Wednesday afternoon.")
         await c.say("yes")
         await c.say("Sorry, Thursday morning, not Wednesday.")
@@ -52,8 +47,10 @@ async def test_no_recheck_fault_lets_the_stale_queued_item_commit():
         assert "2026-12-02" in [b["date"] for b in c.bookings()]  # the oracle must catch this
 
 
-async def test_case_3_dispatched_and_pending_is_cancelled_then_reconciled_before_a_new_create():
-    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}]) as c:
+async def test_case_3_dispatched_and_pending_is_cancelled_then_reconciled_before_a_new_create(
+        backend):
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
+                    backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_dispatched", op="create_booking")
         await c.held()
@@ -73,15 +70,16 @@ async def test_case_3_dispatched_and_pending_is_cancelled_then_reconciled_before
         assert c.field("visit_date").version == 2
 
 
-async def test_pending_request_that_completed_anyway_is_rescheduled_never_created_twice():
-    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}]) as c:
+async def test_pending_request_that_completed_anyway_is_rescheduled_never_created_twice(
+        backend):
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
+                    backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_dispatched", op="create_booking")
         await c.held()
         key = c.controller.actions[0].idempotency_key
         c.world.sandbox.faults.release()  # the target completes; the agent has not read it yet
-        while await _request_status(c, key) != "SUCCEEDED":
-            await asyncio.to_thread(c.world.sandbox.faults.wait_held, 1, 0.05)
+        assert await c.request_finished(key) == "SUCCEEDED"
         await c.say("Sorry, Thursday morning, not Wednesday.")
         await c.until("confirmation_requested", op="reschedule_booking")
         assert "already sent" in c.sink.last and "can't take it back" in c.sink.last
@@ -94,8 +92,9 @@ async def test_pending_request_that_completed_anyway_is_rescheduled_never_create
         assert len(c.events("action_dispatched", op="create_booking")) == 1
 
 
-async def test_case_4_correction_after_commit_is_a_confirmed_reschedule_with_a_change_notice():
-    async with call() as c:
+async def test_case_4_correction_after_commit_is_a_confirmed_reschedule_with_a_change_notice(
+        backend):
+    async with call(backend=backend) as c:
         await _book_wednesday(c)
         await c.settle()
         reply = await c.say("Actually make it Thursday morning.")
@@ -110,8 +109,8 @@ async def test_case_4_correction_after_commit_is_a_confirmed_reschedule_with_a_c
         assert "It's moved" in c.sink.last
 
 
-async def test_correction_that_says_go_ahead_skips_the_second_confirmation():
-    async with call() as c:
+async def test_correction_that_says_go_ahead_skips_the_second_confirmation(backend):
+    async with call(backend=backend) as c:
         await _book_wednesday(c)
         await c.settle()
         await c.say("actually make it Thursday, go ahead")
@@ -120,9 +119,9 @@ async def test_correction_that_says_go_ahead_skips_the_second_confirmation():
         assert [b["date"] for b in c.bookings()] == ["2026-12-03"]
 
 
-async def test_case_10_timeout_is_reconciled_by_key_and_never_duplicated():
+async def test_case_10_timeout_is_reconciled_by_key_and_never_duplicated(backend):
     async with call(faults=[{"op": "create_booking", "drop_response": True, "nth": 1}],
-                    client_timeout=1.0) as c:
+                    client_timeout=1.0, backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_reconciled")
         await c.settle()
@@ -133,10 +132,10 @@ async def test_case_10_timeout_is_reconciled_by_key_and_never_duplicated():
         assert "It's booked" in c.sink.last
 
 
-async def test_unknown_outcome_still_pending_after_lookup_hands_off_with_explicit_state():
+async def test_unknown_outcome_still_pending_after_lookup_hands_off_with_explicit_state(backend):
     async with call(faults=[{"op": "create_booking", "hang": True, "nth": 1}],
                     client_timeout=1.0,
-                    options=ControllerOptions(reconcile_budget_s=0.5)) as c:
+                    options=ControllerOptions(reconcile_budget_s=0.5), backend=backend) as c:
         await _book_wednesday(c)
         handoff = await c.until("handoff")
         assert handoff.get("reason") == "outcome_unknown"
@@ -149,9 +148,9 @@ async def test_unknown_outcome_still_pending_after_lookup_hands_off_with_explici
         assert not c.events("confirmation_spoken")
 
 
-async def test_case_11_retry_with_new_key_fault_is_the_duplicate_risk_the_oracle_catches():
+async def test_case_11_retry_with_new_key_fault_is_the_duplicate_risk_the_oracle_catches(backend):
     async with call(faults=[{"op": "create_booking", "drop_response": True, "nth": 1}],
-                    agent_faults=["retry_with_new_key"], client_timeout=1.0) as c:
+                    agent_faults=["retry_with_new_key"], client_timeout=1.0, backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_dispatched", count=2)
         await c.settle()
@@ -160,8 +159,8 @@ async def test_case_11_retry_with_new_key_fault_is_the_duplicate_risk_the_oracle
         assert len(c.bookings()) == 2  # a duplicate: exactly what the fault is there to show
 
 
-async def test_case_13_staff_edit_conflict_fetches_latest_explains_and_asks():
-    async with call() as c:
+async def test_case_13_staff_edit_conflict_fetches_latest_explains_and_asks(backend):
+    async with call(backend=backend) as c:
         await _book_wednesday(c)
         await c.settle()
         ref = c.bookings()[0]["ref"]
@@ -179,8 +178,9 @@ async def test_case_13_staff_edit_conflict_fetches_latest_explains_and_asks():
         assert (booking["date"], booking["version"]) == ("2026-12-03", 3)
 
 
-async def test_case_15_target_ignoring_the_precondition_is_never_reported_done():
-    async with call(faults=[{"op": "reschedule_booking", "ignore_precondition": True}]) as c:
+async def test_case_15_target_ignoring_the_precondition_is_never_reported_done(backend):
+    async with call(faults=[{"op": "reschedule_booking", "ignore_precondition": True}],
+                    backend=backend) as c:
         await _book_wednesday(c)
         await c.settle()
         ref = c.bookings()[0]["ref"]
@@ -194,8 +194,8 @@ async def test_case_15_target_ignoring_the_precondition_is_never_reported_done()
         assert "It's moved" not in c.sink.said
 
 
-async def test_case_14_cancel_while_the_action_is_preparing_kills_the_draft():
-    async with call() as c:
+async def test_case_14_cancel_while_the_action_is_preparing_kills_the_draft(backend):
+    async with call(backend=backend) as c:
         await c.say("Book P-100 on Wednesday afternoon.")
         reply = await c.say("cancel it")
         assert "Nothing was booked" in reply
@@ -205,8 +205,8 @@ async def test_case_14_cancel_while_the_action_is_preparing_kills_the_draft():
         assert c.bookings() == [] and not c.events("action_dispatched")
 
 
-async def test_case_16_notification_cannot_be_recalled_and_the_caller_is_told_so():
-    async with call() as c:
+async def test_case_16_notification_cannot_be_recalled_and_the_caller_is_told_so(backend):
+    async with call(backend=backend) as c:
         await _book_wednesday(c)
         await c.settle()
         reply = await c.say("Sorry, Thursday morning, not Wednesday.")
@@ -218,8 +218,8 @@ async def test_case_16_notification_cannot_be_recalled_and_the_caller_is_told_so
         assert "recalled" not in c.sink.said and "withdrawn the message" not in c.sink.said
 
 
-async def test_cancel_of_a_committed_booking_needs_one_confirmation():
-    async with call() as c:
+async def test_cancel_of_a_committed_booking_needs_one_confirmation(backend):
+    async with call(backend=backend) as c:
         await _book_wednesday(c)
         await c.settle()
         await c.say("Please cancel that booking.")
@@ -230,9 +230,9 @@ async def test_cancel_of_a_committed_booking_needs_one_confirmation():
         assert "It's cancelled" in c.sink.last
 
 
-async def test_confirm_from_plan_fault_claims_the_plan_before_any_record_exists():
+async def test_confirm_from_plan_fault_claims_the_plan_before_any_record_exists(backend):
     async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
-                    agent_faults=["confirm_from_plan"]) as c:
+                    agent_faults=["confirm_from_plan"], backend=backend) as c:
         await _book_wednesday(c)
         claim = c.events("confirmation_spoken")[0]
         assert claim.get("ref") is None and claim.get("date") == "2026-12-02"
@@ -244,8 +244,8 @@ async def test_confirm_from_plan_fault_claims_the_plan_before_any_record_exists(
         assert not [b for b in c.bookings() if b["date"] == "2026-12-02"]  # the claim was false
 
 
-async def test_cancel_while_the_create_is_pending_withdraws_it_and_nothing_is_booked():
-    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD}]) as c:
+async def test_cancel_while_the_create_is_pending_withdraws_it_and_nothing_is_booked(backend):
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD}], backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_dispatched")
         await c.held()
@@ -256,15 +256,16 @@ async def test_cancel_while_the_create_is_pending_withdraws_it_and_nothing_is_bo
         assert "Nothing was booked" in c.sink.last
 
 
-async def test_cancel_that_arrives_after_the_create_completed_asks_to_cancel_the_booking():
-    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}]) as c:
+async def test_cancel_that_arrives_after_the_create_completed_asks_to_cancel_the_booking(
+        backend):
+    async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
+                    backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_dispatched")
         await c.held()
         key = c.controller.actions[0].idempotency_key
         c.world.sandbox.faults.release()
-        while await _request_status(c, key) != "SUCCEEDED":
-            await asyncio.to_thread(c.world.sandbox.faults.wait_held, 1, 0.05)
+        assert await c.request_finished(key) == "SUCCEEDED"
         await c.say("cancel it")
         await c.until("confirmation_requested", op="cancel_booking")
         await c.say("yes")
@@ -273,8 +274,8 @@ async def test_cancel_that_arrives_after_the_create_completed_asks_to_cancel_the
         assert [n["kind"] for n in c.notifications()] == ["confirmation", "cancellation"]
 
 
-async def test_timeout_before_the_request_arrived_retries_once_with_the_same_key():
-    async with call() as c:
+async def test_timeout_before_the_request_arrived_retries_once_with_the_same_key(backend):
+    async with call(backend=backend) as c:
         real = c.controller.port
 
         class LostOnTheWay:
@@ -303,9 +304,9 @@ async def test_timeout_before_the_request_arrived_retries_once_with_the_same_key
         assert len(c.bookings()) == 1 and "It's booked" in c.sink.last
 
 
-async def test_case_10_a_slow_target_is_waited_for_by_key_and_confirmed_once():
+async def test_case_10_a_slow_target_is_waited_for_by_key_and_confirmed_once(backend):
     async with call(faults=[{"op": "create_booking", "delay_ms": HOLD, "nth": 1}],
-                    client_timeout=1.0) as c:
+                    client_timeout=1.0, backend=backend) as c:
         await _book_wednesday(c)
         await c.until("action_reconciled", state="PENDING")
         c.world.sandbox.faults.release()  # the target finishes while the agent looks it up

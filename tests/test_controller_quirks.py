@@ -1,14 +1,14 @@
-"""Quirks the scripted-call pack found, each replayed text in against the real sandbox and
-registry: a yes that restates the move, a site correction phrased as "the visit is at",
-alternatives that disagree on the units, another booking after a committed one, query privacy
-and scope changes for retrieval."""
+"""Quirks the scripted-call pack found, each replayed text in on the fakes: a yes that restates
+the move, a site correction phrased as "the visit is at", alternatives that disagree on the
+units, another booking after a committed one, query privacy and scope changes for retrieval
+(those two also against the real registry and corpus)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.actions import ActionStatus
-from tests.controller_support import ONE_PUMP, call
+from tests.controller_support import ONE_PUMP, both_backends, call
 
 pytestmark = pytest.mark.anyio
 
@@ -191,12 +191,15 @@ async def test_answer_question_naming_site_and_account_keeps_them_out_of_trace_a
         assert "P-100" not in request.text
 
 
-async def test_the_session_retriever_scrubs_identifying_text_before_trace_cache_and_search():
-    async with call(caller=ONE_PUMP) as c:  # a debug trace: queries are shown verbatim
+@both_backends
+async def test_the_session_retriever_scrubs_identifying_text_before_trace_cache_and_search(
+        backend):
+    # A debug trace: queries are shown verbatim.
+    async with call(caller=ONE_PUMP, backend=backend) as c:
         await c.say("What torque for the pump seal on P-100?")
         await c.settle()
         answers = c.controller.answers
-        base = answers.retriever  # the bootstrap's ScopedRetriever for this session
+        base = answers.retriever  # the world's retriever for this session (real or fake)
         request = c.events("retrieval_started")[-1]
         clean_query = request.get("query")
         from dataclasses import replace
@@ -216,14 +219,16 @@ async def test_the_session_retriever_scrubs_identifying_text_before_trace_cache_
             p.citation for p in first.bundle.passages]
 
 
-async def test_result_computed_for_a_changed_asset_record_is_out_of_scope_and_asked_again():
+@both_backends
+async def test_result_computed_for_a_changed_asset_record_is_out_of_scope_and_asked_again(
+        backend):
     import asyncio
 
     from agent.caller import Asset
 
     hold = asyncio.Event()
-    async with call(caller=ONE_PUMP) as c:
-        real = c.controller.answers.retriever  # built by ui.bootstrap with current_scope
+    async with call(caller=ONE_PUMP, backend=backend) as c:
+        real = c.controller.answers.retriever  # built by the world with current_scope
 
         class FirstHeld:
             calls = 0

@@ -3,9 +3,9 @@ in a row. An answer that does not resolve a question narrows it: a closed choice
 the most likely value, then an offer of a person that says why; a "no" buys one more try.
 
 The ladder itself (agent/repair.py) is pure and tested without a world; the scenarios run the
-real controller against the sandbox, one per kind of question, and check the `repair` events,
-that no question repeats its predecessor, and that an answer at any step settles the field
-and the booking is verified as before.
+real controller on the fakes (tests/fakes), one per kind of question, and check the `repair`
+events, that no question repeats its predecessor, and that an answer at any step settles the
+field and the booking is verified as before.
 """
 
 from __future__ import annotations
