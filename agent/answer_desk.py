@@ -13,10 +13,20 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
 
-from agent.dependencies import Dependent, DependentKind
+from agent.dependencies import Dependent, DependentKind, Invalidation
 from agent.dialogue import CallContext
-from agent.gate import Disposition, Stamp
+from agent.gate import Disposition, GateMode, Stamp
 from agent.ledger import FieldOp, LedgerSnapshot
+from agent.names import (
+    ASSET,
+    CONFIGURATION,
+    FAMILY,
+    ITEM_CATEGORY,
+    LANGUAGE,
+    OPENED,
+    PROCEDURE,
+    REGION,
+)
 from agent.ports import (
     EvidenceBundle,
     ProcedureInfo,
@@ -28,16 +38,6 @@ from agent.ports import (
     RetrievalRequest,
     RetrievalResult,
     Retriever,
-)
-from agent.proposals import (
-    ASSET,
-    CONFIGURATION,
-    FAMILY,
-    ITEM_CATEGORY,
-    LANGUAGE,
-    OPENED,
-    PROCEDURE,
-    REGION,
 )
 from agent.render import language_name
 from agent.repair import field_question
@@ -77,6 +77,10 @@ class AnswerDesk:
 
     def reads(self) -> tuple[str, ...]:
         return POLICY_READS if self.topic is Topic.POLICY else MAINTENANCE_READS
+
+    def stale_after(self, invalidation: Invalidation) -> bool:
+        """Whether the revision changed a field the answer reads, for the topic it has now."""
+        return invalidation.touches(self.reads())
 
     def scope_ops(self, snap: LedgerSnapshot, source: str) -> list[FieldOp]:
         """Configuration and region from the trusted asset record of the asset now meant.
@@ -233,8 +237,8 @@ class AnswerDesk:
     def fresh(self, stamp: Stamp, resolution: Resolution) -> str:
         """Why an answer may no longer be spoken ("" when it may). Checked right before speech."""
         ctx = self.ctx
-        if ctx.faults.gate_off:
-            return ""
+        if ctx.gate.mode is GateMode.SHADOW:
+            return ""  # a gate in shadow mode withholds nothing (agent.safeguards)
         if ctx.gate.admit(stamp) is not Disposition.CURRENT:
             return "field_versions"
         token = resolution.token

@@ -3,6 +3,12 @@
 Packages register figures here at import time; the CLI imports each package's ``bench``
 module and runs every registered function. Figures are reported, never asserted: targets are
 printed beside the values so a reader can judge them.
+
+It lives in ``agent/`` only because every package's benchmark module (``registry``,
+``retrieval``, ``tools_sandbox``, ``audio``, ``ui``) must reach it and ``agent`` is the one
+package they may all import. It is a leaf: value types and a registry, standard library only,
+and no other module of ``agent/`` imports it (``tests/test_architecture.py``); the benchmarks
+themselves live outside the core.
 """
 
 from __future__ import annotations

@@ -5,37 +5,28 @@ realigns the system of record with the ledger after every correction, following 
 decision matrix (:mod:`agent.policy`): what a correction does to each action it meets is a row
 of ``ON_CORRECTION``, whether an action needs the caller's yes (and what the answer does) a row
 of ``BEFORE_DISPATCH``. Dispatch, outcomes and reconciliation by key live in
-:mod:`agent.dispatch`. Every method here runs under the call's lock.
+:mod:`agent.dispatch`, the words of the desk's questions in :mod:`agent.booking_questions`.
+Every method here runs under the call's lock.
 """
 
 from __future__ import annotations
 
 from agent.actions import TERMINAL, Action, ActionStatus, propose
-from agent.dependencies import Dependent, DependentKind
+from agent.booking_questions import (
+    ask_field,
+    check_together,
+    confirm_fields,
+    confirmation,
+    confirmation_question,
+)
+from agent.dependencies import Dependent, DependentKind, Invalidation
 from agent.dialogue import CallContext
 from agent.dispatch import IN_FLIGHT, Dispatcher
 from agent.gate import Disposition, Stamp, classify
+from agent.names import ASSET, BOOKING_REF
 from agent.policy import Consent, Step, before_dispatch
 from agent.ports import BookingPort, BookingRecord
-from agent.proposals import (
-    ASSET,
-    BOOKING_REF,
-    VISIT_DATE,
-    VISIT_TIME,
-    VISIT_WINDOW,
-    CorrectionKind,
-    Intent,
-    Proposal,
-)
-from agent.render import (
-    check_values,
-    confirm_cancel,
-    confirm_create,
-    confirm_plainly,
-    confirm_reschedule,
-    notice_already_sent,
-)
-from agent.repair import CONFIRMATION, Question, field_question
+from agent.render import notice_already_sent
 from agent.slots import (
     BOOKING_READS,
     booking_args,
@@ -46,11 +37,6 @@ from agent.slots import (
 )
 from agent.speech import SpeechKind
 from agent.workflow import Desk, Goal
-
-# The fields a confirmation question names (docs/call-scripts.md: confirmation_requested `fields`).
-CONFIRM_FIELDS = {"create_booking": (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
-                  "reschedule_booking": (BOOKING_REF, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
-                  "cancel_booking": (BOOKING_REF,)}
 
 
 class BookingDesk(Desk):
@@ -98,16 +84,16 @@ class BookingDesk(Desk):
         return self.confirmed_once and self.consent_revision == self.ctx.ledger.revision
 
     # -- a correction meets the actions (seed 001 decision matrix) -----------------------------
-    def on_change(self, changed: tuple[str, ...]) -> None:
+    def on_change(self, invalidation: Invalidation) -> None:
         """A correction meets exactly the actions that read a changed field; the rest are
-        preserved. Each one met takes its ``ON_CORRECTION`` row: the live ones are found through
-        the dependency map, the settled ones of this question (no longer dependents: committed,
-        cancelled, failed) through the fields their stamp read."""
-        hit = {d.id for d in self.ctx.deps.invalidated_by(changed)
-               if d.kind is DependentKind.ACTION}
-        question, changed_set = self.ctx.ledger.question, set(changed)
+        preserved. Each one met takes its ``ON_CORRECTION`` row: the live ones are the stale
+        actions of ``invalidation`` (the dependency map's), the settled ones of this question
+        (no longer dependents: committed, cancelled, failed) those whose stamp read a changed
+        field."""
+        hit = {d.id for d in invalidation.of_kind(DependentKind.ACTION)}
+        question = self.ctx.ledger.question
         settled = {a.id for a in self.actions if a.status in TERMINAL and a.question == question
-                   and changed_set & {name for name, _ in self.dispatcher.stamps[a.id].reads}}
+                   and invalidation.touches(name for name, _ in self.dispatcher.stamps[a.id].reads)}
         for action_id in sorted(hit | settled):
             self.dispatcher.supersede(action_id)
 
@@ -128,33 +114,6 @@ class BookingDesk(Desk):
         if self.target_ref is None and not self.in_flight():
             self.goal = Goal.NONE
             return draft is not None
-        return False
-
-    def defer_another(self, p: Proposal) -> bool:
-        """A request for another visit while this one is unsettled: finish this one first.
-
-        "Book another visit for P-200 on Friday" is a fresh booking request (not a correction)
-        whose values differ from the visit on the table. The ledger is left alone: overwriting
-        it would cancel or rewrite the first visit. True when deferred: says so, and re-asks a
-        standing confirmation.
-        """
-        snap = self.ctx.ledger.current
-        if p.intent is not Intent.BOOK or p.correction is not CorrectionKind.NONE or not any(
-                s.value is not None and snap.value(s.field) not in (None, s.value)
-                for s in p.slots):
-            return False
-        draft = self.draft()
-        if self.in_flight():
-            self.ctx.say(("Let's finish the first visit before the next one.",
-                          "That request is still being settled; I'll tell you as soon as it "
-                          "is, then we can book the other visit."), SpeechKind.WAITING)
-            return True
-        if draft is not None:
-            self.awaiting = draft.id
-            self.ctx.ask(self.confirmation(draft, ("Shall I go ahead with the one I just read "
-                                                   "back?",),
-                                           ("Let's finish the first visit before the next one.",)))
-            return True
         return False
 
     def yes(self) -> bool:
@@ -197,7 +156,7 @@ class BookingDesk(Desk):
                 ctx.say(("The request was withdrawn before it was booked.",
                          "Nothing was booked."))
             elif record is None:
-                self.ask(BOOKING_REF)
+                ask_field(ctx, BOOKING_REF)
             elif record.status == "cancelled":
                 self.goal = Goal.NONE
                 ctx.say((f"Booking {record.ref} is already cancelled.",))
@@ -206,7 +165,7 @@ class BookingDesk(Desk):
                                            (BOOKING_REF,)))
             return
         if self.goal is Goal.RESCHEDULE and self.target_ref is None:
-            self.ask(BOOKING_REF)
+            ask_field(ctx, BOOKING_REF)
             return
         slot = missing_slot(snap)
         if slot is not None:
@@ -218,15 +177,15 @@ class BookingDesk(Desk):
             if record is not None and len(candidates) == 1:
                 together = held_together(snap, slot)
                 if together:
-                    self.check_together(slot, together)
+                    check_together(ctx, slot, together)
                     return
-            self.ask(slot, candidates)
+            ask_field(ctx, slot, candidates)
             return
         if draft is not None and self.is_current(draft):
             # Already proposed from exactly these values: put the same question again (one
             # confirmation per action, so no new confirmation_requested event).
             self.awaiting = draft.id
-            ctx.ask(self.confirmation(draft, ("Shall I go ahead with that?",)))
+            ctx.ask(confirmation(draft, ("Shall I go ahead with that?",)))
             return
         record = self.records.get(self.target_ref or "")
         if record is None:
@@ -306,37 +265,9 @@ class BookingDesk(Desk):
 
     def ask_confirmation(self, action: Action, prefix: tuple[str, ...] = ()) -> None:
         """The one yes/no question about ``action`` (``confirmation_requested``)."""
-        snap = self.ctx.ledger.current
-        fields = [f for f in CONFIRM_FIELDS[action.op] if snap.get(f) is not None
-                  and snap.get(f).usable]
-        if action.op == "create_booking":
-            sentences = confirm_create(dict(action.args), self.ctx.caller)
-        elif action.op == "reschedule_booking":
-            sentences = confirm_reschedule(self.records[action.arg("ref")], dict(action.args),
-                                           self.ctx.caller)
-        else:
-            sentences = confirm_cancel(self.records[action.arg("ref")], self.ctx.caller)
+        fields = confirm_fields(self.ctx.ledger.current, action.op)
+        question = confirmation_question(action, self.records, self.ctx.caller, prefix)
         self.awaiting = action.id
-        self.ctx.ask(self.confirmation(action, sentences, prefix))
+        self.ctx.ask(question)
         self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
                       request=action.idempotency_key)
-
-    def check_together(self, field: str, together: tuple[tuple[str, str], ...]) -> None:
-        """Read back every value held from one unclear turn in one question (one yes for all)."""
-        self.ctx.ask(Question(field, check_values(together),
-                              candidates=tuple(v for _, v in together),
-                              fields=tuple(name for name, _ in together), reads=(field,),
-                              together=together))
-
-    def ask(self, field: str, candidates: tuple[str, ...] = ()) -> None:
-        """Ask for one field (the repair ladder words it when it follows itself)."""
-        self.ctx.ask(field_question(field, self.ctx.caller, candidates,
-                                    heard=self.ctx.heard.pop(field, None)))
-
-    @staticmethod
-    def confirmation(action: Action, sentences: tuple[str, ...],
-                     prefix: tuple[str, ...] = ()) -> Question:
-        """The yes/no question about ``action``, the one the caller's yes dispatches."""
-        return Question(CONFIRMATION, tuple(sentences), prefix=tuple(prefix), event="",
-                        reads=BOOKING_READS, key=action.id,
-                        confirm=confirm_plainly(action.op, dict(action.args)))

@@ -16,11 +16,11 @@ from typing import Any
 from agent.caller import CallerProfile
 from agent.clock import Clock
 from agent.dependencies import DependencyMap, Dependent, DependentKind
-from agent.faults import AgentFaults
-from agent.gate import AdmissionGate, GateMode
+from agent.gate import AdmissionGate
 from agent.ledger import FieldOp, Ledger, UpdateOutcome, UpdateResult
 from agent.repair import Asked, Question, Setting, Step
 from agent.repair import plan as plan_question
+from agent.safeguards import Safeguards
 from agent.speech import Generations, SpeechKind, SpeechPlan, SpeechSink
 from agent.trace import Trace
 
@@ -43,18 +43,16 @@ class CallContext:
     """Shared, mutable per-call state. Every mutation happens under :attr:`lock`."""
 
     def __init__(self, caller: CallerProfile, clock: Clock, trace: Trace, sink: SpeechSink,
-                 faults: AgentFaults, options: ControllerOptions, ledger: Ledger | None = None):
+                 safeguards: Safeguards, options: ControllerOptions,
+                 ledger: Ledger | None = None):
         self.caller = caller
         self.clock = clock
         self.trace = trace
         self.sink = sink
-        self.faults = faults
+        self.safeguards = safeguards  # strategies chosen at composition (agent/safeguards.py)
         self.options = options
         self.ledger = ledger or Ledger()
-        # gate_off (a known-answer control) admits everything; shadow mode still records what
-        # enforcing would have withheld, so the trace shows the miss.
-        self.gate = AdmissionGate(self.ledger,
-                                  GateMode.SHADOW if faults.gate_off else GateMode.ENFORCE)
+        self.gate = AdmissionGate(self.ledger, safeguards.gate_mode)
         self.deps = DependencyMap()
         self.generations = Generations()
         self.lock = asyncio.Lock()

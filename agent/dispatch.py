@@ -19,6 +19,7 @@ from agent.dialogue import CallContext
 from agent.gate import Disposition, Stamp, classify
 from agent.handoff import handoff
 from agent.ledger import FieldOp
+from agent.names import BOOKING_REF
 from agent.policy import (
     Consent,
     Row,
@@ -34,19 +35,17 @@ from agent.ports import (
     BookingPort,
     BookingRecord,
 )
-from agent.proposals import BOOKING_REF
 from agent.reconcile import Dispatching, resolve_unknown, withdraw
-from agent.render import booked, cancelled, from_plan, requested, rescheduled, staff_changed
+from agent.render import staff_changed
+from agent.safeguards import Unanswered
 from agent.speech import SpeechKind
 from agent.workflow import Desk, Goal
 
 IN_FLIGHT = frozenset({ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED,
                        ActionStatus.UNKNOWN})
-_VERIFIED_TEXT = {"create_booking": booked, "reschedule_booking": rescheduled,
-                  "cancel_booking": cancelled}
 
 
-class Dispatcher(Dispatching):
+class Dispatcher(Dispatching, Unanswered):
     def __init__(self, ctx: CallContext, port: BookingPort, desk: Desk):
         self.ctx = ctx
         self.port = port
@@ -103,15 +102,21 @@ class Dispatcher(Dispatching):
         # NOTHING: a cancelled or failed action is history.
 
     # -- dispatch ------------------------------------------------------------------------------
+    @property
+    def lock(self) -> asyncio.Lock:
+        return self.ctx.lock
+
     def go(self, action: Action, *, retried: bool = False) -> None:
-        """Queue ``action`` for the dispatch worker (it speaks once the request has left)."""
-        if self.ctx.faults.confirm_from_plan:
-            # Known-answer control: a naive agent claims the plan as done before any record.
-            plan = self.ctx.say(from_plan(action.op, dict(action.args), self.ctx.caller),
-                                SpeechKind.CONFIRMATION)
+        """Queue ``action`` for the dispatch worker (it speaks once the request has left).
+
+        Whatever the session's confirmations claim at queueing is spoken now; the agent's own
+        (:class:`agent.safeguards.FromRecord`) claim nothing before a record exists."""
+        claim = self.ctx.safeguards.confirmations.queued(action, self.ctx.caller)
+        if claim is not None:
+            plan = self.ctx.say(claim.sentences, SpeechKind.CONFIRMATION)
             self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
                           ref=None, version=None, spoken_generation=plan.generation,
-                          **{k: self.ctx.trace.private(v) for k, v in action.args
+                          **{k: self.ctx.trace.private(v) for k, v in claim.values.items()
                              if k in ("asset", "date", "window", "time")})
         self.tasks[action.id] = self.ctx.spawn(self._dispatch(action, retried),
                                                f"dispatch:{action.id}")
@@ -129,24 +134,21 @@ class Dispatcher(Dispatching):
     async def _dispatch(self, message: Action, retried: bool) -> None:
         async with self.ctx.lock:
             live = self.actions.get(message.id)
-            if self.ctx.faults.no_recheck_before_dispatch:
-                # Known-answer control: a worker that trusts its queue message blindly.
-                action = message.to(ActionStatus.COMMITTING)
-                self.actions[action.id] = action
-            else:
-                decision = self.recheck(live)
-                if not decision.allowed:
-                    if live is not None and live.status is ActionStatus.PROPOSED:
-                        self.drop(live, f"recheck_{decision}")
-                    self.ctx.emit("dispatch_refused", request=message.idempotency_key,
-                                  op=message.op, reason=str(decision))
-                    return
-                action = self.set_status(live, ActionStatus.COMMITTING)
+            # The session's check (agent.safeguards.Recheck: the live action, re-checked).
+            sending, decision = self.ctx.safeguards.dispatch_check.sendable(
+                message, live, self.recheck)
+            if sending is None or not decision.allowed:
+                if live is not None and live.status is ActionStatus.PROPOSED:
+                    self.drop(live, f"recheck_{decision}")
+                self.ctx.emit("dispatch_refused", request=message.idempotency_key,
+                              op=message.op, reason=str(decision))
+                return
+            action = self.set_status(sending, ActionStatus.COMMITTING)
             self.emit("action_dispatched", action, based_on_revision=action.based_on_revision,
                        vector=dict(action.dependency_vector), retry=retried)
-            if not self.ctx.faults.confirm_from_plan:
-                # Only now is "I've requested" true: the request has passed the re-check.
-                self.ctx.say(requested(action.op), SpeechKind.PENDING)
+            pending = self.ctx.safeguards.confirmations.dispatched(action)
+            if pending:
+                self.ctx.say(pending, SpeechKind.PENDING)
         outcome = await self._call(action)
         async with self.ctx.lock:
             await self._on_outcome(action.id, outcome, retried)
@@ -195,7 +197,9 @@ class Dispatcher(Dispatching):
             self.ctx.say(("The booking system hasn't answered.",
                           "I'm checking whether your request went through."),
                          SpeechKind.WAITING)
-            self.ctx.spawn(self._resolve_unknown(action_id, retried), f"lookup:{action_id}")
+            # The session's way with an unanswered request (agent.safeguards.LookUpByKey).
+            self.ctx.spawn(self.ctx.safeguards.unknown_outcome.settle(self, action_id, retried),
+                           f"lookup:{action_id}")
 
     # -- verified results ------------------------------------------------------------------------
     def verify(self, action: Action, record: BookingRecord) -> bool:
@@ -227,18 +231,12 @@ class Dispatcher(Dispatching):
         self.adopt(record, action.op)
         if action.op == "cancel_booking":
             self.desk.goal = Goal.NONE
-        if self.ctx.faults.confirm_from_plan:
-            sentences = from_plan(action.op, dict(action.args), self.ctx.caller)
-            values = dict(action.args)
-        else:
-            sentences = _VERIFIED_TEXT[action.op](record, self.ctx.caller)
-            values = {"asset": record.asset, "date": record.date, "window": record.window,
-                      "time": record.time, "status": record.status}
-        plan = self.ctx.say(sentences, SpeechKind.CONFIRMATION,
+        claim = self.ctx.safeguards.confirmations.verified(action, record, self.ctx.caller)
+        plan = self.ctx.say(claim.sentences, SpeechKind.CONFIRMATION,
                             record=(record.ref, record.version))
         self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
                       ref=record.ref, version=record.version, spoken_generation=plan.generation,
-                      **{k: self.ctx.trace.private(v) for k, v in values.items() if k in
+                      **{k: self.ctx.trace.private(v) for k, v in claim.values.items() if k in
                          ("asset", "date", "window", "time", "status")})
 
     def adopt(self, record: BookingRecord, op: str) -> None:
@@ -289,5 +287,5 @@ class Dispatcher(Dispatching):
     async def _withdraw(self, action_id: str) -> None:
         await withdraw(self, action_id)
 
-    async def _resolve_unknown(self, action_id: str, retried: bool) -> None:
+    async def reconcile_by_key(self, action_id: str, retried: bool) -> None:
         await resolve_unknown(self, action_id, retried)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 from agent.dialogue import CallContext
 from agent.fields import FieldRecord
 from agent.ledger import FieldOp, LedgerSnapshot
+from agent.names import ASSET, BOOKING_REF, VISIT_DATE
 from agent.ports import BookingPort
-from agent.proposals import ASSET, BOOKING_REF, VISIT_DATE, ProposalContext
+from agent.proposals import ProposalContext
 from agent.repair import Asked
 from agent.workflow import Goal
 

@@ -4,7 +4,8 @@ A :class:`Proposer` turns a final user turn into a :class:`Proposal`: what the c
 want and which field values they seem to give, withdraw or clear. The controller validates every
 proposal against the ledger, the caller's authority and the call's rules before anything is
 accepted. The rule-based proposer in ``agent/nlu`` is the default; a language model would plug
-in as another proposer, and the ledger would stay the source of truth.
+in as another proposer, and the ledger would stay the source of truth. The field names a
+proposal uses are the constants of :mod:`agent.names`.
 """
 
 from __future__ import annotations
@@ -18,25 +19,6 @@ from agent.caller import CallerProfile
 from agent.ledger import LedgerSnapshot
 from agent.ports import ProcedureInfo
 from agent.speech import Utterance
-
-# Ledger field names. They are public (docs/call-scripts.md: `expect.fields`, `clarified`, events).
-ASSET = "asset"
-VISIT_DATE = "visit_date"  # ISO date "2026-12-03"
-VISIT_WINDOW = "visit_window"  # "morning" | "afternoon"
-VISIT_TIME = "visit_time"  # "14:00" (implies its window)
-UNITS = "units"
-SITE = "site"
-CONTACT = "contact"
-BOOKING_REF = "booking_ref"  # the booking a reschedule/cancel refers to
-LANGUAGE = "language"  # requested answer language, e.g. "de"
-FAMILY = "family"
-PROCEDURE = "procedure"
-CONFIGURATION = "configuration"
-REGION = "region"
-ITEM_CATEGORY = "item_category"  # return policies: procedure of family "returns"
-OPENED = "opened"  # "yes" | "no"
-
-BOOKING_FIELDS = (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME, UNITS, SITE, CONTACT)
 
 
 class Intent(StrEnum):

@@ -8,7 +8,8 @@ Two entry points, both background tasks of the :class:`~agent.dispatch.Dispatche
   history, and the new values become a change of THAT booking, never a second create).
 * :func:`resolve_unknown` -- no answer (timeout): look up by key before anything else and
   follow :data:`agent.policy.AFTER_TIMEOUT_LOOKUP`: retry only with the SAME key, and only
-  once, when the request is proven absent; else a person.
+  once, when the request is proven absent; else a person. The dispatcher runs it through the
+  session's unknown-outcome strategy (:class:`agent.safeguards.LookUpByKey`).
 
 Each lookup's row is taken through :meth:`~agent.dispatch.Dispatcher.decide` (a ``decision``
 event) right after the ``action_reconciled`` event that reports what the lookup showed.
@@ -98,16 +99,6 @@ async def withdraw(d: Dispatching, action_id: str) -> None:
 async def resolve_unknown(d: Dispatching, action_id: str, retried: bool) -> None:
     """No answer: look the request up by key before any new action (never a new key)."""
     action = d.actions[action_id]
-    if d.ctx.faults.retry_with_new_key:
-        # Known-answer control: the duplicate-risk mistake seed 001 case 11 must catch.
-        async with d.ctx.lock:
-            # ...and it treats "no response" as "not completed" (seed 001: do not do this).
-            d.set_status(action, ActionStatus.FAILED)
-            d.emit("action_failed", action, detail="assumed not done (retry_with_new_key)")
-            fresh = d.desk.new_action(action.op, dict(action.args),
-                                         tuple(b.field for b in action.basis))
-            d.go(fresh, retried=True)
-        return
     outcome = await wait_while_pending(d, action)
     async with d.ctx.lock:
         action = d.actions[action_id]

@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 
 from agent.caller import CallerProfile
-from agent.ports import BookingRecord
-from agent.proposals import (
+from agent.names import (
     ASSET,
     BOOKING_REF,
     CONFIGURATION,
@@ -27,6 +26,7 @@ from agent.proposals import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.ports import BookingRecord
 from agent.slots import window_of_time
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish",
@@ -392,16 +392,6 @@ def cancelled(record: BookingRecord, caller: CallerProfile | None = None
     return ("It's cancelled.",
             f"Booking {record.ref} for {_noun(caller, record.asset)} {record.asset} on "
             f"{spoken_when(_record_values(record))} no longer stands.")
-
-
-def from_plan(op: str, args: Mapping[str, str], caller: CallerProfile | None = None
-              ) -> tuple[str, ...]:
-    """The ``confirm_from_plan`` known-answer fault: claims the PLAN happened. Never use else."""
-    verb = {"create_booking": "booked", "reschedule_booking": "moved",
-            "cancel_booking": "cancelled"}.get(op, "done")
-    return (f"It's {verb}.",
-            f"{_noun(caller, args.get('asset')).capitalize()} {args.get('asset')}, "
-            f"{spoken_when(args)}.")
 
 
 def _noun(caller: CallerProfile | None, asset_id: str | None) -> str:

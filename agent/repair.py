@@ -35,7 +35,7 @@ from datetime import date, timedelta
 from enum import StrEnum
 
 from agent.caller import CallerProfile
-from agent.proposals import (
+from agent.names import (
     ASSET,
     BOOKING_REF,
     CONFIGURATION,
@@ -44,10 +44,8 @@ from agent.proposals import (
     VISIT_DATE,
     VISIT_TIME,
     VISIT_WINDOW,
-    Intent,
-    Proposal,
-    SlotValue,
 )
+from agent.proposals import Intent, Proposal, SlotValue
 from agent.render import (
     ask_for,
     field_noun,

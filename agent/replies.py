@@ -12,8 +12,8 @@ from typing import Any, Protocol
 from agent.actions import Action
 from agent.dialogue import CallContext
 from agent.ledger import LedgerSnapshot
+from agent.names import VISIT_DATE
 from agent.ports import EvidenceBundle, Resolution
-from agent.proposals import VISIT_DATE
 from agent.render import spoken_date, spoken_time, values_line
 from agent.repair import CONFIRMATION, Question, field_question
 from agent.speech import SpeechKind
@@ -88,6 +88,21 @@ def acknowledge(ctx: CallContext, in_flight: bool) -> None:
                  "I'll tell you as soon as it is."), SpeechKind.WAITING)
     else:
         ctx.say(("Okay.",))
+
+
+def say_error(ctx: CallContext) -> bool:
+    """The turn failed on our side: ask again, never twice in the same words.
+
+    Returns True when it offered a person instead (the second time in a row).
+    """
+    sentences = ("Sorry, something went wrong on my side.", "Could you say that again?")
+    last = ctx.asked
+    again = last is not None and last.sentences == sentences
+    if again:
+        sentences = ("Sorry, that went wrong on my side again.",
+                     "A colleague can help: shall I put you through?")
+    ctx.say(sentences, SpeechKind.QUESTION)
+    return again
 
 
 def describe(controller: CallView) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from agent.caller import CallerProfile
 from agent.ledger import LedgerSnapshot
-from agent.proposals import ASSET, CONTACT, SITE, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.names import ASSET, CONTACT, SITE, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 
 # Every field a booking action reads. A change to any of them makes a draft stale, even one
 # the draft had no value for yet (a time given after the proposal changes the booking).

@@ -46,18 +46,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from agent.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.nlu import lexicon
 from agent.nlu.normalise import normalise
-from agent.proposals import (
-    ASSET,
-    OPENED,
-    UNITS,
-    VISIT_DATE,
-    VISIT_TIME,
-    VISIT_WINDOW,
-    ProposalContext,
-    SlotValue,
-)
+from agent.proposals import ProposalContext, SlotValue
 from agent.speech import Utterance
 
 CONFIDENCE_FLOOR = 0.6  # mean token probability below which a turn's values are checked

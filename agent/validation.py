@@ -15,8 +15,7 @@ from datetime import datetime
 
 from agent.caller import CallerProfile
 from agent.ledger import FieldOp, LedgerSnapshot
-from agent.ports import BookingPort, BookingRecord
-from agent.proposals import (
+from agent.names import (
     ASSET,
     BOOKING_REF,
     CONFIGURATION,
@@ -26,9 +25,9 @@ from agent.proposals import (
     VISIT_DATE,
     VISIT_TIME,
     VISIT_WINDOW,
-    CorrectionKind,
-    Proposal,
 )
+from agent.ports import BookingPort, BookingRecord
+from agent.proposals import CorrectionKind, Proposal
 from agent.slots import DateCheck, check_date, window_of_time
 
 # Scope values that come only from trusted records, never from what the caller says.

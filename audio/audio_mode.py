@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.controls import AgentFaults
 from agent.session import Conversation
 from agent.speech import SpeechKind, SpeechSink
 from agent.trace import Trace
@@ -70,13 +71,11 @@ class AudioMode:
     def sink(self) -> SpeechSink:
         return self.call.sink
 
-    def attach(self, conversation: Conversation) -> None:
+    def attach(self, conversation: Conversation, controls: AgentFaults | None = None) -> None:
         self.call.attach(conversation)
-        # The runner builds the agent's fault switches into the world, not the mode: read the
-        # no_audio_flush control off the controller (test runs only; see agent/faults.py).
-        faults = getattr(getattr(conversation, "ctx", None), "faults", None) or \
-            getattr(conversation, "faults", None)
-        if getattr(faults, "no_audio_flush", False):
+        # The no_audio_flush known-answer control is this side's (test runs only; see
+        # agent/controls.py): invalidated generations keep their queued audio.
+        if controls is not None and controls.no_audio_flush:
             self.call.pipeline.gate.disable_flush()
 
     async def say(self, turn: Turn) -> None:

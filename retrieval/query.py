@@ -26,8 +26,8 @@ from agent.caller import CallerProfile
 from agent.fields import FieldStatus
 from agent.gate import Stamp
 from agent.ledger import LedgerSnapshot
+from agent.names import FAMILY, ITEM_CATEGORY, OPENED, PROCEDURE
 from agent.ports import RetrievalRequest, ScopeToken
-from agent.proposals import FAMILY, ITEM_CATEGORY, OPENED, PROCEDURE
 from retrieval.terms import terms
 
 TOPIC_FIELDS = (FAMILY, PROCEDURE, ITEM_CATEGORY)  # their values become query words

@@ -62,7 +62,6 @@ class EchoWorld:
     def __init__(self, spec, sink: SpeechSink, trace: Trace):
         self.spec = spec
         self.agent = EchoConversation(sink, trace, greeting=("Hello, echo line.",))
-        self.agent.faults = spec.agent_faults  # read by audio mode (no_audio_flush)
 
     @property
     def conversation(self) -> EchoConversation:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from agent.controller import Controller
-from agent.faults import AgentFaults
+from agent.controls import AgentFaults
 from agent.speech import SpeechPlan, Utterance
 from agent.trace import Trace, TraceEvent
 from tests.fakes.clock import FakeClock

@@ -318,3 +318,88 @@ def test_the_reference_detector_flags_each_kind():
         assert not outside_references("tests/x.py", line), line
     assert not outside_references("docs/x.md", "[walkthrough](walkthrough.md#step-1)")
     assert not outside_references("tests/x.py", f"scratch = '{sep}tmp{sep}amend-test'")
+
+
+# --------------------------------------------------------------------------- no test machinery
+# The core holds no known-answer switches and no benchmarks. The naive strategies a test
+# injects live in agent/controls.py, which no other module of agent/ imports; the benchmarks
+# live outside agent/, except the row type and registry every package's benchmarks share.
+CONTROLS_MODULE = "agent/controls.py"
+BENCH_TYPES_MODULE = "agent/bench.py"
+
+
+def core_machinery(root: Path, switches: tuple[str, ...]) -> list[str]:
+    """Every place in ``root/agent`` where test machinery reaches the core, as
+    ``path:line: what``: a known-answer switch read by attribute (``faults.gate_off``,
+    ``getattr(faults, "gate_off")``) or an import of the controls module outside it, a
+    benchmark module (``bench_*.py``) in the package, or an import of the shared benchmark
+    types by another module of the core."""
+    found = []
+    for path in sorted((root / "agent").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if re.fullmatch(r"bench\w*\.py", path.name) and name != BENCH_TYPES_MODULE:
+            found.append(f"{name}:1: a benchmark module in the core; move it to ui/")
+        if name == CONTROLS_MODULE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=name)):
+            if isinstance(node, ast.Attribute) and node.attr in switches:
+                found.append(f"{name}:{node.lineno}: reads the known-answer switch "
+                             f"{node.attr!r}; inject a strategy (agent/safeguards.py)")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id == "getattr" and len(node.args) > 1 and \
+                    isinstance(node.args[1], ast.Constant) and node.args[1].value in switches:
+                found.append(f"{name}:{node.lineno}: reads the known-answer switch "
+                             f"{node.args[1].value!r}; inject a strategy (agent/safeguards.py)")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                imported = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                if "agent.controls" in imported:
+                    found.append(f"{name}:{node.lineno}: imports agent.controls; only the "
+                                 f"composition root (ui/bootstrap.py) and tests may")
+                if "agent.bench" in imported and name != BENCH_TYPES_MODULE:
+                    found.append(f"{name}:{node.lineno}: imports agent.bench; benchmarks "
+                                 f"live outside the core")
+    return found
+
+
+def test_no_test_machinery_in_the_core():
+    from agent.controls import NAMES
+
+    found = core_machinery(ROOT, NAMES)
+    assert not found, "\n".join(found)
+
+
+def test_the_core_machinery_check_bites(tmp_path):
+    """Known-answer control: each kind of test machinery in a synthetic core is found, the
+    controls module itself and the shared benchmark types are not, and neither is a module
+    that reads its strategies."""
+    files = {
+        "agent/__init__.py": "",
+        "agent/controls.py": "def f(faults):\n    return faults.gate_off\n",
+        "agent/bench.py": "ROWS = []\n",
+        "agent/desk.py": "def g(ctx):\n    if ctx.faults.gate_off:\n        return 1\n",
+        "agent/worker.py": "def h(f):\n    return getattr(f, 'retry_with_new_key', False)\n",
+        "agent/wiring.py": "from agent.controls import FromPlan\n",
+        "agent/sub/wiring.py": "from agent import controls\n",
+        "agent/bench_core.py": "X = 1\n",
+        "agent/timing.py": "from agent.bench import register\n",
+        "agent/clean.py": "from agent.safeguards import Safeguards\n\n"
+                          "def k(s: Safeguards):\n    return s.gate_mode, 'gate_off'\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    found = core_machinery(tmp_path, ("gate_off", "retry_with_new_key"))
+    flagged = sorted({line.split(":")[0] for line in found})
+    assert flagged == ["agent/bench_core.py", "agent/desk.py", "agent/sub/wiring.py",
+                       "agent/timing.py", "agent/wiring.py", "agent/worker.py"], found
+
+
+def test_retrieval_names_fields_through_the_core_names_module():
+    """Retrieval and understanding share field names through agent/names.py: retrieval
+    imports nothing of the understanding contract (agent/proposals.py, agent/nlu/)."""
+    graph = import_graph(("agent", "retrieval"))
+    reach = {m: sorted(t for t in targets if t == "agent.proposals" or
+                       t.startswith("agent.nlu"))
+             for m, targets in graph.items() if m.startswith("retrieval")}
+    assert not {m: t for m, t in reach.items() if t}, reach

@@ -1,9 +1,12 @@
 """The controller adapter's barge-in decisions, driven by scripted recognition frames
 (``run_test``, no models): pause at onset, resume on a backchannel, cut on a real turn, and
-never leave output on hold."""
+never leave output on hold. And its trace: every invalidation on it exactly once, whether
+the conversation traced it (the controller) or not (the benchmarks' stand-in), decided by
+state, never by reading the trace back."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -23,10 +26,15 @@ from pipecat.frames.frames import (
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.tests.utils import SleepFrame, run_test
 
+from agent.speech import Utterance
 from agent.trace import Trace
-from audio.adapter import EARLY_RESUME_SECS, ControllerAdapter
+from audio.adapter import ControllerAdapter
+from audio.barge_in_control import EARLY_RESUME_SECS
 from audio.frames import GenerationAudio, context_id_for
-from audio.generation_gate import GenerationGate
+from audio.generation_gate import GateEvent, GenerationGate
+from audio.stand_in import Responder
+from tests.fakes.clock import FakeClock
+from tests.fakes.world import open_fake_world
 
 sys.path.insert(0, str(Path(__file__).parent))
 from audio_fakes import EchoConversation  # noqa: E402
@@ -82,6 +90,9 @@ async def test_agent_speech_restarting_over_a_real_turn_is_cut_and_never_left_pa
     assert 2 not in gens_after_clear(down, 2)
     assert [t.text for t in conversation.turns] == ["Sorry, make it Thursday morning instead"]
     assert [e.generation for e in trace.named("barge_in_paused")] == [1, 2]
+    # the echo conversation does not trace its invalidation (1); the adapter's own cut of the
+    # newer speech (2) is the gate's alone: each is on the trace once
+    assert [e.get("invalidated") for e in trace.named("generation_invalidated")] == [1, 2]
 
 
 @pytest.mark.anyio
@@ -135,3 +146,98 @@ async def test_quiet_caller_audio_does_not_pause_the_agent():
     frames = [*speech(1, 40), SleepFrame(0.1), *caller_audio(10, loud=False), SleepFrame(0.1)]
     trace, gate, _, _ = await drive(frames)
     assert trace.named("barge_in_paused") == [] and not gate.paused
+
+
+# ------------------------------------------------------------ invalidations on the trace
+ROOT = Path(__file__).resolve().parent.parent
+# The controller adapter and the parts it wires (audio/adapter.py's docstring).
+ADAPTER_MODULES = ("audio/adapter.py", "audio/caller_clock.py", "audio/turn_intake.py",
+                   "audio/barge_in_control.py", "audio/trace_bridge.py")
+TRACE_READS = frozenset({"events", "named"})  # Trace's record, read back
+
+
+def trace_reads(source: str) -> list[str]:
+    """Where ``source`` reads a trace's record back: ``<...>.events`` / ``<...>.named``."""
+    found = [node for node in ast.walk(ast.parse(source))
+             if isinstance(node, ast.Attribute) and node.attr in TRACE_READS]
+    return [f"line {n.lineno}: {ast.unparse(n)}"
+            for n in sorted(found, key=lambda n: (n.lineno, n.col_offset))]
+
+
+def test_the_check_catches_a_scan_of_the_trace():
+    old = ("if any(e.name == 'generation_invalidated' for e in self.trace.events[-50:]):\n"
+           "    pass\n"
+           "seen = trace.named('generation_invalidated')\n")
+    assert trace_reads(old) == ["line 1: self.trace.events", "line 3: trace.named"]
+
+
+@pytest.mark.parametrize("module", ADAPTER_MODULES)
+def test_the_adapter_never_reads_the_trace_back(module):
+    """The trace records what happened; it decides nothing. The adapter keeps what it needs
+    to know as state (the invalidations already traced: audio.trace_bridge)."""
+    assert trace_reads((ROOT / module).read_text(encoding="utf-8")) == []
+
+
+def invalidations(trace: Trace) -> list[int]:
+    return [e.get("invalidated", e.generation) for e in trace.named("generation_invalidated")]
+
+
+def gate_invalidations(gate: GenerationGate) -> list[int]:
+    seen: list[int] = []
+
+    def note(event: GateEvent) -> None:
+        if event.name == "generation_invalidated":
+            seen.append(event.generation)
+
+    gate.add_listener(note)
+    return seen
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("wiring", ["attach", "bind"])
+async def test_an_invalidation_the_controller_traced_is_on_the_trace_once(wiring):
+    """The controller traces generation_invalidated, then invalidates through the sink; the
+    gate reports the same invalidation: the trace carries it once. ``bind`` (the browser's
+    tab session brings its own trace) moves that bookkeeping to the new trace."""
+    trace, gate = Trace(debug=True), GenerationGate()
+    first = Trace() if wiring == "bind" else trace
+    adapter = ControllerAdapter(gate, first)
+    at_gate = gate_invalidations(gate)
+    async with open_fake_world(clock=FakeClock("2026-12-01T09:00:00+01:00")) as world:
+        controller = world.controller(adapter.sink, trace)
+        if wiring == "bind":
+            adapter.bind(controller, trace)
+        else:
+            adapter.attach(controller)
+        await controller.start()
+        controller.barge_in()  # the greeting, cut
+        await controller.user_turn(Utterance("Book a service visit for P-100 on Wednesday "
+                                             "afternoon."))
+        # a correction of what the read-back says: the controller invalidates it itself
+        await controller.user_turn(Utterance("Sorry, Thursday morning, not Wednesday."))
+        controller.barge_in()
+        await controller.close()
+    assert len(at_gate) >= 3 and at_gate == sorted(set(at_gate))
+    assert sorted(invalidations(trace)) == at_gate  # each once, all of them
+    assert all(e.get("reason") for e in trace.named("generation_invalidated"))
+    if wiring == "bind":
+        assert first.events == [] and first.listeners == []
+
+
+@pytest.mark.anyio
+async def test_an_invalidation_no_one_traced_is_traced_by_the_adapter_once():
+    """The benchmarks' stand-in invalidates through the sink without tracing: the gate's
+    event is what puts each invalidation on the trace, once."""
+    trace, gate = Trace(debug=True), GenerationGate()
+    adapter = ControllerAdapter(gate, trace)
+    at_gate = gate_invalidations(gate)
+    stand_in = Responder(adapter.sink, trace)
+    adapter.attach(stand_in)
+    await stand_in.start()
+    stand_in.barge_in()
+    await stand_in.user_turn(Utterance("Thursday."))
+    stand_in.barge_in()
+    stand_in.barge_in()  # nothing live: the gate has it already, nothing new is traced
+    assert at_gate == [1, 2]
+    assert invalidations(trace) == [1, 2]
+    assert [e.get("reason") for e in trace.named("generation_invalidated")] == ["barge_in"] * 2

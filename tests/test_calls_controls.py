@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from agent.controls import NAMES, AgentFaults, FromPlan, RetryWithNewKey, TrustTheQueue
+from agent.gate import GateMode
+from agent.safeguards import Safeguards
 from audio.calls.evidence import Verdict
 from audio.calls.mode import TextMode
 from audio.calls.runner import run_call, run_calls
 from audio.calls.script import load_script
+from ui.bootstrap import safeguards
 from ui.call_cli import world_factory
 
 CALLS = Path(__file__).parent / "calls"
@@ -35,6 +39,29 @@ CONTROLS = [
     _control("confirm_from_plan", "15-success-for-stale-version"),
     _control("no_recheck_before_dispatch", "02-change-date-while-request-is-queued"),
 ]
+
+
+# What each switch injects at composition (ui/bootstrap.py) in place of the agent's own.
+INJECTED = {
+    "gate_off": ("gate_mode", GateMode.SHADOW),
+    "confirm_from_plan": ("confirmations", FromPlan),
+    "no_recheck_before_dispatch": ("dispatch_check", TrustTheQueue),
+    "retry_with_new_key": ("unknown_outcome", RetryWithNewKey),
+}
+
+
+def test_each_switch_injects_one_naive_strategy_and_none_injects_nothing():
+    agent = Safeguards()
+    assert safeguards(AgentFaults()) == agent and safeguards(None) == agent
+    assert safeguards(AgentFaults(no_audio_flush=True)) == agent  # audio mode's, not the agent's
+    assert set(INJECTED) | {"no_audio_flush"} == set(NAMES)
+    for switch, (field, naive) in INJECTED.items():
+        chosen = safeguards(AgentFaults(**{switch: True}))
+        changed = [f for f in Safeguards.__dataclass_fields__
+                   if getattr(chosen, f) is not getattr(agent, f)]
+        assert changed == [field], switch
+        value = getattr(chosen, field)
+        assert value == naive if isinstance(naive, GateMode) else isinstance(value, naive)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.faults import AgentFaults
+from agent.controls import AgentFaults
 from agent.ledger import Ledger
 from agent.speech import Generations, SpeechKind, SpeechPlan, Utterance
 from agent.trace import Trace

@@ -2,9 +2,9 @@
 
 import pytest
 
+from agent.controls import AgentFaults, agent_faults
 from agent.dependencies import DependencyMap, Dependent, DependentKind
 from agent.errors import InvalidInput
-from agent.faults import AgentFaults, agent_faults
 from agent.fields import FieldStatus
 from agent.gate import AdmissionGate, Disposition, GateMode, Stamp
 from agent.ledger import FieldOp, Ledger, UpdateOutcome

@@ -16,10 +16,11 @@ import pytest
 from nlu_support import TUESDAY, context, propose
 
 from agent.caller import Asset, CallerProfile
+from agent.names import ASSET, SITE, UNITS, VISIT_DATE, VISIT_TIME
 from agent.nlu.catalog import find_assets
 from agent.nlu.lexicon import CONFUSABLE_LETTERS
 from agent.nlu.normalise import normalise
-from agent.proposals import ASSET, SITE, UNITS, VISIT_DATE, VISIT_TIME, CorrectionKind, Intent
+from agent.proposals import CorrectionKind, Intent
 
 # Shapes: one letter and one digit, two letters and two digits, no dash, three digits, four.
 SHAPES = ("X-1", "XY-12", "Q9", "P-200", "AB-1234", "MR-305", "K-40")

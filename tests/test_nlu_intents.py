@@ -8,16 +8,8 @@ from __future__ import annotations
 import pytest
 from nlu_support import context, propose, slot_values
 
-from agent.proposals import (
-    ASSET,
-    ITEM_CATEGORY,
-    OPENED,
-    PROCEDURE,
-    VISIT_DATE,
-    VISIT_WINDOW,
-    CorrectionKind,
-    Intent,
-)
+from agent.names import ASSET, ITEM_CATEGORY, OPENED, PROCEDURE, VISIT_DATE, VISIT_WINDOW
+from agent.proposals import CorrectionKind, Intent
 
 BOOK = [
     "I'd like a service visit for pump P-100 on Wednesday afternoon.",

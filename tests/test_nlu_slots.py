@@ -9,9 +9,7 @@ from __future__ import annotations
 import pytest
 from nlu_support import ONE_PUMP, ONLY_P200, P100, TWO_PUMPS, context, propose, slot_values
 
-from agent.nlu.catalog import find_assets
-from agent.nlu.normalise import normalise
-from agent.proposals import (
+from agent.names import (
     ASSET,
     CONFIGURATION,
     FAMILY,
@@ -22,8 +20,10 @@ from agent.proposals import (
     REGION,
     SITE,
     UNITS,
-    CorrectionKind,
 )
+from agent.nlu.catalog import find_assets
+from agent.nlu.normalise import normalise
+from agent.proposals import CorrectionKind
 
 
 @pytest.mark.parametrize(

@@ -10,18 +10,9 @@ import pytest
 from agent import trust
 from agent.caller import Asset, CallerProfile
 from agent.ledger import Ledger
+from agent.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.nlu.proposer import RuleProposer
-from agent.proposals import (
-    ASSET,
-    OPENED,
-    UNITS,
-    VISIT_DATE,
-    VISIT_TIME,
-    VISIT_WINDOW,
-    CorrectionKind,
-    ProposalContext,
-    SlotValue,
-)
+from agent.proposals import CorrectionKind, ProposalContext, SlotValue
 from agent.speech import Utterance
 from tests.controller_support import call
 

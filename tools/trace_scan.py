@@ -35,7 +35,7 @@ from tools.source_index import Func, Index, own_nodes
 PACKAGES = ("agent", "audio", "ui", "retrieval", "registry", "tools_sandbox")
 BASE = "agent.trace:Trace.emit"  # the function that records events
 # Computed names: relay function -> the function whose literal names it passes on.
-RELAYS = {"audio.adapter:ControllerAdapter.on_gate_event":
+RELAYS = {"audio.trace_bridge:TraceBridge.on_gate_event":
           "audio.generation_gate:GenerationGate._emit"}
 FORWARD = "**forward"  # a ** argument that is the function's own **kwargs
 

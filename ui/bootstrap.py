@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,13 @@ from typing import Any
 from agent.caller import Asset, CallerProfile
 from agent.clock import Clock, FixedClock, SystemClock
 from agent.controller import Controller, RetrieverFactory
+from agent.controls import AgentFaults, FromPlan, RetryWithNewKey, TrustTheQueue
 from agent.dialogue import ControllerOptions
 from agent.errors import InvalidInput
-from agent.faults import AgentFaults
+from agent.gate import GateMode
 from agent.ports import Resolver
 from agent.proposals import Proposer
+from agent.safeguards import Safeguards
 from agent.speech import SpeechSink
 from agent.trace import Trace
 
@@ -83,6 +85,25 @@ def load_caller(path: str | Path) -> CallerProfile:
     if isinstance(data, Mapping) and "caller" in data:
         data = data["caller"]
     return caller_from_mapping(data, f"{path}: caller")
+
+
+def safeguards(faults: AgentFaults | None = None) -> Safeguards:
+    """The session's safeguards: the agent's own, except where a test switched one off.
+
+    Each known-answer switch (``agent.controls``, test runs only) injects the naive strategy
+    of :mod:`agent.controls` in place of the agent's. ``no_audio_flush`` is not the agent's:
+    the scripted-call runner hands it to audio mode."""
+    faults = faults or AgentFaults()
+    chosen = Safeguards()
+    if faults.gate_off:
+        chosen = replace(chosen, gate_mode=GateMode.SHADOW)
+    if faults.confirm_from_plan:
+        chosen = replace(chosen, confirmations=FromPlan())
+    if faults.no_recheck_before_dispatch:
+        chosen = replace(chosen, dispatch_check=TrustTheQueue())
+    if faults.retry_with_new_key:
+        chosen = replace(chosen, unknown_outcome=RetryWithNewKey())
+    return chosen
 
 
 def rule_proposer(now: datetime | None = None) -> Proposer:
@@ -163,7 +184,7 @@ class World:
                                 retriever_factory or self.retriever_factory(
                                     caller, current_scope=current_scope),
                                 self.client(caller), sink, trace or Trace(),
-                                faults or AgentFaults(), options)
+                                safeguards(faults), options)
         built.append(controller)
         return controller
 
@@ -245,5 +266,5 @@ def fixed_clock(text: str) -> FixedClock:
 
 
 __all__ = ["DEFAULT_CALLER", "World", "caller_from_mapping", "fixed_clock", "load_caller",
-           "open_world", "rule_proposer"]
+           "open_world", "rule_proposer", "safeguards"]
 

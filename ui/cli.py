@@ -30,7 +30,7 @@ COMMANDS = (
 
 # Modules whose import registers benchmark figures with agent.bench.
 BENCH_MODULES = (
-    "agent.bench_core",
+    "ui.bench_core",
     "ui.bench_nlu",
     "registry.bench",
     "retrieval.bench",

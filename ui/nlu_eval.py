@@ -24,17 +24,9 @@ import yaml
 from agent.caller import Asset, CallerProfile
 from agent.fields import FieldRecord
 from agent.ledger import LedgerSnapshot
+from agent.names import BOOKING_REF, VISIT_TIME, VISIT_WINDOW
 from agent.ports import ProcedureInfo
-from agent.proposals import (
-    BOOKING_REF,
-    VISIT_TIME,
-    VISIT_WINDOW,
-    CorrectionKind,
-    Intent,
-    Proposal,
-    ProposalContext,
-    Proposer,
-)
+from agent.proposals import CorrectionKind, Intent, Proposal, ProposalContext, Proposer
 from agent.speech import Utterance
 
 DEFAULT_CLOCK = "2026-12-01T09:00:00+01:00"

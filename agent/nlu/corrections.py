@@ -16,15 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.nlu import lexicon
-from agent.proposals import (
-    ASSET,
-    BOOKING_REF,
-    VISIT_DATE,
-    VISIT_TIME,
-    VISIT_WINDOW,
-    ProposalContext,
-)
+from agent.proposals import ProposalContext
 
 _NEGATION = re.compile(lexicon.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.

@@ -15,11 +15,7 @@ from dataclasses import replace
 from datetime import date, datetime
 
 from agent import trust
-from agent.nlu import corrections, dates, intents, lexicon, times
-from agent.nlu.normalise import normalise
-from agent.nlu.reading import Mention, Reading, read
-from agent.nlu.slots import known_site_named
-from agent.proposals import (
+from agent.names import (
     ASSET,
     BOOKING_REF,
     ITEM_CATEGORY,
@@ -30,13 +26,12 @@ from agent.proposals import (
     VISIT_DATE,
     VISIT_TIME,
     VISIT_WINDOW,
-    CorrectionKind,
-    Intent,
-    Proposal,
-    ProposalContext,
-    SlotRole,
-    SlotValue,
 )
+from agent.nlu import corrections, dates, intents, lexicon, times
+from agent.nlu.normalise import normalise
+from agent.nlu.reading import Mention, Reading, read
+from agent.nlu.slots import known_site_named
+from agent.proposals import CorrectionKind, Intent, Proposal, ProposalContext, SlotRole, SlotValue
 from agent.speech import Utterance
 
 LOW_CONFIDENCE = trust.CONFIDENCE_FLOOR  # below it, the proposer doubts what it read

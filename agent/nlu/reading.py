@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from agent.nlu import catalog, dates, slots, times
-from agent.proposals import (
+from agent.names import (
     ASSET,
     FAMILY,
     ITEM_CATEGORY,
@@ -23,9 +22,9 @@ from agent.proposals import (
     VISIT_DATE,
     VISIT_TIME,
     VISIT_WINDOW,
-    ProposalContext,
-    SlotValue,
 )
+from agent.nlu import catalog, dates, slots, times
+from agent.proposals import ProposalContext, SlotValue
 
 RETURNS_FAMILY = "returns"
 

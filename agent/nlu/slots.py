@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 
 from agent.caller import Asset
+from agent.names import BOOKING_REF, CONFIGURATION, LANGUAGE, OPENED, REGION, SITE, UNITS
 from agent.nlu import lexicon
-from agent.proposals import BOOKING_REF, CONFIGURATION, LANGUAGE, OPENED, REGION, SITE, UNITS
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 A :class:`CallMode` is built per call by a :data:`ModeFactory` (``mode_factory(trace)``),
 inside the running loop. The runner gives ``mode.sink`` to the world factory, then calls
-``attach`` with the conversation, and drives turns through ``say`` and ``barge_in``.
+``attach`` with the conversation (and the script's known-answer switches), and drives turns
+through ``say`` and ``barge_in``.
 
 :class:`TextMode` delivers turns as final transcripts and plays speech with the
 :class:`~audio.calls.player.TextPlayer`. Audio mode (issue 8) implements the same protocol
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.controls import AgentFaults
 from agent.session import Conversation
 from agent.speech import SpeechSink, Utterance
 from agent.trace import Trace
@@ -30,8 +32,10 @@ class CallMode(Protocol):
     def sink(self) -> SpeechSink:
         """The SpeechSink the controller speaks into."""
 
-    def attach(self, conversation: Conversation) -> None:
-        """Bind the conversation of this call (called once, before the greeting)."""
+    def attach(self, conversation: Conversation, controls: AgentFaults | None = None) -> None:
+        """Bind the conversation of this call (called once, before the greeting). ``controls``
+        are the known-answer switches the script asked for (test runs only); a mode applies
+        those of its own side (audio mode: ``no_audio_flush``) and ignores the rest."""
 
     async def say(self, turn: Turn) -> None:
         """Deliver one caller turn; returns once the agent has taken it (its final turn)."""
@@ -93,8 +97,8 @@ class TextMode:
     def sink(self) -> SpeechSink:
         return self.player
 
-    def attach(self, conversation: Conversation) -> None:
-        self._conversation = conversation
+    def attach(self, conversation: Conversation, controls: AgentFaults | None = None) -> None:
+        self._conversation = conversation  # text mode has no output side to switch off
 
     async def say(self, turn: Turn) -> None:
         """Hand the turn to the agent as a final transcript (side effect: a user turn)."""

@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent.clock import FixedClock
+from agent.controls import AgentFaults, agent_faults
 from agent.errors import InvalidInput
-from agent.faults import agent_faults
 from agent.trace import Trace
 from audio.calls.evidence import CallResult, Evidence, Verdict, invalid, ledger_fields
 from audio.calls.mode import CallMode, ModeFactory
@@ -65,7 +65,7 @@ async def run_call(script: CallScript, mode_name: str, world_factory: WorldFacto
                            f"fixture did not set up: {type(exc).__name__}: {exc}",
                            duration_s=time.monotonic() - started)
         try:
-            evidence, reasons, crash = await _drive(script, mode, world, trace)
+            evidence, reasons, crash = await _drive(script, mode, world, trace, switches)
         finally:
             try:
                 await world.conversation.close()
@@ -97,10 +97,11 @@ async def run_call(script: CallScript, mode_name: str, world_factory: WorldFacto
     return replace(result, duration_s=duration, latency_ms=evidence.latency_ms)
 
 
-async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Trace):
+async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Trace,
+                 switches: AgentFaults):
     """Play the turns and staff edits, wait for the end of the call, collect evidence."""
     conversation = world.conversation
-    mode.attach(conversation)
+    mode.attach(conversation, switches)
     watcher = Watcher(trace, mode, conversation)
     reasons: list[str] = []
     crash: str | None = None

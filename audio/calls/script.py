@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from agent.caller import Asset, CallerProfile
-from agent.faults import NAMES as AGENT_FAULT_NAMES
+from agent.controls import NAMES as AGENT_FAULT_NAMES
 from agent.trace import VOCABULARY
 from audio.calls.model import (
     BOOKING_KEYS,

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from agent.caller import CallerProfile
 from agent.clock import FixedClock
-from agent.faults import AgentFaults
+from agent.controls import AgentFaults
 from agent.session import Conversation
 from agent.speech import SpeechSink
 from agent.trace import Trace

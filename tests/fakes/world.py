@@ -19,9 +19,9 @@ from pathlib import Path
 
 from agent.caller import CallerProfile
 from agent.controller import Controller, RetrieverFactory
+from agent.controls import AgentFaults
 from agent.dialogue import ControllerOptions
 from agent.errors import InvalidInput
-from agent.faults import AgentFaults
 from agent.ports import Resolver
 from agent.proposals import Proposer
 from agent.speech import SpeechSink
@@ -32,7 +32,7 @@ from tests.fakes.booking import FakeBookingPort, FakeSandbox
 from tests.fakes.clock import FakeClock
 from tests.fakes.registry import FakeRegistry
 from tests.fakes.retrieval import FakeCorpus, FakeRetriever, SearchControl
-from ui.bootstrap import DEFAULT_CALLER, rule_proposer
+from ui.bootstrap import DEFAULT_CALLER, rule_proposer, safeguards
 
 
 @dataclass
@@ -77,7 +77,7 @@ class FakeWorld:
                                 retriever_factory or self.retriever_factory(
                                     caller, current_scope=current_scope),
                                 self.client(caller), sink, trace or Trace(),
-                                faults or AgentFaults(), options)
+                                safeguards(faults), options)
         built.append(controller)
         return controller
 

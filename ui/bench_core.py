@@ -1,4 +1,8 @@
-"""Benchmarks of the core's own costs: a ledger revision and one gate admission."""
+"""Benchmarks of the core's own costs: a ledger revision and one gate admission (``core``).
+
+They time ``agent/`` from outside it: of the benchmark code only the shared row type and
+registry (``agent/bench.py``) live in the core.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,153 @@
+"""Barge-in as it happens: caller speech over agent speech, from onset to a decision.
+
+At speech onset over agent speech (the VAD, push-to-talk, or a run of loud frames before the
+VAD is sure) the generation gate pauses at once. The recognised words then decide
+(:func:`audio.barge_in.classify_overlap`):
+
+* a backchannel ("mm-hmm") resumes the same generation;
+* a sound that never becomes words resumes it too, once ``noise_resume_secs`` of audio
+  passed after the VAD stop (EARLY_RESUME_SECS after a loud onset the VAD never confirmed)
+  and the recogniser has nothing pending;
+* a real turn cuts it (:meth:`BargeIn.cut`): the conversation invalidates its current
+  generation; whatever newer audio the gate holds is invalidated too, and output is never
+  left paused.
+
+A turn that already cut the agent stays cut: agent speech that starts again while the caller
+goes on is cut at its onset. The turn intake (:mod:`audio.turn_intake`) tells this object
+about every transcript (:meth:`BargeIn.heard`) and settles it when a turn is delivered
+(:meth:`BargeIn.settle`).
+"""
+
+from __future__ import annotations
+
+from agent.session import Conversation
+from audio.barge_in import Overlap, classify_overlap
+from audio.caller_clock import AudioTimer, CallerVoice, Recogniser, Timers
+from audio.generation_gate import GenerationGate
+from audio.trace_bridge import TraceBridge
+
+# A pause from a loud onset is reversible: no VAD speech within this much audio resumes.
+EARLY_RESUME_SECS = 0.6
+
+
+class BargeIn:
+    """The barge-in state of the caller's current turn, and what it does to the gate."""
+
+    def __init__(self, gate: GenerationGate, bridge: TraceBridge, voice: CallerVoice,
+                 recogniser: Recogniser, timers: Timers, *, noise_resume_secs: float):
+        self.gate = gate
+        self.conversation: Conversation | None = None
+        self.overlapping = False  # this turn began over agent speech
+        self.barged = False  # this turn already invalidated the agent's speech
+        self.vad_speaking = False
+        self._bridge = bridge
+        self._voice = voice
+        self._recogniser = recogniser
+        self._timers = timers
+        self._noise_resume = noise_resume_secs
+        self._noise: AudioTimer | None = None
+        self._transcribed = False  # a transcript of this turn arrived
+
+    # -- onset ---------------------------------------------------------------------------
+
+    def speech_started(self) -> None:
+        """The caller started speaking: over agent speech, pause it at once."""
+        self._cancel_noise_timer()
+        if self.gate.speaking and not self.gate.paused:
+            self.overlapping = True
+            self._bridge.speech_onset(self._voice.onset())
+            self.gate.pause()
+            if self.barged:
+                # This turn is already known to be real: whatever started playing meanwhile
+                # talks over the caller. Cut it now rather than wait for words.
+                self.cut()
+
+    def may_pause_early(self) -> bool:
+        """A loud onset may pause the agent before the VAD: it is speaking, unpaused, and
+        the VAD has not already heard the caller."""
+        return not self.vad_speaking and self.gate.speaking and not self.gate.paused
+
+    def await_vad(self) -> None:
+        """After a loud onset paused the agent: resume unless the VAD confirms speech within
+        EARLY_RESUME_SECS of audio."""
+        if self.gate.paused and not self.barged:
+            self._noise = self._timers.after(EARLY_RESUME_SECS, self._resume_after_noise)
+
+    def vad_started(self) -> None:
+        self.vad_speaking = True
+
+    def vad_stopped(self) -> None:
+        self.vad_speaking = False
+        if self.gate.paused and not self.barged:
+            # No words may follow (a cough, a door): resume once noise_resume_secs of audio
+            # passed and the recogniser has nothing pending, unless a transcript came first.
+            self._cancel_noise_timer()
+            self._noise = self._timers.after(self._noise_resume, self._resume_after_noise)
+
+    def _resume_after_noise(self) -> None:
+        if self._recogniser.busy():
+            self._noise = self._timers.on_settled(self._resume_after_noise)
+            return
+        self._noise = None
+        if not self.vad_speaking and not self._transcribed:
+            self.overlapping = False  # a sound the VAD never took for speech: no turn
+        if self.gate.paused and not self.barged:
+            self.gate.resume()
+
+    def _cancel_noise_timer(self) -> None:
+        if self._noise is not None:
+            self._noise.cancel()
+        self._noise = None
+
+    # -- words ---------------------------------------------------------------------------
+
+    def heard(self, text: str) -> None:
+        """A transcript arrived; ``text`` is the turn so far. Over agent speech, a real turn
+        cuts it and anything else resumes it."""
+        self._cancel_noise_timer()
+        self._transcribed = True
+        if not self.overlapping or self.barged:
+            return
+        if classify_overlap(text) is Overlap.TURN:
+            self.cut()
+        elif self.gate.paused:
+            self.gate.resume()
+
+    def typed_over_speech(self) -> None:
+        """A typed turn arrived while the agent speaks: cut it. A typed turn is whole: unless
+        spoken words of this turn are pending, the next sound over agent speech is judged
+        afresh, not taken for this turn going on."""
+        self.cut()
+        if not self._transcribed:
+            self.barged = False
+
+    def settle(self) -> tuple[bool, bool]:
+        """The turn is delivered: returns whether it began over agent speech and whether it
+        cut it, and starts the next turn afresh. Output is never left on hold."""
+        overlapping, barged = self.overlapping, self.barged
+        self.overlapping, self.barged, self._transcribed = False, False, False
+        if self.gate.paused:
+            if barged:
+                self.cut()
+                self.barged = False
+            else:
+                self.gate.resume()
+        return overlapping, barged
+
+    def cut(self) -> None:
+        """A real turn over agent speech: the conversation invalidates; make sure it
+        happened, and never leave output paused (side effects on the gate)."""
+        self.barged = True
+        self._cancel_noise_timer()
+        if self.conversation is not None:
+            self.conversation.barge_in()
+        gate = self.gate
+        if (gate.paused or gate.speaking) and gate.latest > gate.floor:
+            gate.invalidate(gate.latest, "barge_in")  # the conversation had nothing live
+        if gate.paused:
+            # Only under the no_audio_flush control can stale audio still be held here: let it
+            # play on (that is the failure the control exists to expose), never hang the call.
+            gate.resume()
+
+    def stop(self) -> None:
+        self._cancel_noise_timer()
