@@ -32,7 +32,7 @@ from tests.fakes.booking import FakeBookingPort, FakeSandbox
 from tests.fakes.clock import FakeClock
 from tests.fakes.registry import FakeRegistry
 from tests.fakes.retrieval import FakeCorpus, FakeRetriever, SearchControl
-from ui.bootstrap import DEFAULT_CALLER, rule_proposer, safeguards
+from ui.bootstrap import DEFAULT_CALLER, compose_controller
 
 
 @dataclass
@@ -65,21 +65,9 @@ class FakeWorld:
                    caller: CallerProfile | None = None, proposer: Proposer | None = None,
                    options: ControllerOptions | None = None, resolver: Resolver | None = None,
                    retriever_factory: RetrieverFactory | None = None) -> Controller:
-        caller = caller or self.caller
-        clock = clock or self.clock
-        built: list[Controller] = []
-
-        def current_scope() -> str | None:
-            return built[0].answers.current_scope() if built else None
-
-        controller = Controller(caller, clock, proposer or rule_proposer(clock.now()),
-                                resolver or self.registry,
-                                retriever_factory or self.retriever_factory(
-                                    caller, current_scope=current_scope),
-                                self.client(caller), sink, trace or Trace(),
-                                safeguards(faults), options)
-        built.append(controller)
-        return controller
+        return compose_controller(self, sink, trace, faults=faults, clock=clock, caller=caller,
+                                  proposer=proposer, options=options, resolver=resolver,
+                                  retriever_factory=retriever_factory)
 
     def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
         return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
