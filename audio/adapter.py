@@ -13,9 +13,9 @@ frames and wires four parts, each with one job and none of them reading a frame:
   at once; the recognised words then decide (``audio.barge_in``): a backchannel or noise
   resumes the same generation, a real turn invalidates it and goes to the controller;
 * :mod:`audio.trace_bridge`: speech events, the gate's events and per-turn latency on the
-  call's :class:`~agent.trace.Trace`.
+  call's :class:`~agent.core.trace.Trace`.
 
-It also implements the controller's :class:`~agent.speech.SpeechSink` (``self.sink``): a
+It also implements the controller's :class:`~agent.core.speech.SpeechSink` (``self.sink``): a
 plan becomes one :class:`~audio.frames.StampedSpeakFrame` per sentence, in order; an
 invalidation goes straight to the gate.
 """
@@ -39,9 +39,9 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from agent.session import Conversation
-from agent.speech import SpeechPlan
-from agent.trace import Trace
+from agent.core.session import Conversation
+from agent.core.speech import SpeechPlan
+from agent.core.trace import Trace
 from audio.barge_in_control import BargeIn
 from audio.biasing import asset_ids_of, hotwords_for, sites_of
 from audio.caller_clock import CallerVoice, Recogniser, Timers

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.controls import AgentFaults
-from agent.session import Conversation
-from agent.speech import SpeechKind, SpeechSink
-from agent.trace import Trace
+from agent.core.session import Conversation
+from agent.core.speech import SpeechKind, SpeechSink
+from agent.core.trace import Trace
+from agent.service.controls import AgentFaults
 from audio import synth
 from audio.calls.player import Heard
 from audio.calls.script import Turn
@@ -74,7 +74,7 @@ class AudioMode:
     def attach(self, conversation: Conversation, controls: AgentFaults | None = None) -> None:
         self.call.attach(conversation)
         # The no_audio_flush known-answer control is this side's (test runs only; see
-        # agent/controls.py): invalidated generations keep their queued audio.
+        # agent/service/controls.py): invalidated generations keep their queued audio.
         if controls is not None and controls.no_audio_flush:
             self.call.pipeline.gate.disable_flush()
 

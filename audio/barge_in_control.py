@@ -20,7 +20,7 @@ about every transcript (:meth:`BargeIn.heard`) and settles it when a turn is del
 
 from __future__ import annotations
 
-from agent.session import Conversation
+from agent.core.session import Conversation
 from audio.barge_in import Overlap, classify_overlap
 from audio.caller_clock import AudioTimer, CallerVoice, Recogniser, Timers
 from audio.generation_gate import GenerationGate

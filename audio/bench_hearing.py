@@ -12,10 +12,10 @@ subset):
   same share among the turns whose first word Whisper hears when given the whole clip,
   unclipped (:func:`unclipped`): that share isolates what the pipeline's cut loses (the
   pre-roll's job) from what tiny.en mishears in a voice wherever the clip starts;
-* **calibrated trust** (:mod:`agent.trust`) over turns that carry values, said by a caller
-  who owns P-100 and P-200: the rate of check questions on correct transcripts, and the
-  values accepted without a check that the caller did not say, beside the same figures under
-  the old rule (mean confidence < 0.6). Each turn is recognised as the pipeline recognises a
+* **calibrated trust** (:mod:`agent.understanding.trust`) over turns that carry values, said by a
+  caller who owns P-100 and P-200: the rate of check questions on correct transcripts, and the
+  values accepted without a check that the caller did not say, beside the same figures under the old
+  rule (mean confidence < 0.6). Each turn is recognised as the pipeline recognises a
   one-segment turn (:func:`audio.services.recognise` over pre-roll, clip, trailing silence),
   then read by the real proposer and validated by the controller's own ``validate``. A
   transcript is correct when the values the proposer reads in it are the values it reads in
@@ -39,10 +39,10 @@ from datetime import datetime
 import numpy as np
 
 from agent.bench import BenchRow
-from agent.caller import Asset, CallerProfile
-from agent.ledger import FieldOpKind, Ledger
-from agent.proposals import ProposalContext, SlotValue
-from agent.speech import Utterance
+from agent.core.caller import Asset, CallerProfile
+from agent.core.ledger import FieldOpKind, Ledger
+from agent.core.speech import Utterance
+from agent.understanding.proposals import ProposalContext, SlotValue
 from audio import corpus, voices
 
 CMD = "amend bench --only audio"
@@ -64,7 +64,7 @@ class Listener:
     It exposes ``caller`` so recognition is biased with the caller's assets, as in a call."""
 
     def __init__(self, sink, trace):
-        from agent.speech import Generations
+        from agent.core.speech import Generations
 
         self.sink, self.trace, self.caller = sink, trace, CALLER
         self.generations = Generations()
@@ -182,7 +182,7 @@ class Judged:
     heard: str
     confidence: float
     correct: bool  # the values read in the transcript are the values said
-    checked: bool  # the agent checks before acting on its values (agent/trust.py)
+    checked: bool  # the agent checks before acting on its values (agent/understanding/trust.py)
     checked_before: bool  # ... under the old rule (mean confidence < 0.6)
     accepted: tuple[str, ...]  # "field=value" accepted without a check
     accepted_before: tuple[str, ...]  # ... under the old rule
@@ -208,7 +208,7 @@ class _Reader:
     now: datetime = field(default_factory=lambda: datetime.fromisoformat(corpus.VALUE_CLOCK))
 
     def __post_init__(self) -> None:
-        from agent.nlu.proposer import RuleProposer
+        from agent.understanding.nlu.proposer import RuleProposer
 
         self.proposer = RuleProposer(self.now)
         self.context = ProposalContext(now=self.now, ledger=Ledger("q-trust").current,
@@ -216,15 +216,15 @@ class _Reader:
 
     def values(self, text: str) -> tuple[SlotValue, ...]:
         """The values the proposer reads in ``text`` (as if typed)."""
-        from agent.trust import VALUE_FIELDS
+        from agent.understanding.trust import VALUE_FIELDS
 
         proposal = self.proposer.propose(Utterance(text), self.context)
         return tuple(s for s in proposal.slots
                      if s.value is not None and s.field in VALUE_FIELDS)
 
     def judge(self, voice: str, kind: str, said: str, utterance: Utterance) -> Judged:
-        from agent import trust
-        from agent.validation import validate
+        from agent.service.validation import validate
+        from agent.understanding import trust
 
         reference = self.values(said)
         proposal = self.proposer.propose(utterance, self.context)

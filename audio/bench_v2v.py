@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.bench import BenchRow, median, percentile
-from agent.caller import Asset, CallerProfile
+from agent.core.caller import Asset, CallerProfile
 
 CMD = "amend bench --only audio"
 CMD_QUICK = "amend bench --only audio --quick"
@@ -320,9 +320,9 @@ def proposer_reader(caller: CallerProfile, now: Any, procedures: tuple = ()
     """``text -> values``: what the rule-based proposer reads from ``text`` (intent, slots
     with their roles, negated values), in one neutral context for both sides of a
     comparison."""
-    from agent.ledger import Ledger
-    from agent.proposals import ProposalContext
-    from agent.speech import Utterance
+    from agent.core.ledger import Ledger
+    from agent.core.speech import Utterance
+    from agent.understanding.proposals import ProposalContext
 
     proposer = _proposer(now)
     context = ProposalContext(now=now, ledger=Ledger("q-bench").current, caller=caller,
@@ -340,7 +340,7 @@ _proposers: dict[str, Any] = {}
 
 
 def _proposer(now: Any) -> Any:
-    from agent.nlu.proposer import RuleProposer
+    from agent.understanding.nlu.proposer import RuleProposer
 
     if "rule" not in _proposers:  # construction warms dateparser: once per process
         _proposers["rule"] = RuleProposer(now)
@@ -353,8 +353,8 @@ async def run_call(world_factory: Any, voice: str, clips: Sequence[tuple[str, An
     waiting for the agent to answer and go idle. Returns one sample per turn."""
     import asyncio
 
-    from agent.clock import FixedClock
-    from agent.trace import Trace
+    from agent.core.clock import FixedClock
+    from agent.core.trace import Trace
     from audio.calls.world import WorldSpec
     from audio.live_call import LiveCall
 

@@ -53,10 +53,10 @@ from pipecat.transports.websocket.fastapi import (
 )
 from pipecat.workers.runner import WorkerRunner
 
-from agent.errors import InvalidInput
-from agent.session import Conversation
-from agent.speech import SpeechSink
-from agent.trace import Trace, TraceEvent
+from agent.core.errors import InvalidInput
+from agent.core.session import Conversation
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace, TraceEvent
 from audio import services
 from audio.frames import UNSTAMPED, PushToTalkFrame, TypedTurnFrame, generation_of_audio
 from audio.pipeline import PipelineConfig, build_pipeline

@@ -83,10 +83,11 @@ OPENINGS = (
     "What is the torque for the flange bolts?",
 )
 
-# Turns that carry values, for calibrated trust (agent/trust.py, audio/bench_hearing.py), said
-# by a caller who owns P-100 and P-200 on Tuesday 1 December 2026. EXPECTED: every value is
-# one the call expects (the caller's assets, valid dates, times, windows). UNEXPECTED: a value
-# the call does not expect (another company's asset, a number of units, a date months away, a
+# Turns that carry values, for calibrated trust (agent/understanding/trust.py,
+# audio/bench_hearing.py), said by a caller who owns P-100 and P-200 on Tuesday 1 December 2026.
+# EXPECTED: every value is one the call expects (the caller's assets, valid dates, times, windows).
+# UNEXPECTED: a value the call does not expect (another company's asset, a number of units, a date
+# months away, a
 # date in the past): checked, or refused, as before.
 VALUE_CLOCK = "2026-12-01T09:00:00+01:00"
 EXPECTED_VALUES = (
@@ -107,9 +108,9 @@ UNEXPECTED_VALUES = (
     "Book P-100 for the fifteenth of March.",
     "Book P-200 for last Monday.",
 )
-# Held out: expected values in phrasings written after agent/trust.py's thresholds were set,
-# and never used to set one (said by audio.voices.HELD_OUT_VOICES). Their figures say how the
-# calibration carries over to callers it has not met.
+# Held out: expected values in phrasings written after agent/understanding/trust.py's thresholds
+# were set, and never used to set one (said by audio.voices.HELD_OUT_VOICES). Their figures say how
+# the calibration carries over to callers it has not met.
 HELD_OUT_VALUES = (
     "I'd like someone at P-200 next Tuesday morning.",
     "Can we do Wednesday the ninth instead?",

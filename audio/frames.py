@@ -22,7 +22,7 @@ UNSTAMPED = -1
 
 @dataclass
 class StampedSpeakFrame(TTSSpeakFrame):
-    """One sentence of a :class:`agent.speech.SpeechPlan`, to be spoken as ``generation``."""
+    """One sentence of a :class:`agent.core.speech.SpeechPlan`, to be spoken as ``generation``."""
 
     generation: int = 0
     sentence: int = 0  # index within the plan

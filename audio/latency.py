@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agent.trace import Trace
+from agent.core.trace import Trace
 
 
 @dataclass

@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 from pipecat.workers.runner import WorkerRunner
 
-from agent.session import Conversation
-from agent.speech import SpeechSink
-from agent.trace import Trace
+from agent.core.session import Conversation
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace
 from audio import services
 from audio.pipeline import CallPipeline, PipelineConfig, build_pipeline
 from audio.scripted import Recording, SaidTurn, ScriptedCaller

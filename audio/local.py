@@ -11,8 +11,8 @@ Usage (needs ``pip install -e '.[local-audio]'`` and a sound card)::
 
 from __future__ import annotations
 
-from agent.errors import InvalidInput
-from agent.trace import Trace
+from agent.core.errors import InvalidInput
+from agent.core.trace import Trace
 from audio.live_call import ConversationFactory
 from audio.pipeline import PipelineConfig, build_pipeline
 

@@ -41,9 +41,9 @@ from pipecat.turns.user_start import (
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 
-from agent.session import Conversation
-from agent.speech import SpeechSink
-from agent.trace import Trace
+from agent.core.session import Conversation
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.generation_gate import GenerationGate
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedWhisperSTT

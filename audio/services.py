@@ -7,7 +7,7 @@ onnxruntime sessions are safe to call from several threads.
 
 * :class:`SharedWhisperSTT`: greedy decoding (beam 1: the floor for a short utterance on two
   cores), a confidence per transcript (mean token probability), each word with its
-  probability and the no-speech probability (what :mod:`agent.trust` weighs), optional
+  probability and the no-speech probability (what :mod:`agent.understanding.trust` weighs), optional
   biasing (``hotwords`` / ``initial_prompt``), and its own audio buffering: an explicit
   pre-roll before each turn (``preroll_secs``) and the turn's audio kept contiguous.
 * :class:`GenerationPiperTTS`: a :class:`~audio.frames.StampedSpeakFrame` is spoken under a

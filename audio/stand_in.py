@@ -10,8 +10,8 @@ class Responder:
     """A Conversation that answers at once: short answers, or long ones to barge into."""
 
     def __init__(self, sink, trace):
-        from agent.ledger import Ledger
-        from agent.speech import Generations
+        from agent.core.ledger import Ledger
+        from agent.core.speech import Generations
 
         self.sink, self.trace = sink, trace
         self.generations = Generations()
@@ -27,7 +27,7 @@ class Responder:
         return False
 
     def _say(self, *sentences: str) -> None:
-        from agent.speech import SpeechPlan
+        from agent.core.speech import SpeechPlan
 
         self.sink.speak(SpeechPlan(self.generations.next(), "q-bench", 0, sentences))
 

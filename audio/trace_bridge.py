@@ -25,9 +25,9 @@ gate's event only for the others. It never reads the trace back.
 
 from __future__ import annotations
 
-from agent.session import Conversation
-from agent.speech import SpeechPlan
-from agent.trace import Trace, TraceEvent
+from agent.core.session import Conversation
+from agent.core.speech import SpeechPlan
+from agent.core.trace import Trace, TraceEvent
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.latency import TurnClock
 

@@ -2,8 +2,9 @@
 
 * Final transcripts of one turn are assembled (a cumulative transcript replaces the segments
   before it), with what the recogniser knows beyond the text: each word's probability and
-  the no-speech probability (:class:`~agent.speech.Utterance`, ``agent/trust.py``). Interim
-  transcripts never get here, so never reach the controller.
+  the no-speech probability (:class:`~agent.core.speech.Utterance`,
+  ``agent/understanding/trust.py``). Interim transcripts never get here, so never reach the
+  controller.
 * When the turn ends while its last segment is still being recognised, the turn waits for the
   recogniser (:class:`~audio.caller_clock.Recogniser`).
 * A turn that is only a lead-in ("Sorry,", "Actually,") is held for ``lead_in_hold_secs`` of
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.session import Conversation
-from agent.speech import Utterance
+from agent.core.session import Conversation
+from agent.core.speech import Utterance
 from audio.barge_in import Overlap, classify_overlap, is_lead_in
 from audio.barge_in_control import BargeIn
 from audio.caller_clock import AudioTimer, CallerVoice, Recogniser, Spawn, Timers
@@ -52,7 +53,8 @@ class TurnIntake:
         self._lead_in_hold = lead_in_hold_secs
         self._segments: list[tuple[str, float]] = []
         # What the recogniser knows beyond the text, for the turn so far: its words with their
-        # probabilities and its no-speech probability (agent.speech.Utterance; agent/trust.py).
+        # probabilities and its no-speech probability (agent.core.speech.Utterance;
+        # agent/understanding/trust.py).
         self._words: tuple[tuple[str, float], ...] = ()
         self._no_speech = 0.0
         self._hold: AudioTimer | None = None

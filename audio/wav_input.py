@@ -15,7 +15,7 @@ import numpy as np
 import soundfile
 import soxr
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 
 RATE = 16000
 FRAME = RATE // 50  # 20 ms

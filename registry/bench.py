@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from agent.bench import BenchRow, median, percentile, register
-from agent.ports import ResolutionQuery
+from agent.core.ports import ResolutionQuery
 
 CMD = "amend bench --only registry"
 

@@ -135,7 +135,7 @@ def _query_options(fn):
 
 
 def _build(kw: dict):
-    from agent.ports import ResolutionQuery
+    from agent.core.ports import ResolutionQuery
 
     if kw["at"] is not None and (kw["current"] or kw["now"] is not None):
         raise click.UsageError("--at is historical; it cannot be combined with --current/--now")

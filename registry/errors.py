@@ -1,6 +1,6 @@
 """The registry's errors. Each message is one line that names the input and what to do.
 
-``RegistryError`` (an ``agent.errors.InvalidInput``)
+``RegistryError`` (an ``agent.core.errors.InvalidInput``)
  ├── ``RejectedFile``   an import file broke the contract; carries every problem (CLI exit 1)
  ├── ``BadDatabase``    the database path is unwritable, corrupt, missing or newer (exit 2)
  └── ``BadQuery``       a resolve argument is malformed, e.g. a bad instant (exit 2)
@@ -10,7 +10,7 @@ Resolution outcomes are never exceptions: ``resolve`` returns a ``RegistryOutcom
 
 from __future__ import annotations
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 
 
 class RegistryError(InvalidInput):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from agent.ports import RegistryOutcome, Resolution, ResolutionQuery
+from agent.core.ports import RegistryOutcome, Resolution, ResolutionQuery
 from registry import store
 from registry.model import WILDCARD, RevisionSpec
 from registry.resolver import Registry, usable

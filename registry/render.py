@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict
 from datetime import datetime
 
-from agent.ports import RegistryOutcome, Resolution
+from agent.core.ports import RegistryOutcome, Resolution
 
 
 def spoken_label(resolution: Resolution) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import sqlite_utils
 
-from agent.clock import Clock, SystemClock
-from agent.ports import (
+from agent.core.clock import Clock, SystemClock
+from agent.core.ports import (
     ProcedureInfo,
     RegistryOutcome,
     Resolution,
@@ -77,7 +77,7 @@ def undominated(candidates: list[str], edges: list[tuple[str, str]]) -> list[str
 
 
 class Registry:
-    """The registry adapter: implements ``agent.ports.Resolver`` and ``RevisionSource``.
+    """The registry adapter: implements ``agent.core.ports.Resolver`` and ``RevisionSource``.
 
     ``clock`` supplies "now" for ``current`` mode in an instants registry; a ticks registry has
     no wall clock, so current mode there needs ``query.at`` (the "now" override) or ``now_tick``.

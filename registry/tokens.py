@@ -7,7 +7,7 @@ version then misses, as it must.
 
 from __future__ import annotations
 
-from agent.ports import ResolutionQuery, ScopeToken
+from agent.core.ports import ResolutionQuery, ScopeToken
 
 POLICY_VERSION = "applicability/1"
 

@@ -9,7 +9,7 @@ Module map (one concept each):
 * ``query``     the immutable query snapshot, identifying-data scrubbing, rewrite validation
 * ``cache``     results keyed by scope token + query snapshot, dropped on registry change
 * ``evidence``  frozen evidence bundles and citation manifests
-* ``retriever`` the async :class:`agent.ports.Retriever`, gated after every await
+* ``retriever`` the async :class:`agent.core.ports.Retriever`, gated after every await
 * ``hooks``     injectable fetch delays (tests block on events; scripted calls add latency)
 * ``samples``   synthetic revisions and scope tokens (tests, bench)
 * ``bench``     ``amend bench --only retrieval``

@@ -14,9 +14,9 @@ import random
 import time
 
 from agent.bench import BenchRow, median, percentile, register
-from agent.gate import AdmissionGate, Stamp
-from agent.ledger import Ledger
-from agent.trace import Trace
+from agent.core.gate import AdmissionGate, Stamp
+from agent.core.ledger import Ledger
+from agent.core.trace import Trace
 from retrieval.corpus import Corpus
 from retrieval.evidence import bundle_of
 from retrieval.passages import Section, SourceRevision

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from agent.ports import ScopeToken
+from agent.core.ports import ScopeToken
 from retrieval.corpus import SearchResult
 
 

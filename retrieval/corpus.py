@@ -32,7 +32,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from agent.ports import RevisionSource, ScopeToken
+from agent.core.ports import RevisionSource, ScopeToken
 from retrieval.passages import SourceRevision, chunk, source_of
 from retrieval.ranking import bm25
 from retrieval.terms import frequencies, match_expression
@@ -112,7 +112,7 @@ class Corpus:
             return self._db["passages"].count
 
     def sync_from(self, source: RevisionSource) -> SyncReport:
-        """Mirror a registry (``agent.ports.RevisionSource``); call after every import.
+        """Mirror a registry (``agent.core.ports.RevisionSource``); call after every import.
 
         Cheap when nothing changed: only ``source.snapshot`` is read, never its texts.
         """

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from agent.gate import Stamp
-from agent.ports import Citation, EvidenceBundle, Passage, ScopeToken
+from agent.core.gate import Stamp
+from agent.core.ports import Citation, EvidenceBundle, Passage, ScopeToken
 from retrieval.corpus import Hit
 
 Interval = tuple[int | str | None, int | str | None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from agent.ports import RetrievalRequest
+from agent.core.ports import RetrievalRequest
 
 FetchHook = Callable[[RetrievalRequest, int], Awaitable[None]]  # (request, increment index)
 

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agent.errors import InvalidInput
-from agent.ports import RevisionText
+from agent.core.errors import InvalidInput
+from agent.core.ports import RevisionText
 
 MAX_WORDS = 60  # one spoken answer's worth of evidence; long enough to keep a rule whole
 
@@ -69,7 +69,7 @@ class PassageRecord:
 
 
 def source_of(item: RevisionText | SourceRevision | object) -> SourceRevision:
-    """Adapt an ``agent.ports.RevisionText`` (or any object with the same attributes).
+    """Adapt an ``agent.core.ports.RevisionText`` (or any object with the same attributes).
 
     Sections may be ``(id, when, text)`` triples (RevisionText), mappings or objects; a plain
     ``text`` attribute is one unconditional section. Raises InvalidInput naming the revision

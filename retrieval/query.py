@@ -22,12 +22,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from agent.caller import CallerProfile
-from agent.fields import FieldStatus
-from agent.gate import Stamp
-from agent.ledger import LedgerSnapshot
-from agent.names import FAMILY, ITEM_CATEGORY, OPENED, PROCEDURE
-from agent.ports import RetrievalRequest, ScopeToken
+from agent.core.caller import CallerProfile
+from agent.core.fields import FieldStatus
+from agent.core.gate import Stamp
+from agent.core.ledger import LedgerSnapshot
+from agent.core.names import FAMILY, ITEM_CATEGORY, OPENED, PROCEDURE
+from agent.core.ports import RetrievalRequest, ScopeToken
 from retrieval.terms import terms
 
 TOPIC_FIELDS = (FAMILY, PROCEDURE, ITEM_CATEGORY)  # their values become query words

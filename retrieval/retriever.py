@@ -1,4 +1,4 @@
-"""The async retriever behind ``agent.ports.Retriever``, gated after every await.
+"""The async retriever behind ``agent.core.ports.Retriever``, gated after every await.
 
 One :class:`ScopedRetriever` per session, built with that session's admission gate, trace and
 subject roles. For each request:
@@ -27,9 +27,9 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 
-from agent.gate import AdmissionGate, Disposition
-from agent.ports import RetrievalOutcome, RetrievalRequest, RetrievalResult
-from agent.trace import Trace
+from agent.core.gate import AdmissionGate, Disposition
+from agent.core.ports import RetrievalOutcome, RetrievalRequest, RetrievalResult
+from agent.core.trace import Trace
 from retrieval.cache import EvidenceCache
 from retrieval.corpus import Corpus, Hit, SearchResult
 from retrieval.evidence import bundle_of, in_scope
@@ -43,7 +43,7 @@ _REJECTED = {Disposition.STALE: RetrievalOutcome.STALE,
 
 
 class ScopedRetriever:
-    """Implements ``agent.ports.Retriever`` over a :class:`Corpus` for one session."""
+    """Implements ``agent.core.ports.Retriever`` over a :class:`Corpus` for one session."""
 
     def __init__(self, corpus: Corpus, gate: AdmissionGate, trace: Trace, *,
                  roles: Iterable[str] = (), cache: EvidenceCache | None = None,

@@ -6,7 +6,7 @@ maintenance or policy advice.
 
 from __future__ import annotations
 
-from agent.ports import RevisionText, ScopeToken
+from agent.core.ports import RevisionText, ScopeToken
 
 SEAL = "Torque the pump seal bolts to {nm} Nm in a cross pattern, then check the seal for leaks."
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent.ledger import Ledger
-from agent.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
-from agent.trace import Trace
+from agent.core.ledger import Ledger
+from agent.core.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
+from agent.core.trace import Trace
 
 LONG_GREETING = (
     "Hello, this is the Amend service desk.",

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 from fastapi import APIRouter, WebSocket
 
-from agent.errors import InvalidInput
-from agent.speech import SpeechPlan, Utterance
-from agent.trace import Trace
+from agent.core.errors import InvalidInput
+from agent.core.speech import SpeechPlan, Utterance
+from agent.core.trace import Trace
 from ui.session_hub import SessionHub
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from agent.controller import Controller
-from agent.controls import AgentFaults
-from agent.speech import SpeechPlan, Utterance
-from agent.trace import Trace, TraceEvent
+from agent.core.speech import SpeechPlan, Utterance
+from agent.core.trace import Trace, TraceEvent
+from agent.service.controller import Controller
+from agent.service.controls import AgentFaults
 from tests.fakes.clock import FakeClock
 from tests.fakes.world import FakeWorld, open_fake_world
 from ui.bootstrap import DEFAULT_CALLER, fixed_clock, open_world

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from agent.caller import Asset, CallerProfile
-from agent.fields import FieldRecord
-from agent.ledger import LedgerSnapshot
-from agent.nlu.proposer import RuleProposer
-from agent.ports import ProcedureInfo
-from agent.proposals import Proposal, ProposalContext
-from agent.speech import Utterance
+from agent.core.caller import Asset, CallerProfile
+from agent.core.fields import FieldRecord
+from agent.core.ledger import LedgerSnapshot
+from agent.core.ports import ProcedureInfo
+from agent.core.speech import Utterance
+from agent.understanding.nlu.proposer import RuleProposer
+from agent.understanding.proposals import Proposal, ProposalContext
 
 CET = timezone(timedelta(hours=1))
 TUESDAY = datetime(2026, 12, 1, 9, 0, tzinfo=CET)  # the contract's example clock

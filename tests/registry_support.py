@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.ports import ResolutionQuery
+from agent.core.ports import ResolutionQuery
 from registry import schema, store
 from registry.parse import parse_file
 from registry.resolver import Registry

@@ -1,6 +1,8 @@
 """The architecture's rules, enforced (docs/architecture.md, "Packages and the import rule").
 
 * The import table, by walking every module's imports.
+* agent/ in layers: core, then understanding, then service; each imports only the layers
+  before it.
 * No import cycle between modules of our packages, type-checking imports and imports inside
   functions included: a cycle is a module that cannot be read without the other.
 * The repository stands alone: no tracked or untracked (non-ignored) text file reads, cites or
@@ -26,7 +28,7 @@ MAY_IMPORT = {
     "ui": set(OURS),
 }
 # tools/ (developer scripts) is imported by none of them.
-# agent/ is standard library only, except agent/nlu/, which may use parsing libraries.
+# agent/ is standard library only, except agent/understanding/nlu/, which may use parsing libraries.
 NLU_LIBRARIES = {"dateparser", "text2num", "text_to_num", "rapidfuzz", "regex", "dateutil"}
 
 
@@ -64,6 +66,51 @@ def test_agent_core_is_standard_library_only():
                 continue
             violations.append(f"{path.relative_to(ROOT)}:{line} imports {root}")
     assert not violations, "\n".join(violations)
+
+
+# The layers of agent/ (docs/architecture.md): each may import only itself and the layers
+# before it. agent/bench.py (the benchmarks' shared value types) imports nothing of ours.
+LAYERS = ("core", "understanding", "service")
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "agent" and parts[1] in LAYERS else None
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of ``graph`` from a layer of agent/ into a later one (or into agent.bench's
+    neighbours from agent.bench), as "importer -> imported" lines."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        mine = layer_of(module)
+        for target in sorted(targets):
+            theirs = layer_of(target)
+            if mine is not None and theirs is not None and \
+                    LAYERS.index(theirs) > LAYERS.index(mine):
+                found.append(f"{module} ({mine}) imports {target} ({theirs})")
+            if module == "agent.bench" and target.startswith("agent."):
+                found.append(f"{module} imports {target}: the bench types stand alone")
+    return found
+
+
+def test_agent_is_layered_core_understanding_service():
+    assert sorted(p.name for p in (ROOT / "agent").iterdir()
+                  if (p / "__init__.py").is_file()) == sorted(LAYERS)
+    assert sorted(p.name for p in (ROOT / "agent").glob("*.py")) == ["__init__.py", "bench.py"]
+    violations = layer_violations(import_graph(("agent",)))
+    assert not violations, "\n".join(violations)
+
+
+def test_the_layer_check_bites():
+    graph = {"agent.core.ledger": {"agent.understanding.proposals"},
+             "agent.understanding.trust": {"agent.service.render", "agent.core.speech"},
+             "agent.service.controller": {"agent.core.ledger", "agent.understanding.trust"},
+             "agent.bench": {"agent.core.trace"}}
+    assert layer_violations(graph) == [
+        "agent.bench imports agent.core.trace: the bench types stand alone",
+        "agent.core.ledger (core) imports agent.understanding.proposals (understanding)",
+        "agent.understanding.trust (understanding) imports agent.service.render (service)"]
 
 
 def test_every_package_exists_with_modules():
@@ -322,9 +369,9 @@ def test_the_reference_detector_flags_each_kind():
 
 # --------------------------------------------------------------------------- no test machinery
 # The core holds no known-answer switches and no benchmarks. The naive strategies a test
-# injects live in agent/controls.py, which no other module of agent/ imports; the benchmarks
+# injects live in agent/service/controls.py, which no other module of agent/ imports; the benchmarks
 # live outside agent/, except the row type and registry every package's benchmarks share.
-CONTROLS_MODULE = "agent/controls.py"
+CONTROLS_MODULE = "agent/service/controls.py"
 BENCH_TYPES_MODULE = "agent/bench.py"
 
 
@@ -344,17 +391,18 @@ def core_machinery(root: Path, switches: tuple[str, ...]) -> list[str]:
         for node in ast.walk(ast.parse(path.read_text(), filename=name)):
             if isinstance(node, ast.Attribute) and node.attr in switches:
                 found.append(f"{name}:{node.lineno}: reads the known-answer switch "
-                             f"{node.attr!r}; inject a strategy (agent/safeguards.py)")
+                             f"{node.attr!r}; inject a strategy (agent/service/safeguards.py)")
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                     node.func.id == "getattr" and len(node.args) > 1 and \
                     isinstance(node.args[1], ast.Constant) and node.args[1].value in switches:
                 found.append(f"{name}:{node.lineno}: reads the known-answer switch "
-                             f"{node.args[1].value!r}; inject a strategy (agent/safeguards.py)")
+                             f"{node.args[1].value!r}; inject a strategy "
+                             "(agent/service/safeguards.py)")
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 imported = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                     [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
-                if "agent.controls" in imported:
-                    found.append(f"{name}:{node.lineno}: imports agent.controls; only the "
+                if "agent.service.controls" in imported:
+                    found.append(f"{name}:{node.lineno}: imports agent.service.controls; only the "
                                  f"composition root (ui/bootstrap.py) and tests may")
                 if "agent.bench" in imported and name != BENCH_TYPES_MODULE:
                     found.append(f"{name}:{node.lineno}: imports agent.bench; benchmarks "
@@ -363,7 +411,7 @@ def core_machinery(root: Path, switches: tuple[str, ...]) -> list[str]:
 
 
 def test_no_test_machinery_in_the_core():
-    from agent.controls import NAMES
+    from agent.service.controls import NAMES
 
     found = core_machinery(ROOT, NAMES)
     assert not found, "\n".join(found)
@@ -375,15 +423,15 @@ def test_the_core_machinery_check_bites(tmp_path):
     that reads its strategies."""
     files = {
         "agent/__init__.py": "",
-        "agent/controls.py": "def f(faults):\n    return faults.gate_off\n",
+        "agent/service/controls.py": "def f(faults):\n    return faults.gate_off\n",
         "agent/bench.py": "ROWS = []\n",
         "agent/desk.py": "def g(ctx):\n    if ctx.faults.gate_off:\n        return 1\n",
         "agent/worker.py": "def h(f):\n    return getattr(f, 'retry_with_new_key', False)\n",
-        "agent/wiring.py": "from agent.controls import FromPlan\n",
-        "agent/sub/wiring.py": "from agent import controls\n",
+        "agent/wiring.py": "from agent.service.controls import FromPlan\n",
+        "agent/sub/wiring.py": "from agent.service import controls\n",
         "agent/bench_core.py": "X = 1\n",
         "agent/timing.py": "from agent.bench import register\n",
-        "agent/clean.py": "from agent.safeguards import Safeguards\n\n"
+        "agent/clean.py": "from agent.service.safeguards import Safeguards\n\n"
                           "def k(s: Safeguards):\n    return s.gate_mode, 'gate_off'\n",
     }
     for name, text in files.items():
@@ -396,10 +444,11 @@ def test_the_core_machinery_check_bites(tmp_path):
 
 
 def test_retrieval_names_fields_through_the_core_names_module():
-    """Retrieval and understanding share field names through agent/names.py: retrieval
-    imports nothing of the understanding contract (agent/proposals.py, agent/nlu/)."""
+    """Retrieval and understanding share field names through agent/core/names.py: retrieval
+    imports nothing of the understanding contract (agent/understanding/proposals.py,
+    agent/understanding/nlu/)."""
     graph = import_graph(("agent", "retrieval"))
-    reach = {m: sorted(t for t in targets if t == "agent.proposals" or
-                       t.startswith("agent.nlu"))
+    reach = {m: sorted(t for t in targets if t == "agent.understanding.proposals" or
+                       t.startswith("agent.understanding.nlu"))
              for m, targets in graph.items() if m.startswith("retrieval")}
     assert not {m: t for m, t in reach.items() if t}, reach

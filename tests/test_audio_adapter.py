@@ -26,8 +26,8 @@ from pipecat.frames.frames import (
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.tests.utils import SleepFrame, run_test
 
-from agent.speech import Utterance
-from agent.trace import Trace
+from agent.core.speech import Utterance
+from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.barge_in_control import EARLY_RESUME_SECS
 from audio.frames import GenerationAudio, context_id_for

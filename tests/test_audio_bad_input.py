@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from agent.trace import Trace
+from agent.core.trace import Trace
 from audio import synth
 from audio.wav_input import RATE, AudioInputError, from_array, last_voiced_offset, load_wav
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.trace import Trace
+from agent.core.trace import Trace
 from audio import synth
 from audio.live_call import LiveCall
 from audio.pipeline import PipelineConfig

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.errors import InvalidInput
-from agent.trace import Trace
+from agent.core.errors import InvalidInput
+from agent.core.trace import Trace
 from audio import synth
 from audio.browser import VoiceSerializer
 from audio.frames import PushToTalkFrame, TypedTurnFrame, audio_class

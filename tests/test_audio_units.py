@@ -63,7 +63,7 @@ def test_context_ids_carry_generation_and_sentence():
 
 @pytest.mark.audio
 def test_models_load_once_and_every_call_shares_them():
-    from agent.trace import Trace
+    from agent.core.trace import Trace
     from audio import services
     from audio.pipeline import build_pipeline
     from audio.scripted import ScriptedCaller
@@ -78,7 +78,7 @@ def test_local_audio_without_pyaudio_says_how_to_install_it():
     try:
         import pyaudio  # noqa: F401
     except ImportError:
-        from agent.errors import InvalidInput
+        from agent.core.errors import InvalidInput
         from audio.local import local_transport
 
         with pytest.raises(InvalidInput, match=r"local-audio"):

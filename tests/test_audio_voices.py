@@ -233,7 +233,7 @@ async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(monkey
 def test_first_words_the_recogniser_cannot_hear_unclipped_are_set_apart(monkeypatch):
     """The unclipped reference keeps a turn only when Whisper, given the whole clip, hears its
     first word; each clip is recognised once however many openings share it."""
-    from agent.speech import Utterance
+    from agent.core.speech import Utterance
     from audio import bench_hearing
 
     whole = {"Could you come?": "So you come?", "Book it.": "Book it."}
@@ -265,7 +265,7 @@ def test_the_held_out_turns_share_no_phrasing_or_voice_with_the_calibration_set(
     """The held-out figures judge the calibration on callers it has not met: no phrasing and
     no voice of theirs (Piper aside, the bundled voice) is in the set the thresholds were set
     on, and every held-out turn carries values the call expects."""
-    from agent import trust
+    from agent.understanding import trust
     from audio import bench_hearing
 
     held = voices.held_out_voices()

@@ -13,7 +13,7 @@ import os
 import pytest
 
 from agent.bench import BenchRow
-from agent.trace import Trace
+from agent.core.trace import Trace
 from audio import bench_v2v as b
 from audio.latency import TurnClock
 

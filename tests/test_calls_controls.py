@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.controls import NAMES, AgentFaults, FromPlan, RetryWithNewKey, TrustTheQueue
-from agent.gate import GateMode
-from agent.safeguards import Safeguards
+from agent.core.gate import GateMode
+from agent.service.controls import NAMES, AgentFaults, FromPlan, RetryWithNewKey, TrustTheQueue
+from agent.service.safeguards import Safeguards
 from audio.calls.evidence import Verdict
 from audio.calls.mode import TextMode
 from audio.calls.runner import run_call, run_calls

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.trace import TraceEvent
+from agent.core.trace import TraceEvent
 from audio.calls import invariants as inv
 from audio.calls.evidence import Evidence, Verdict
 from audio.calls.expectations import one_to_one, same

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.controls import AgentFaults
-from agent.ledger import Ledger
-from agent.speech import Generations, SpeechKind, SpeechPlan, Utterance
-from agent.trace import Trace
+from agent.core.ledger import Ledger
+from agent.core.speech import Generations, SpeechKind, SpeechPlan, Utterance
+from agent.core.trace import Trace
+from agent.service.controls import AgentFaults
 from audio.calls import runner
 from audio.calls.evidence import Verdict
 from audio.calls.mode import TextMode

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from agent.caller import Asset, CallerProfile
-from agent.ports import RetrievalOutcome
+from agent.core.caller import Asset, CallerProfile
+from agent.core.ports import RetrievalOutcome
 from tests.controller_support import both_backends, call
 
 pytestmark = pytest.mark.anyio
@@ -191,7 +191,7 @@ async def test_timeout_is_not_an_answer():
     async with call() as c:
         class Silent:
             async def retrieve(self, request):
-                from agent.ports import RetrievalResult
+                from agent.core.ports import RetrievalResult
                 return RetrievalResult(RetrievalOutcome.TIMEOUT, request.stamp.request)
 
         c.controller.answers.retriever = Silent()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.caller import Asset, CallerProfile
+from agent.core.caller import Asset, CallerProfile
 from tests.controller_support import call
 
 pytestmark = pytest.mark.anyio

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent.actions import ActionStatus
+from agent.core.actions import ActionStatus
 from tests.controller_support import ONE_PUMP, both_backends, call
 
 pytestmark = pytest.mark.anyio

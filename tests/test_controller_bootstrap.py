@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 from ui.bootstrap import DEFAULT_CALLER, caller_from_mapping, fixed_clock, load_caller, open_world
 
 pytestmark = pytest.mark.anyio

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.actions import ActionStatus
-from agent.proposals import CorrectionKind, Intent, Proposal
+from agent.core.actions import ActionStatus
+from agent.understanding.proposals import CorrectionKind, Intent, Proposal
 from tests.controller_support import both_backends, call
 
 pytestmark = pytest.mark.anyio

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.actions import ActionStatus
-from agent.answer_desk import QUERY, AnswerDesk
-from agent.booking_desk import BookingDesk
-from agent.dependencies import DependencyMap, Dependent, DependentKind, Invalidation
+from agent.core.actions import ActionStatus
+from agent.core.dependencies import DependencyMap, Dependent, DependentKind, Invalidation
+from agent.service.answer_desk import QUERY, AnswerDesk
+from agent.service.booking_desk import BookingDesk
 from tests.controller_support import call
 
 pytestmark = pytest.mark.anyio

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.actions import ActionStatus
-from agent.dialogue import ControllerOptions
+from agent.core.actions import ActionStatus
+from agent.service.dialogue import ControllerOptions
 from tests.controller_support import BACKENDS, call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("backend", BACKENDS)]
@@ -290,7 +290,7 @@ async def test_timeout_before_the_request_arrived_retries_once_with_the_same_key
             async def create(self, key, revision, booking):
                 self.creates += 1
                 if self.creates == 1:
-                    from agent.ports import BookingOutcome, BookingOutcomeKind
+                    from agent.core.ports import BookingOutcome, BookingOutcomeKind
                     return BookingOutcome(BookingOutcomeKind.UNKNOWN, detail="timeout")
                 return await real.create(key, revision, booking)
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import docs_support
 import pytest
 
-from agent import policy
-from agent.actions import ActionStatus
-from agent.policy import (
+from agent.core.actions import ActionStatus
+from agent.core.ports import BookingOutcome, BookingOutcomeKind, BookingRecord, RequestState
+from agent.service import policy
+from agent.service.policy import (
     AFTER_DISPATCH,
     AFTER_LOOKUP,
     AFTER_TIMEOUT_LOOKUP,
@@ -32,11 +33,11 @@ from agent.policy import (
     lookup_answer,
     on_correction,
 )
-from agent.ports import BookingOutcome, BookingOutcomeKind, BookingRecord, RequestState
 
 ROOT = Path(__file__).resolve().parent.parent
-# The modules that decide: each looks its rows up in agent/policy.py (issue 15).
-DECIDERS = ("agent/dispatch.py", "agent/reconcile.py", "agent/booking_desk.py")
+# The modules that decide: each looks its rows up in agent/service/policy.py (issue 15).
+DECIDERS = ("agent/service/dispatch.py", "agent/service/reconcile.py",
+            "agent/service/booking_desk.py")
 
 # Seed 001's matrix, row id by row id: the ids are public (the `decision` trace event carries
 # them), so renaming one is a change of the contract, not a refactoring.
@@ -200,7 +201,7 @@ def _step_uses(source: str) -> list[tuple[int, str]]:
 
 @pytest.mark.parametrize("path", DECIDERS)
 def test_deciding_code_only_compares_steps_it_looked_up(path):
-    """A ``Step`` built, returned or mapped outside agent/policy.py is a re-coded row."""
+    """A ``Step`` built, returned or mapped outside agent/service/policy.py is a re-coded row."""
     uses = _step_uses((ROOT / path).read_text(encoding="utf-8"))
     assert uses == [], f"{path} decides a step itself instead of looking it up: {uses}"
 

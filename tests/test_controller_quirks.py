@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.actions import ActionStatus
+from agent.core.actions import ActionStatus
 from tests.controller_support import ONE_PUMP, both_backends, call
 
 pytestmark = pytest.mark.anyio
@@ -204,8 +204,8 @@ async def test_the_session_retriever_scrubs_identifying_text_before_trace_cache_
         clean_query = request.get("query")
         from dataclasses import replace
 
-        from agent.gate import Stamp
-        from agent.ports import RetrievalRequest
+        from agent.core.gate import Stamp
+        from agent.core.ports import RetrievalRequest
         resolution = answers.last_resolution
         snap = c.controller.snapshot
         stamp = Stamp.of(snap, answers.reads(), scope=resolution.token.cache_key, request="rx")
@@ -224,7 +224,7 @@ async def test_result_computed_for_a_changed_asset_record_is_out_of_scope_and_as
         backend):
     import asyncio
 
-    from agent.caller import Asset
+    from agent.core.caller import Asset
 
     hold = asyncio.Event()
     async with call(caller=ONE_PUMP, backend=backend) as c:

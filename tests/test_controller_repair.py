@@ -2,10 +2,10 @@
 in a row. An answer that does not resolve a question narrows it: a closed choice, a yes/no on
 the most likely value, then an offer of a person that says why; a "no" buys one more try.
 
-The ladder itself (agent/repair.py) is pure and tested without a world; the scenarios run the
-real controller on the fakes (tests/fakes), one per kind of question, and check the `repair`
-events, that no question repeats its predecessor, and that an answer at any step settles the
-field and the booking is verified as before.
+The ladder itself (agent/service/repair.py) is pure and tested without a world; the scenarios run
+the real controller on the fakes (tests/fakes), one per kind of question, and check the `repair`
+events, that no question repeats its predecessor, and that an answer at any step settles the field
+and the booking is verified as before.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from datetime import date
 
 import pytest
 
-from agent.caller import Asset, CallerProfile
-from agent.proposals import Intent, Proposal, SlotValue
-from agent.repair import (
+from agent.core.caller import Asset, CallerProfile
+from agent.core.speech import SpeechKind
+from agent.service.repair import (
     CONFIRMATION,
     LADDER,
     REQUEST,
@@ -29,7 +29,7 @@ from agent.repair import (
     read_answer,
     repeats,
 )
-from agent.speech import SpeechKind
+from agent.understanding.proposals import Intent, Proposal, SlotValue
 from tests.controller_support import ONE_PUMP, Call, call
 
 pytestmark = pytest.mark.anyio

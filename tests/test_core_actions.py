@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.actions import (
+from agent.core.actions import (
     TERMINAL,
     TRANSITIONS,
     Action,
@@ -13,9 +13,9 @@ from agent.actions import (
     may_commit,
     propose,
 )
-from agent.errors import IllegalTransition, InvalidInput
-from agent.fields import FieldStatus
-from agent.ledger import Ledger
+from agent.core.errors import IllegalTransition, InvalidInput
+from agent.core.fields import FieldStatus
+from agent.core.ledger import Ledger
 
 DATE = "visit_date"
 

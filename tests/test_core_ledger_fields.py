@@ -2,13 +2,13 @@
 
 import pytest
 
-from agent.controls import AgentFaults, agent_faults
-from agent.dependencies import DependencyMap, Dependent, DependentKind
-from agent.errors import InvalidInput
-from agent.fields import FieldStatus
-from agent.gate import AdmissionGate, Disposition, GateMode, Stamp
-from agent.ledger import FieldOp, Ledger, UpdateOutcome
-from agent.trace import Trace, redact
+from agent.core.dependencies import DependencyMap, Dependent, DependentKind
+from agent.core.errors import InvalidInput
+from agent.core.fields import FieldStatus
+from agent.core.gate import AdmissionGate, Disposition, GateMode, Stamp
+from agent.core.ledger import FieldOp, Ledger, UpdateOutcome
+from agent.core.trace import Trace, redact
+from agent.service.controls import AgentFaults, agent_faults
 
 
 def test_first_value_is_version_one_and_each_acceptance_bumps_it():

@@ -8,8 +8,8 @@ read fields did not).
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.gate import AdmissionGate, Disposition, Stamp
-from agent.ledger import Ledger, UpdateOutcome
+from agent.core.gate import AdmissionGate, Disposition, Stamp
+from agent.core.ledger import Ledger, UpdateOutcome
 
 FIELDS = ("item", "opened", "region")
 payloads = st.dictionaries(st.sampled_from(FIELDS), st.sampled_from(("a", "b", "c")),

@@ -5,10 +5,10 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from agent.errors import InvalidInput, QuestionClosed
-from agent.fields import validate_values
-from agent.gate import AdmissionGate, Disposition, Stamp
-from agent.ledger import Ledger, UpdateOutcome
+from agent.core.errors import InvalidInput, QuestionClosed
+from agent.core.fields import validate_values
+from agent.core.gate import AdmissionGate, Disposition, Stamp
+from agent.core.ledger import Ledger, UpdateOutcome
 
 ALL = ("item", "opened")
 

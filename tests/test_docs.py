@@ -379,10 +379,11 @@ def _named_in_module_map() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     backticks (the modules; the second cell describes them), and every backticked name in its
     rows (where a subpackage's own modules are listed).
 
-    A row belongs to the package its first cell names (`agent/`, `agent/ledger.py`), else to
+    A row belongs to the package its first cell names (`agent/`, `agent/core/ledger.py`), else to
     the package of the rows above it (a top-level folder such as `tests/` ends the package).
-    A token names a module as ``ledger``, ``ledger.py``, ``agent/ledger.py``, ``agent.ledger``,
-    or a subpackage as ``nlu/``; ``nlu/dates`` names ``dates`` of the subpackage."""
+    A token names a module as ``ledger``, ``ledger.py``, ``agent/core/ledger.py``,
+    ``agent.core.ledger``, or a subpackage as ``nlu/``; ``nlu/dates`` names ``dates`` of the
+    subpackage."""
     section = _section((ROOT / "README.md").read_text(encoding="utf-8"), "Module map")
     first: dict[str, set[str]] = {p: set() for p in PACKAGES}
     anywhere: dict[str, set[str]] = {p: set() for p in PACKAGES}

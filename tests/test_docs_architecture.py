@@ -8,8 +8,8 @@ from pathlib import Path
 import docs_support
 import pytest
 
-from agent.actions import TERMINAL, TRANSITIONS
-from agent.policy import AFTER_DISPATCH, AFTER_LOOKUP, ON_CORRECTION
+from agent.core.actions import TERMINAL, TRANSITIONS
+from agent.service.policy import AFTER_DISPATCH, AFTER_LOOKUP, ON_CORRECTION
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"

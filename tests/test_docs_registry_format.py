@@ -8,7 +8,7 @@ from pathlib import Path
 import docs_support
 import pytest
 
-from agent.ports import RegistryOutcome, ScopeToken
+from agent.core.ports import RegistryOutcome, ScopeToken
 from registry import parse
 from registry.cli import registry as registry_group
 from registry.model import KINDS, STATUSES

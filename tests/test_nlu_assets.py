@@ -15,12 +15,12 @@ import re
 import pytest
 from nlu_support import TUESDAY, context, propose
 
-from agent.caller import Asset, CallerProfile
-from agent.names import ASSET, SITE, UNITS, VISIT_DATE, VISIT_TIME
-from agent.nlu.catalog import find_assets
-from agent.nlu.lexicon import CONFUSABLE_LETTERS
-from agent.nlu.normalise import normalise
-from agent.proposals import CorrectionKind, Intent
+from agent.core.caller import Asset, CallerProfile
+from agent.core.names import ASSET, SITE, UNITS, VISIT_DATE, VISIT_TIME
+from agent.understanding.nlu.catalog import find_assets
+from agent.understanding.nlu.lexicon import CONFUSABLE_LETTERS
+from agent.understanding.nlu.normalise import normalise
+from agent.understanding.proposals import CorrectionKind, Intent
 
 # Shapes: one letter and one digit, two letters and two digits, no dash, three digits, four.
 SHAPES = ("X-1", "XY-12", "Q9", "P-200", "AB-1234", "MR-305", "K-40")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.proposals import CorrectionKind, Intent, Proposal, SlotRole, SlotValue
+from agent.understanding.proposals import CorrectionKind, Intent, Proposal, SlotRole, SlotValue
 from ui.nlu_eval import (
     CorpusError,
     corpus_files,
@@ -34,7 +34,7 @@ HELDOUT = load_corpus([f for f in FILES if f.name == "heldout.yaml"])
 def proposer():
     from datetime import datetime
 
-    from agent.nlu.proposer import RuleProposer
+    from agent.understanding.nlu.proposer import RuleProposer
 
     return RuleProposer(warm_at=datetime.fromisoformat("2026-12-01T09:00:00+01:00"))
 

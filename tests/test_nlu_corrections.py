@@ -20,8 +20,8 @@ from nlu_support import (
     slot_values,
 )
 
-from agent.names import ASSET, BOOKING_REF, VISIT_DATE
-from agent.proposals import CorrectionKind, Intent
+from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
+from agent.understanding.proposals import CorrectionKind, Intent
 
 BOOKED = {"visit_date": "2026-12-02", "visit_window": "afternoon", "visit_time": "14:00",
           "asset": "P-100"}

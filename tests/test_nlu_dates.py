@@ -12,11 +12,11 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from nlu_support import FRIDAY, THURSDAY, TUESDAY, context, propose
 
-from agent.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.nlu.dates import is_past, read_dates
-from agent.nlu.normalise import normalise
-from agent.nlu.times import read_times, window_of
-from agent.proposals import CorrectionKind
+from agent.core.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.understanding.nlu.dates import is_past, read_dates
+from agent.understanding.nlu.normalise import normalise
+from agent.understanding.nlu.times import read_times, window_of
+from agent.understanding.proposals import CorrectionKind
 
 SUNDAY_LATE = datetime(2026, 12, 6, 23, 30, tzinfo=timezone(timedelta(hours=1)))
 

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nlu_support import TWO_PUMPS, context, propose
 
-from agent.names import BOOKING_FIELDS
-from agent.proposals import CorrectionKind, Proposal, SlotRole, SlotValue
+from agent.core.names import BOOKING_FIELDS
+from agent.understanding.proposals import CorrectionKind, Proposal, SlotRole, SlotValue
 
 BOOKED = {"visit_date": "2026-12-02", "visit_window": "afternoon", "asset": "P-100"}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from nlu_support import context, propose, slot_values
 
-from agent.names import ASSET, ITEM_CATEGORY, OPENED, PROCEDURE, VISIT_DATE, VISIT_WINDOW
-from agent.proposals import CorrectionKind, Intent
+from agent.core.names import ASSET, ITEM_CATEGORY, OPENED, PROCEDURE, VISIT_DATE, VISIT_WINDOW
+from agent.understanding.proposals import CorrectionKind, Intent
 
 BOOK = [
     "I'd like a service visit for pump P-100 on Wednesday afternoon.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.proposals import CorrectionKind, Intent
+from agent.understanding.proposals import CorrectionKind, Intent
 from tests.nlu_support import ONE_PUMP, context, propose, slot_values
 
 BOOKED = {"asset": "P-100", "visit_date": "2026-12-03", "visit_window": "morning"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from nlu_support import ONE_PUMP, ONLY_P200, P100, TWO_PUMPS, context, propose, slot_values
 
-from agent.names import (
+from agent.core.names import (
     ASSET,
     CONFIGURATION,
     FAMILY,
@@ -21,9 +21,9 @@ from agent.names import (
     SITE,
     UNITS,
 )
-from agent.nlu.catalog import find_assets
-from agent.nlu.normalise import normalise
-from agent.proposals import CorrectionKind
+from agent.understanding.nlu.catalog import find_assets
+from agent.understanding.nlu.normalise import normalise
+from agent.understanding.proposals import CorrectionKind
 
 
 @pytest.mark.parametrize(

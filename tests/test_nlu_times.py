@@ -13,10 +13,10 @@ from __future__ import annotations
 import pytest
 from nlu_support import context, propose
 
-from agent.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.nlu.normalise import normalise
-from agent.nlu.times import read_times, read_windows, resolve_hour, window_of
-from agent.proposals import CorrectionKind, Intent
+from agent.core.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.understanding.nlu.normalise import normalise
+from agent.understanding.nlu.times import read_times, read_windows, resolve_hour, window_of
+from agent.understanding.proposals import CorrectionKind, Intent
 
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
          8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}

@@ -1,4 +1,4 @@
-"""Every row of every decision table in agent/policy.py is reached by a controller scenario.
+"""Every row of every decision table in agent/service/policy.py is reached by a controller scenario.
 
 The scenarios drive the real controller (the real proposer, desks, dispatcher and reconciler)
 in the world tests/controller_support.py builds, and read the ``decision`` events of their
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from agent.actions import ActionStatus
-from agent.dialogue import ControllerOptions
-from agent.policy import TABLES
-from agent.ports import BookingOutcome, BookingOutcomeKind, RequestState
+from agent.core.actions import ActionStatus
+from agent.core.ports import BookingOutcome, BookingOutcomeKind, RequestState
+from agent.service.dialogue import ControllerOptions
+from agent.service.policy import TABLES
 from tests.controller_support import Call, call
 
 pytestmark = pytest.mark.slow
@@ -449,7 +449,7 @@ def _some(names: list[str]) -> str:
 def test_the_scenarios_have_distinct_names_and_name_real_rows():
     assert len({s.name for s in SCENARIOS}) == len(SCENARIOS)
     unknown = {s.name: r for s in SCENARIOS for r in s.rows if r not in ROWS}
-    assert not unknown, f"scenarios name rows agent/policy.py does not have: {unknown}"
+    assert not unknown, f"scenarios name rows agent/service/policy.py does not have: {unknown}"
 
 
 @pytest.mark.parametrize("name", [s.name for s in SCENARIOS])

@@ -12,7 +12,7 @@ controller scenario that happens to pass for the wrong reason:
   ``registry.resolver.Registry`` loaded from the same files;
 * ``Retriever``: :class:`tests.fakes.retrieval.FakeRetriever` and
   ``retrieval.retriever.ScopedRetriever`` over the real corpus;
-* ``Clock``: :class:`tests.fakes.clock.FakeClock` and ``agent.clock.FixedClock``.
+* ``Clock``: :class:`tests.fakes.clock.FakeClock` and ``agent.core.clock.FixedClock``.
 
 Two differential tests then ask both implementations the same grid of registry queries and
 searches and require identical answers. Holds are released on purpose; the only clock that
@@ -32,11 +32,11 @@ from typing import Any
 
 import pytest
 
-from agent.clock import Clock, FixedClock, SystemClock
-from agent.errors import AmendError
-from agent.gate import AdmissionGate, GateMode, Stamp
-from agent.ledger import Ledger
-from agent.ports import (
+from agent.core.clock import Clock, FixedClock, SystemClock
+from agent.core.errors import AmendError
+from agent.core.gate import AdmissionGate, GateMode, Stamp
+from agent.core.ledger import Ledger
+from agent.core.ports import (
     BookingOutcomeKind,
     BookingPort,
     HandoffState,
@@ -49,8 +49,8 @@ from agent.ports import (
     Retriever,
     RevisionSource,
 )
-from agent.ports import RequestState as S
-from agent.trace import Trace
+from agent.core.ports import RequestState as S
+from agent.core.trace import Trace
 from registry import schema, store
 from registry.demo import demo_files
 from registry.errors import BadQuery

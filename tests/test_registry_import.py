@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from registry_support import SEED, dump, registry_from, seed_query, write
 
-from agent.ports import RegistryOutcome
+from agent.core.ports import RegistryOutcome
 from registry import schema, store
 from registry.errors import BadDatabase, RejectedFile
 from registry.resolver import Registry

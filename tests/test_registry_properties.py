@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from agent.ports import RegistryOutcome, ResolutionQuery
+from agent.core.ports import RegistryOutcome, ResolutionQuery
 from registry import schema, store
 from registry.explain import Verdict, explain
 from registry.model import Edge, Interpretation, RegistryFile, RevisionSpec, Scope

@@ -8,8 +8,8 @@ from datetime import datetime
 import pytest
 from registry_support import registry_from, seed_query, write
 
-from agent.clock import FixedClock
-from agent.ports import RegistryOutcome, ResolutionQuery
+from agent.core.clock import FixedClock
+from agent.core.ports import RegistryOutcome, ResolutionQuery
 from registry.demo import load_demo
 from registry.errors import BadQuery
 from registry.explain import Verdict, explain

@@ -8,7 +8,7 @@ import json
 import pytest
 from registry_support import SEED, registry_from, seed_query
 
-from agent.ports import RegistryOutcome
+from agent.core.ports import RegistryOutcome
 from registry.tokens import POLICY_VERSION
 
 EXPECTED = json.loads((SEED / "expected.json").read_text())

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 from retrieval.corpus import Corpus, SyncOutcome
 from retrieval.passages import chunk, source_of
 from retrieval.samples import (

@@ -10,10 +10,10 @@ import dataclasses
 
 import pytest
 
-from agent.gate import AdmissionGate, Disposition, GateMode, Stamp
-from agent.ledger import Ledger
-from agent.ports import RetrievalOutcome
-from agent.trace import Trace
+from agent.core.gate import AdmissionGate, Disposition, GateMode, Stamp
+from agent.core.ledger import Ledger
+from agent.core.ports import RetrievalOutcome
+from agent.core.trace import Trace
 from retrieval.cache import EvidenceCache
 from retrieval.corpus import Corpus
 from retrieval.hooks import FetchHold

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from agent.caller import Asset, CallerProfile
-from agent.ledger import Ledger
+from agent.core.caller import Asset, CallerProfile
+from agent.core.ledger import Ledger
 from retrieval.query import (
     RewriteVerdict,
     asserted,

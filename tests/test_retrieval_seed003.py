@@ -13,10 +13,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agent.gate import AdmissionGate, Stamp
-from agent.ledger import Ledger
-from agent.ports import ResolutionQuery, RetrievalOutcome
-from agent.trace import Trace
+from agent.core.gate import AdmissionGate, Stamp
+from agent.core.ledger import Ledger
+from agent.core.ports import ResolutionQuery, RetrievalOutcome
+from agent.core.trace import Trace
 from registry import schema, store
 from registry.parse import parse_file
 from registry.resolver import Registry

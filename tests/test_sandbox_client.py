@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from agent.actions import idempotency_key_for
-from agent.ports import BookingOutcomeKind as K
-from agent.ports import BookingPort, HandoffState, RequestState
+from agent.core.actions import idempotency_key_for
+from agent.core.ports import BookingOutcomeKind as K
+from agent.core.ports import BookingPort, HandoffState, RequestState
 from tools_sandbox.client import SandboxClient
 from tools_sandbox.server import serve_in_background
 

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from agent.ports import BookingOutcomeKind as K
-from agent.ports import RequestState
+from agent.core.ports import BookingOutcomeKind as K
+from agent.core.ports import RequestState
 from tools_sandbox.client import SandboxClient
 from tools_sandbox.history import AnomalyKind, History, Phase, check
 from tools_sandbox.server import serve_in_background

@@ -1,4 +1,4 @@
-"""The trace-event catalog: every event the code emits is named in agent/trace.py's CATALOG,
+"""The trace-event catalog: every event the code emits is named in agent/core/trace.py's CATALOG,
 nothing else is, and docs/call-scripts.md shows exactly what the generator makes of them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.trace import CATALOG, CORE, TOPICS, VOCABULARY
+from agent.core.trace import CATALOG, CORE, TOPICS, VOCABULARY
 from tools.trace_catalog import DOC, END, START, generated
 from tools.trace_scan import scan_sources
 
@@ -22,7 +22,7 @@ class Trace:
 """
 
 DESK = """
-from agent.trace import Trace
+from agent.core.trace import Trace
 
 
 class Context:
@@ -61,7 +61,7 @@ class Gate:
 """
 
 ADAPTER = """
-from agent.trace import Trace
+from agent.core.trace import Trace
 
 
 class Adapter:
@@ -79,7 +79,7 @@ class Adapter:
 """
 
 LOOSE = """
-from agent.trace import Trace
+from agent.core.trace import Trace
 
 
 def untyped(trace):
@@ -97,7 +97,7 @@ def unreadable(trace: Trace, extra):
 
 
 def _scan(**modules: str):
-    return scan_sources({"agent/trace.py": TRACE, **{f"pkg/{name}.py": text
+    return scan_sources({"agent/core/trace.py": TRACE, **{f"pkg/{name}.py": text
                                                      for name, text in modules.items()}},
                         relays={"pkg.adapter:Adapter.on_gate_event": "pkg.gate:Gate._emit"})
 
@@ -191,7 +191,7 @@ def test_every_emitted_event_is_in_the_catalog(real):
     _, found = real
     missing = {name: modules for name, (modules, _) in found.events().items()
                if name not in CATALOG}
-    assert not missing, (f"emitted but not in agent/trace.py CATALOG: {missing}; add a "
+    assert not missing, (f"emitted but not in agent/core/trace.py CATALOG: {missing}; add a "
                          f"one-line meaning there, then {FIX}")
 
 

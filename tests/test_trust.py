@@ -1,5 +1,6 @@
-"""Calibrated trust (agent/trust.py): when a recognised turn's values are acted on without a
-check. Pure unit tests, then the proposer and the controller with the verdict in place."""
+"""Calibrated trust (agent/understanding/trust.py): when a recognised turn's values are acted
+on without a check. Pure unit tests, then the proposer and the controller with the verdict in
+place."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from datetime import date, datetime
 
 import pytest
 
-from agent import trust
-from agent.caller import Asset, CallerProfile
-from agent.ledger import Ledger
-from agent.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.nlu.proposer import RuleProposer
-from agent.proposals import CorrectionKind, ProposalContext, SlotValue
-from agent.speech import Utterance
+from agent.core.caller import Asset, CallerProfile
+from agent.core.ledger import Ledger
+from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.core.speech import Utterance
+from agent.understanding import trust
+from agent.understanding.nlu.proposer import RuleProposer
+from agent.understanding.proposals import CorrectionKind, ProposalContext, SlotValue
 from tests.controller_support import call
 
 NOW = datetime.fromisoformat("2026-12-01T09:00:00+01:00")  # a Tuesday

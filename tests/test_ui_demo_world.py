@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 from ui.bootstrap import fixed_clock
 from ui.demo_world import world_builder
 from ui.personas import load_personas

@@ -8,8 +8,8 @@ import time
 import pytest
 from ui_support import build_fake_world
 
-from agent.errors import InvalidInput
-from agent.trace import Trace
+from agent.core.errors import InvalidInput
+from agent.core.trace import Trace
 from ui.personas import load_personas
 from ui.session_hub import CURRENT_TAB, SessionHub
 from ui.session_view import latencies, render_all, transcript

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent.caller import Asset, CallerProfile
-from agent.ledger import Ledger
-from agent.ports import BookingRecord
-from agent.trace import Trace
+from agent.core.caller import Asset, CallerProfile
+from agent.core.ledger import Ledger
+from agent.core.ports import BookingRecord
+from agent.core.trace import Trace
 from ui import panels
 from ui.panels import TranscriptLine, TurnLatency
 

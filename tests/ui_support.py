@@ -1,7 +1,7 @@
 """Fakes for the UI tests: a scripted conversation and an in-memory world (no controller needed).
 
 The fake conversation follows one booking-with-correction path well enough to drive every
-panel: it accepts fields into a real :class:`~agent.ledger.Ledger`, emits real trace events,
+panel: it accepts fields into a real :class:`~agent.core.ledger.Ledger`, emits real trace events,
 and books into an in-memory "system of record" whose record it confirms from.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agent.caller import CallerProfile
-from agent.ledger import Ledger
-from agent.ports import BookingRecord
-from agent.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
-from agent.trace import Trace
+from agent.core.caller import CallerProfile
+from agent.core.ledger import Ledger
+from agent.core.ports import BookingRecord
+from agent.core.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
+from agent.core.trace import Trace
 
 DATES = {"wednesday": "2026-12-02", "thursday": "2026-12-03"}
 

@@ -2,7 +2,7 @@
 
 How it finds them, and what it refuses to guess:
 
-1. ``Trace.emit(name, ...)`` in agent/trace.py is the only function that records an event.
+1. ``Trace.emit(name, ...)`` in agent/core/trace.py is the only function that records an event.
 2. A function that hands one of its own parameters on as the name is an emitter too (a
    wrapper: ``CallContext.emit``, ``Dispatcher.emit``, ``TextPlayer._emit``, ...). The keys it
    adds belong to every event sent through it. A function that hands its ``**kwargs`` on to an
@@ -33,7 +33,7 @@ from pathlib import Path
 from tools.source_index import Func, Index, own_nodes
 
 PACKAGES = ("agent", "audio", "ui", "retrieval", "registry", "tools_sandbox")
-BASE = "agent.trace:Trace.emit"  # the function that records events
+BASE = "agent.core.trace:Trace.emit"  # the function that records events
 # Computed names: relay function -> the function whose literal names it passes on.
 RELAYS = {"audio.trace_bridge:TraceBridge.on_gate_event":
           "audio.generation_gate:GenerationGate._emit"}

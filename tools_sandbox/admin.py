@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 from tools_sandbox import models as m
 from tools_sandbox.conventions import ApiError, respond
 from tools_sandbox.faults import RULE_SCHEMA

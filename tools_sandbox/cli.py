@@ -30,7 +30,7 @@ def sandbox() -> None:
 def serve(port: int, db_path: str | None, test_mode: bool, seed: int, faults: tuple[str, ...],
           caller: str | None, capacity: int) -> None:
     """Serve the API on 127.0.0.1 until Ctrl-C. OpenAPI at /openapi.json, docs at /docs."""
-    from agent.errors import InvalidInput
+    from agent.core.errors import InvalidInput
     from tools_sandbox.server import serve_in_background
     from tools_sandbox.service import SandboxConfig
 

@@ -1,9 +1,9 @@
-"""The agent's booking client: :class:`agent.ports.BookingPort` over async httpx.
+"""The agent's booking client: :class:`agent.core.ports.BookingPort` over async httpx.
 
 Every side-effecting call carries the idempotency key the agent derived from question id and
-action id (``agent.actions.idempotency_key_for``) and the ledger revision it was built on
+action id (``agent.core.actions.idempotency_key_for``) and the ledger revision it was built on
 (``Amend-Revision``; the sandbox stores it with the request). HTTP answers map to one
-:class:`~agent.ports.BookingOutcomeKind` each:
+:class:`~agent.core.ports.BookingOutcomeKind` each:
 
 ======================================  =============================================
 answer                                  outcome
@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 
 import httpx
 
-from agent.errors import AmendError
-from agent.ports import (
+from agent.core.errors import AmendError
+from agent.core.ports import (
     BookingOutcome,
     BookingOutcomeKind,
     BookingRecord,

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
 
-from agent.errors import InvalidInput
+from agent.core.errors import InvalidInput
 
 OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
 FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",

@@ -12,7 +12,7 @@ from typing import Any
 
 import gradio as gr
 
-from agent.errors import AmendError
+from agent.core.errors import AmendError
 from ui import panels
 from ui.scripted import ScriptRunner
 from ui.session_hub import SessionHub, TabScope

@@ -83,7 +83,7 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
     """Start the browser demo: talk or type to the agent and watch every revision."""
     from rich.console import Console
 
-    from agent.errors import AmendError
+    from agent.core.errors import AmendError
 
     console = Console(stderr=True)
     if not _is_loopback(host):

@@ -33,7 +33,7 @@ class _NullSink:
 
 
 async def _measure(repeats: int) -> dict[str, list[float]]:
-    from agent.trace import Trace
+    from agent.core.trace import Trace
     from ui.bootstrap import fixed_clock, open_world
 
     samples: dict[str, list[float]] = {"turn": [], "correction": [], "confirmed": []}
@@ -68,7 +68,7 @@ def _on(event: asyncio.Event, name: str):
 
 
 def _utterance(text: str):
-    from agent.speech import Utterance
+    from agent.core.speech import Utterance
 
     return Utterance(text)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 
 from agent.bench import BenchRow, median, percentile, register
-from agent.gate import AdmissionGate, Stamp
-from agent.ledger import Ledger
+from agent.core.gate import AdmissionGate, Stamp
+from agent.core.ledger import Ledger
 
 
 def _timed_ns(fn, repeats: int) -> list[float]:

@@ -20,7 +20,7 @@ COMMAND = "amend bench --only nlu"
 
 
 def _clear_caches() -> None:
-    from agent.nlu import dates, normalise
+    from agent.understanding.nlu import dates, normalise
 
     normalise.normalise.cache_clear()
     dates.read_dates.cache_clear()
@@ -40,7 +40,7 @@ class _Cold:
 
 @register("nlu")
 def nlu_figures(quick: bool) -> list[BenchRow]:
-    from agent.nlu.proposer import RuleProposer
+    from agent.understanding.nlu.proposer import RuleProposer
 
     start = time.perf_counter_ns()
     proposer = RuleProposer(warm_at=datetime.fromisoformat(DEFAULT_CLOCK))

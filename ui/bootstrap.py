@@ -22,18 +22,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.caller import Asset, CallerProfile
-from agent.clock import Clock, FixedClock, SystemClock
-from agent.controller import Controller, RetrieverFactory
-from agent.controls import AgentFaults, FromPlan, RetryWithNewKey, TrustTheQueue
-from agent.dialogue import ControllerOptions
-from agent.errors import InvalidInput
-from agent.gate import GateMode
-from agent.ports import Resolver
-from agent.proposals import Proposer
-from agent.safeguards import Safeguards
-from agent.speech import SpeechSink
-from agent.trace import Trace
+from agent.core.caller import Asset, CallerProfile
+from agent.core.clock import Clock, FixedClock, SystemClock
+from agent.core.errors import InvalidInput
+from agent.core.gate import GateMode
+from agent.core.ports import Resolver
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace
+from agent.service.controller import Controller, RetrieverFactory
+from agent.service.controls import AgentFaults, FromPlan, RetryWithNewKey, TrustTheQueue
+from agent.service.dialogue import ControllerOptions
+from agent.service.safeguards import Safeguards
+from agent.understanding.proposals import Proposer
 
 DEFAULT_CALLER = CallerProfile(
     tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
@@ -90,8 +90,8 @@ def load_caller(path: str | Path) -> CallerProfile:
 def safeguards(faults: AgentFaults | None = None) -> Safeguards:
     """The session's safeguards: the agent's own, except where a test switched one off.
 
-    Each known-answer switch (``agent.controls``, test runs only) injects the naive strategy
-    of :mod:`agent.controls` in place of the agent's. ``no_audio_flush`` is not the agent's:
+    Each known-answer switch (``agent.service.controls``, test runs only) injects the naive strategy
+    of :mod:`agent.service.controls` in place of the agent's. ``no_audio_flush`` is not the agent's:
     the scripted-call runner hands it to audio mode."""
     faults = faults or AgentFaults()
     chosen = Safeguards()
@@ -109,7 +109,7 @@ def safeguards(faults: AgentFaults | None = None) -> Safeguards:
 def rule_proposer(now: datetime | None = None) -> Proposer:
     """The default deterministic proposer (one per process: construction is slow)."""
     if "rule" not in _PROPOSERS:
-        from agent.nlu.proposer import RuleProposer
+        from agent.understanding.nlu.proposer import RuleProposer
 
         _PROPOSERS["rule"] = RuleProposer(now)
     return _PROPOSERS["rule"]
@@ -182,7 +182,8 @@ class World:
         return self._tokens[key]
 
     def client(self, caller: CallerProfile | None = None, timeout: float | None = None):
-        """A booking client (``agent.ports.BookingPort``) for the caller; closed with the world."""
+        """A booking client (``agent.core.ports.BookingPort``) for the caller, closed with the
+        world."""
         from tools_sandbox.client import SandboxClient
 
         client = SandboxClient(self.sandbox.base_url, self.token(caller),

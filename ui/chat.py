@@ -39,7 +39,7 @@ HELP = """\
 @click.option("--debug", is_flag=True, help="Show field values in /trace (else hashed).")
 def chat(caller_file: Path | None, registry: str, clock: str | None, debug: bool) -> None:
     """Talk to the agent in a terminal, with an embedded sandbox and registry."""
-    from agent.errors import InvalidInput
+    from agent.core.errors import InvalidInput
     from ui.bootstrap import DEFAULT_CALLER, fixed_clock, load_caller
 
     try:
@@ -56,8 +56,8 @@ async def _session(caller, registry: str, clock, debug: bool, interactive: bool)
     from rich.console import Console
     from rich.markup import escape
 
-    from agent.clock import SystemClock
-    from agent.trace import Trace
+    from agent.core.clock import SystemClock
+    from agent.core.trace import Trace
     from ui.bootstrap import open_world
     from ui.chat_view import ChatView
 
@@ -86,7 +86,7 @@ async def _session(caller, registry: str, clock, debug: bool, interactive: bool)
                     if not await _command(line, view, controller, world):
                         break
                     continue
-                from agent.speech import Utterance
+                from agent.core.speech import Utterance
 
                 await controller.user_turn(Utterance(line))
             await asyncio.wait_for(controller.wait_idle(), 60)
@@ -144,7 +144,7 @@ def _pairs(args: list[str]) -> dict[str, object] | str:
 
 
 def _faults(args: list[str], view, world) -> None:
-    from agent.errors import InvalidInput
+    from agent.core.errors import InvalidInput
 
     if args == ["clear"]:
         world.set_faults([])

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agent.speech import SpeechKind, SpeechPlan
-from agent.trace import Trace, TraceEvent
+from agent.core.speech import SpeechKind, SpeechPlan
+from agent.core.trace import Trace, TraceEvent
 
 _ACTION_STYLE = {"action_proposed": "cyan", "action_dispatched": "blue",
                  "action_committed": "green", "action_cancelled": "red",

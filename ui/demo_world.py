@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from agent.caller import CallerProfile
-from agent.clock import Clock
-from agent.errors import InvalidInput
-from agent.speech import SpeechSink
-from agent.trace import Trace
+from agent.core.caller import CallerProfile
+from agent.core.clock import Clock
+from agent.core.errors import InvalidInput
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace
 from ui.session_hub import WorldBuilder
 
 
@@ -28,7 +28,7 @@ class DemoWorld:
     """Adapts a bootstrap ``World`` and its ``Controller`` to :class:`ui.session_hub.DemoWorld`."""
 
     world: Any  # ui.bootstrap.World
-    conversation: Any  # agent.controller.Controller
+    conversation: Any  # agent.service.controller.Controller
     stack: contextlib.AsyncExitStack
 
     async def bookings(self) -> tuple[Any, ...]:

@@ -21,13 +21,19 @@ from pathlib import Path
 
 import yaml
 
-from agent.caller import Asset, CallerProfile
-from agent.fields import FieldRecord
-from agent.ledger import LedgerSnapshot
-from agent.names import BOOKING_REF, VISIT_TIME, VISIT_WINDOW
-from agent.ports import ProcedureInfo
-from agent.proposals import CorrectionKind, Intent, Proposal, ProposalContext, Proposer
-from agent.speech import Utterance
+from agent.core.caller import Asset, CallerProfile
+from agent.core.fields import FieldRecord
+from agent.core.ledger import LedgerSnapshot
+from agent.core.names import BOOKING_REF, VISIT_TIME, VISIT_WINDOW
+from agent.core.ports import ProcedureInfo
+from agent.core.speech import Utterance
+from agent.understanding.proposals import (
+    CorrectionKind,
+    Intent,
+    Proposal,
+    ProposalContext,
+    Proposer,
+)
 
 DEFAULT_CLOCK = "2026-12-01T09:00:00+01:00"
 ROLES = ("new", "to", "from", "negated")
@@ -304,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m ui.nlu_eval [--heldout] [--misses] [--construction NAME ...] [DIR]``."""
     import argparse
 
-    from agent.nlu.proposer import RuleProposer
+    from agent.understanding.nlu.proposer import RuleProposer
 
     parser = argparse.ArgumentParser(prog="python -m ui.nlu_eval",
                                      description="Score the rule proposer on the labelled corpus.")

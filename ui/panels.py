@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.caller import CallerProfile
-from agent.ledger import LedgerSnapshot
-from agent.trace import TraceEvent
+from agent.core.caller import CallerProfile
+from agent.core.ledger import LedgerSnapshot
+from agent.core.trace import TraceEvent
 
 
 def esc(value: object) -> str:

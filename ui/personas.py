@@ -4,7 +4,7 @@
 :mod:`importlib.resources`, so an installed ``amend demo`` needs no source checkout.
 
 A persona is an authenticated session: tenant, subject, roles and trusted asset records.
-Loading is read-only; a malformed file raises :class:`~agent.errors.InvalidInput` naming the
+Loading is read-only; a malformed file raises :class:`~agent.core.errors.InvalidInput` naming the
 file and the entry, and nothing is half-loaded.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from agent.caller import Asset, CallerProfile
-from agent.errors import InvalidInput
+from agent.core.caller import Asset, CallerProfile
+from agent.core.errors import InvalidInput
 
 DEFAULT_PATH: Traversable = resources.files(__package__) / "personas.yaml"
 _ASSET_KEYS = ("id", "configuration", "region", "site")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from agent.ports import RetrievalResult
+from agent.core.ports import RetrievalResult
 
 
 @click.command("retrieve")
@@ -82,10 +82,10 @@ def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
     """Resolve, sync, retrieve. Returns (Resolution, Retrieved | None). Read-only."""
     import asyncio
 
-    from agent.gate import AdmissionGate, Stamp
-    from agent.ledger import Ledger
-    from agent.ports import RegistryOutcome, ResolutionQuery
-    from agent.trace import Trace
+    from agent.core.gate import AdmissionGate, Stamp
+    from agent.core.ledger import Ledger
+    from agent.core.ports import RegistryOutcome, ResolutionQuery
+    from agent.core.trace import Trace
     from registry.resolver import Registry
     from retrieval.corpus import Corpus
     from retrieval.query import build_query
@@ -137,7 +137,7 @@ def render_json(resolution, result) -> dict:
     """The public JSON shape. An unresolved outcome names no revision and lists no passages."""
     from dataclasses import asdict
 
-    from agent.ports import RegistryOutcome
+    from agent.core.ports import RegistryOutcome
 
     if resolution.outcome is not RegistryOutcome.RESOLVED:
         return {"outcome": resolution.outcome.value, "passages": []}

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import parse_qs
 
-from agent.caller import CallerProfile
-from agent.errors import InvalidInput
-from agent.session import Conversation
-from agent.speech import SpeechPlan, SpeechSink, Utterance
-from agent.trace import Trace
+from agent.core.caller import CallerProfile
+from agent.core.errors import InvalidInput
+from agent.core.session import Conversation
+from agent.core.speech import SpeechPlan, SpeechSink, Utterance
+from agent.core.trace import Trace
 
 TEXT_CPS = 15.0  # how fast typed-mode speech "plays" (docs/call-scripts.md, "Run semantics")
 CURRENT_TAB: contextvars.ContextVar[str | None] = contextvars.ContextVar("amend_tab", default=None)

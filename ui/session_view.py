@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.trace import TraceEvent
+from agent.core.trace import TraceEvent
 from ui import panels
 from ui.panels import TranscriptLine, TurnLatency
 from ui.session_hub import TabSession

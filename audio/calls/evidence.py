@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from agent.ledger import LedgerSnapshot
-from agent.trace import TraceEvent
+from agent.core.ledger import LedgerSnapshot
+from agent.core.trace import TraceEvent
 from audio.calls.player import Heard
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agent.trace import TraceEvent
+from agent.core.trace import TraceEvent
 from audio.calls.evidence import Evidence
 
 BOOKING_FIELDS = ("asset", "visit_date", "visit_window", "visit_time", "units", "site",

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.controls import AgentFaults
-from agent.session import Conversation
-from agent.speech import SpeechSink, Utterance
-from agent.trace import Trace
+from agent.core.session import Conversation
+from agent.core.speech import SpeechSink, Utterance
+from agent.core.trace import Trace
+from agent.service.controls import AgentFaults
 from audio.calls.player import CHARS_PER_SECOND, Heard, TextPlayer
 from audio.calls.script import Turn
 

@@ -10,8 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.caller import CallerProfile
-from agent.errors import InvalidInput
+from agent.core.caller import CallerProfile
+from agent.core.errors import InvalidInput
 
 MODES = ("text", "audio")
 FAULT_OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")

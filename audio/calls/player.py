@@ -15,8 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.speech import SpeechKind, SpeechPlan
-from agent.trace import Trace
+from agent.core.speech import SpeechKind, SpeechPlan
+from agent.core.trace import Trace
 
 CHARS_PER_SECOND = 15.0
 _WORD = re.compile(r"\S+\s*")

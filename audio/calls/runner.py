@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from agent.clock import FixedClock
-from agent.controls import AgentFaults, agent_faults
-from agent.errors import InvalidInput
-from agent.trace import Trace
+from agent.core.clock import FixedClock
+from agent.core.errors import InvalidInput
+from agent.core.trace import Trace
+from agent.service.controls import AgentFaults, agent_faults
 from audio.calls.evidence import CallResult, Evidence, Verdict, invalid, ledger_fields
 from audio.calls.mode import CallMode, ModeFactory
 from audio.calls.script import CallScript, ScriptInvalid, StaffEdit, Turn, load_script

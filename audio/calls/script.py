@@ -12,9 +12,9 @@ import difflib
 from datetime import datetime
 from typing import Any
 
-from agent.caller import Asset, CallerProfile
-from agent.controls import NAMES as AGENT_FAULT_NAMES
-from agent.trace import VOCABULARY
+from agent.core.caller import Asset, CallerProfile
+from agent.core.trace import VOCABULARY
+from agent.service.controls import NAMES as AGENT_FAULT_NAMES
 from audio.calls.model import (
     BOOKING_KEYS,
     DEFAULT_TIMEOUT_MS,

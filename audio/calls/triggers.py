@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import re
 
-from agent.session import Conversation
-from agent.trace import Trace, TraceEvent
+from agent.core.session import Conversation
+from agent.core.trace import Trace, TraceEvent
 from audio.calls.mode import CallMode
 from audio.calls.script import Trigger
 

@@ -16,12 +16,12 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent.caller import CallerProfile
-from agent.clock import FixedClock
-from agent.controls import AgentFaults
-from agent.session import Conversation
-from agent.speech import SpeechSink
-from agent.trace import Trace
+from agent.core.caller import CallerProfile
+from agent.core.clock import FixedClock
+from agent.core.session import Conversation
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace
+from agent.service.controls import AgentFaults
 
 
 @dataclass(frozen=True, slots=True)

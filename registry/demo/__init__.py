@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.clock import Clock
+from agent.core.clock import Clock
 from registry import schema, store
 from registry.parse import parse_file
 from registry.resolver import Registry

@@ -6,7 +6,7 @@
   ``registry.FakeRegistry``;
 - ``Retriever`` (real: ``retrieval.retriever.ScopedRetriever`` over the FTS5 ``Corpus``):
   ``retrieval.FakeRetriever`` over ``retrieval.FakeCorpus``;
-- ``Clock`` (real: ``agent.clock.FixedClock``, ``SystemClock``): ``clock.FakeClock``.
+- ``Clock`` (real: ``agent.core.clock.FixedClock``, ``SystemClock``): ``clock.FakeClock``.
 
 Each module says which semantics it honours and what it leaves out.
 ``tests/test_port_contracts.py`` runs one set of cases against every fake and its real adapter,

@@ -1,4 +1,4 @@
-"""An in-memory booking system of record and its client: ``agent.ports.BookingPort`` with no
+"""An in-memory booking system of record and its client: ``agent.core.ports.BookingPort`` with no
 HTTP, no SQLite and no threads.
 
 It has the same two halves as the real thing, so the same rules sit in the same places:
@@ -15,7 +15,7 @@ It has the same two halves as the real thing, so the same rules sit in the same 
   staff edits bump the version without a key. Request bodies are checked as the API's schema
   checks them, before any key is recorded.
 * :class:`FakeBookingPort` is ``tools_sandbox.client.SandboxClient``: replies become
-  :class:`~agent.ports.BookingOutcome` by the client's table (2xx COMMITTED after a read-back,
+  :class:`~agent.core.ports.BookingOutcome` by the client's table (2xx COMMITTED after a read-back,
   a 2xx whose version skipped ours REJECTED_STALE ``stale_commit``, 412 REJECTED_STALE, 409 in
   flight and 422 key reused CONFLICT, other 4xx and 503 FAILED, no answer UNKNOWN).
 
@@ -49,8 +49,8 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from agent.errors import AmendError
-from agent.ports import (
+from agent.core.errors import AmendError
+from agent.core.ports import (
     BookingOutcome,
     BookingOutcomeKind,
     BookingRecord,
@@ -744,7 +744,7 @@ class SentRequest:
 
 
 class FakeBookingPort:
-    """``agent.ports.BookingPort`` for one caller of a :class:`FakeSandbox`."""
+    """``agent.core.ports.BookingPort`` for one caller of a :class:`FakeSandbox`."""
 
     def __init__(self, sandbox: FakeSandbox, caller: Caller, *, timeout: float | None = None):
         self.sandbox = sandbox

@@ -1,4 +1,4 @@
-"""A controllable clock: ``agent.clock.Clock`` that a test sets and moves on purpose.
+"""A controllable clock: ``agent.core.clock.Clock`` that a test sets and moves on purpose.
 
 Like ``FixedClock`` it reads one aware instant and never the wall clock; unlike it, a test can
 move it (:meth:`FakeClock.advance`, :meth:`FakeClock.set`), so "now" passing is a step of the

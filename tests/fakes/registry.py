@@ -1,4 +1,4 @@
-"""An in-memory applicability registry: ``agent.ports.Resolver`` and ``RevisionSource`` with no
+"""An in-memory applicability registry: ``agent.core.ports.Resolver`` and ``RevisionSource`` with no
 SQLite.
 
 Registry YAML files are read with the real parser (``registry.parse.parse_file``: reading a
@@ -31,8 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.clock import Clock, SystemClock
-from agent.ports import (
+from agent.core.clock import Clock, SystemClock
+from agent.core.ports import (
     ProcedureInfo,
     RegistryOutcome,
     Resolution,

@@ -1,4 +1,4 @@
-"""In-memory retrieval: ``agent.ports.Retriever`` with no SQLite, no FTS5 and no threads.
+"""In-memory retrieval: ``agent.core.ports.Retriever`` with no SQLite, no FTS5 and no threads.
 
 :class:`FakeCorpus` keeps the passages of a registry's revision texts in a list. A search
 applies the same eligibility as ``retrieval.corpus.Corpus`` (the token's allowed revisions
@@ -22,9 +22,9 @@ import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from agent.gate import AdmissionGate, Disposition
-from agent.ports import RetrievalOutcome, RetrievalRequest, RetrievalResult, ScopeToken
-from agent.trace import Trace
+from agent.core.gate import AdmissionGate, Disposition
+from agent.core.ports import RetrievalOutcome, RetrievalRequest, RetrievalResult, ScopeToken
+from agent.core.trace import Trace
 from retrieval.corpus import Hit, SearchResult
 from retrieval.evidence import bundle_of, in_scope
 from retrieval.passages import chunk, source_of
@@ -169,7 +169,7 @@ class SearchControl:
 
 
 class FakeRetriever:
-    """``agent.ports.Retriever`` for one session over a :class:`FakeCorpus`."""
+    """``agent.core.ports.Retriever`` for one session over a :class:`FakeCorpus`."""
 
     def __init__(self, corpus: FakeCorpus, gate: AdmissionGate, trace: Trace, *,
                  roles: Iterable[str] = (), current_scope: Callable[[], str | None] | None = None,

@@ -17,15 +17,15 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.caller import CallerProfile
-from agent.controller import Controller, RetrieverFactory
-from agent.controls import AgentFaults
-from agent.dialogue import ControllerOptions
-from agent.errors import InvalidInput
-from agent.ports import Resolver
-from agent.proposals import Proposer
-from agent.speech import SpeechSink
-from agent.trace import Trace
+from agent.core.caller import CallerProfile
+from agent.core.errors import InvalidInput
+from agent.core.ports import Resolver
+from agent.core.speech import SpeechSink
+from agent.core.trace import Trace
+from agent.service.controller import Controller, RetrieverFactory
+from agent.service.controls import AgentFaults
+from agent.service.dialogue import ControllerOptions
+from agent.understanding.proposals import Proposer
 from registry.demo import demo_files
 from retrieval.query import private_values
 from tests.fakes.booking import FakeBookingPort, FakeSandbox

@@ -1,0 +1,36 @@
+"""The names the call's parts share: ledger field names and booking op names.
+
+Plain constants, nothing else, so understanding (:mod:`agent.understanding.proposals`,
+``agent/understanding/nlu``), the controller and its desks, and retrieval (``retrieval/query.py``)
+can all name a field without importing one another. The values are public: call scripts
+(docs/call-scripts.md: ``expect.fields``, ``clarified``, trace events) and the sandbox's API use
+them as written.
+"""
+
+from __future__ import annotations
+
+# -- ledger fields ---------------------------------------------------------------------------
+ASSET = "asset"
+VISIT_DATE = "visit_date"  # ISO date "2026-12-03"
+VISIT_WINDOW = "visit_window"  # "morning" | "afternoon"
+VISIT_TIME = "visit_time"  # "14:00" (implies its window)
+UNITS = "units"
+SITE = "site"
+CONTACT = "contact"
+BOOKING_REF = "booking_ref"  # the booking a reschedule/cancel refers to
+LANGUAGE = "language"  # requested answer language, e.g. "de"
+FAMILY = "family"
+PROCEDURE = "procedure"
+CONFIGURATION = "configuration"
+REGION = "region"
+ITEM_CATEGORY = "item_category"  # return policies: procedure of family "returns"
+OPENED = "opened"  # "yes" | "no"
+
+BOOKING_FIELDS = (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME, UNITS, SITE, CONTACT)
+
+# -- booking ops (an action's ``op``; the sandbox's operation names) -------------------------
+CREATE_BOOKING = "create_booking"
+RESCHEDULE_BOOKING = "reschedule_booking"
+CANCEL_BOOKING = "cancel_booking"
+
+BOOKING_OPS = (CREATE_BOOKING, RESCHEDULE_BOOKING, CANCEL_BOOKING)

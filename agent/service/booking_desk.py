@@ -1,0 +1,273 @@
+"""The booking desk: turn the ledger's booking fields into exactly the right side effects.
+
+It proposes one action at a time from the ledger, asks for one confirmation per action, and
+realigns the system of record with the ledger after every correction, following seed 001's
+decision matrix (:mod:`agent.service.policy`): what a correction does to each action it meets is a
+row of ``ON_CORRECTION``, whether an action needs the caller's yes (and what the answer does) a row
+of ``BEFORE_DISPATCH``. Dispatch, outcomes and reconciliation by key live in
+:mod:`agent.service.dispatch`, the words of the desk's questions in
+:mod:`agent.service.booking_questions`. Every method here runs under the call's lock.
+"""
+
+from __future__ import annotations
+
+from agent.core.actions import TERMINAL, Action, ActionStatus, propose
+from agent.core.dependencies import Dependent, DependentKind, Invalidation
+from agent.core.gate import Disposition, Stamp, classify
+from agent.core.names import ASSET, BOOKING_REF
+from agent.core.ports import BookingPort, BookingRecord
+from agent.core.speech import SpeechKind
+from agent.service.booking_questions import (
+    ask_field,
+    check_together,
+    confirm_fields,
+    confirmation,
+    confirmation_question,
+)
+from agent.service.dialogue import CallContext
+from agent.service.dispatch import IN_FLIGHT, Dispatcher
+from agent.service.policy import Consent, Step, before_dispatch
+from agent.service.render import notice_already_sent
+from agent.service.slots import (
+    BOOKING_READS,
+    booking_args,
+    change_args,
+    held_together,
+    missing_slot,
+    present_reads,
+)
+from agent.service.workflow import Desk, Goal
+
+
+class BookingDesk(Desk):
+    """Owns the call's actions and the verified booking records it has seen."""
+
+    def __init__(self, ctx: CallContext, port: BookingPort):
+        self.ctx = ctx
+        self.goal = Goal.NONE
+        self.target_ref: str | None = None  # the booking this task changes or cancels
+        self.awaiting: str | None = None  # the draft waiting for the caller's yes
+        self.confirmed_once = False  # the caller has said yes in this task
+        self.consent_revision: int | None = None  # a correction that itself said "go ahead"
+        self.told_notice: set[tuple[str, int]] = set()
+        self.withdrawn_for_cancel = False  # a cancel met a create still in flight
+        self.dispatcher = Dispatcher(ctx, port, self)
+
+    def start_task(self) -> None:
+        """Forget the previous task's goal and target; its actions stay as history."""
+        self.goal = Goal.NONE
+        self.target_ref = None
+        self.awaiting = None
+        self.confirmed_once = False
+        self.consent_revision = None
+
+    # -- views ---------------------------------------------------------------------------
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(self.dispatcher.actions.values())
+
+    @property
+    def records(self) -> dict[str, BookingRecord]:
+        return self.dispatcher.records
+
+    def draft(self) -> Action | None:
+        for action in reversed(self.actions):
+            if action.status is ActionStatus.PROPOSED:
+                return action
+        return None
+
+    def in_flight(self) -> bool:
+        return any(a.status in IN_FLIGHT for a in self.actions)
+
+    def consent_now(self) -> bool:
+        """The caller already confirmed this task and the latest correction said go ahead."""
+        return self.confirmed_once and self.consent_revision == self.ctx.ledger.revision
+
+    # -- a correction meets the actions (seed 001 decision matrix) -----------------------------
+    def on_change(self, invalidation: Invalidation) -> None:
+        """A correction meets exactly the actions that read a changed field; the rest are
+        preserved. Each one met takes its ``ON_CORRECTION`` row: the live ones are the stale
+        actions of ``invalidation`` (the dependency map's), the settled ones of this question
+        (no longer dependents: committed, cancelled, failed) those whose stamp read a changed
+        field."""
+        hit = {d.id for d in invalidation.of_kind(DependentKind.ACTION)}
+        question = self.ctx.ledger.question
+        settled = {a.id for a in self.actions if a.status in TERMINAL and a.question == question
+                   and invalidation.touches(name for name, _ in self.dispatcher.stamps[a.id].reads)}
+        for action_id in sorted(hit | settled):
+            self.dispatcher.supersede(action_id)
+
+    # -- intents ---------------------------------------------------------------------------
+    def cancel_intent(self) -> bool:
+        """The caller wants to cancel. A draft dies at once (seed 001 case 14).
+
+        Returns True when nothing booked remains to cancel (the draft was all there was).
+        """
+        self.goal = Goal.CANCEL
+        draft = self.draft()
+        if draft is not None:
+            self.dispatcher.supersede(draft.id, "caller_cancelled")
+        for action in self.actions:
+            if action.status is ActionStatus.COMMITTING:
+                self.withdrawn_for_cancel = action.op == "create_booking"
+                self.dispatcher.supersede(action.id)
+        if self.target_ref is None and not self.in_flight():
+            self.goal = Goal.NONE
+            return draft is not None
+        return False
+
+    def yes(self) -> bool:
+        """Dispatch the draft the caller just confirmed. False when nothing was awaiting."""
+        if self.awaiting is None:
+            return False
+        action = self.dispatcher.actions.get(self.awaiting)
+        self.awaiting = None
+        if action is None or action.status is not ActionStatus.PROPOSED:
+            return False
+        self.confirmed_once = True
+        self.consent(action, Consent.YES)
+        return True
+
+    def no(self) -> bool:
+        if self.awaiting is None:
+            return False
+        action = self.dispatcher.actions.get(self.awaiting)
+        self.awaiting = None
+        if action is not None and action.status is ActionStatus.PROPOSED:
+            self.consent(action, Consent.NO)
+        return True
+
+    # -- realigning the system of record with the ledger --------------------------------------
+    async def realign(self, *, quiet: bool = False) -> None:
+        """Propose whatever makes the booking match the ledger now, or ask what is missing.
+
+        Waits (does nothing) while a request is in flight: its reconciliation calls back here.
+        ``quiet``: say nothing when the booking already matches (a reconciliation's check).
+        """
+        ctx = self.ctx
+        if ctx.closed or ctx.handed_off or self.goal is Goal.NONE or self.in_flight():
+            return
+        snap = ctx.ledger.current
+        draft = self.draft()
+        if self.goal is Goal.CANCEL:
+            record = self.records.get(self.target_ref or "")
+            if record is None and self.withdrawn_for_cancel:
+                self.goal, self.withdrawn_for_cancel = Goal.NONE, False
+                ctx.say(("The request was withdrawn before it was booked.",
+                         "Nothing was booked."))
+            elif record is None:
+                ask_field(ctx, BOOKING_REF)
+            elif record.status == "cancelled":
+                self.goal = Goal.NONE
+                ctx.say((f"Booking {record.ref} is already cancelled.",))
+            elif draft is None or draft.op != "cancel_booking":
+                self.offer(self.new_action("cancel_booking", self.cancel_args(record),
+                                           (BOOKING_REF,)))
+            return
+        if self.goal is Goal.RESCHEDULE and self.target_ref is None:
+            ask_field(ctx, BOOKING_REF)
+            return
+        slot = missing_slot(snap)
+        if slot is not None:
+            if draft is not None:
+                self.dispatcher.drop(draft, "missing_" + slot)
+            record = snap.get(slot)
+            candidates = ((record.candidates if record is not None else ())
+                          or self.ctx.candidates.get(slot, ()))
+            if record is not None and len(candidates) == 1:
+                together = held_together(snap, slot)
+                if together:
+                    check_together(ctx, slot, together)
+                    return
+            ask_field(ctx, slot, candidates)
+            return
+        if draft is not None and self.is_current(draft):
+            # Already proposed from exactly these values: put the same question again (one
+            # confirmation per action, so no new confirmation_requested event).
+            self.awaiting = draft.id
+            ctx.ask(confirmation(draft, ("Shall I go ahead with that?",)))
+            return
+        record = self.records.get(self.target_ref or "")
+        if record is None:
+            self.offer(self.new_action("create_booking", self.create_args(),
+                                       present_reads(snap)))
+            return
+        if snap.value(ASSET) not in (None, record.asset) and self.goal is not Goal.CANCEL:
+            # A booking cannot move to another asset: the caller wants a visit for that one.
+            # The first booking stays exactly as the system of record holds it.
+            self.target_ref, self.goal = None, Goal.BOOK
+            self.offer(self.new_action("create_booking", self.create_args(),
+                                       present_reads(snap)),
+                       (f"Booking {record.ref} for {record.asset} stays as it is.",))
+            return
+        changes = change_args(snap, ctx.caller)
+        if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()) \
+                and record.status != "cancelled":
+            if quiet:
+                return
+            ctx.say((f"Booking {record.ref} is already for that time.",
+                     "Nothing needs to change."))
+            return
+        prefix: tuple[str, ...] = ()
+        if (record.ref, record.version) in self.dispatcher.notified \
+                and (record.ref, record.version) not in self.told_notice:
+            self.told_notice.add((record.ref, record.version))
+            prefix = notice_already_sent(record)
+        args = {**changes, "ref": record.ref, "expected_version": str(record.version),
+                "asset": record.asset}
+        self.offer(self.new_action("reschedule_booking", args,
+                                   present_reads(snap) + (BOOKING_REF,)), prefix)
+
+    # -- building blocks ------------------------------------------------------------------------
+    def create_args(self) -> dict[str, str]:
+        return booking_args(self.ctx.ledger.current, self.ctx.caller)
+
+    @staticmethod
+    def cancel_args(record: BookingRecord) -> dict[str, str]:
+        return {"ref": record.ref, "expected_version": str(record.version),
+                "asset": record.asset, "date": record.date, "window": record.window or "",
+                "time": record.time or ""}
+
+    def new_action(self, op: str, args: dict[str, str], reads: tuple[str, ...]) -> Action:
+        """Propose an action from the ledger now (``action_proposed``)."""
+        snap = self.ctx.ledger.current
+        action = propose(self.ctx.next_id("a"), op, args, snap, reads)
+        all_reads = BOOKING_READS + ((BOOKING_REF,) if op != "create_booking" else ())
+        self.dispatcher.add(action, Stamp.of(snap, all_reads, request=action.idempotency_key))
+        self.ctx.deps = self.ctx.deps.with_dependent(
+            Dependent(DependentKind.ACTION, action.id), all_reads)
+        self.ctx.emit("action_proposed", op=op, request=action.idempotency_key,
+                      action=action.id, based_on_revision=action.based_on_revision,
+                      vector=dict(action.dependency_vector))
+        return action
+
+    def is_current(self, action: Action) -> bool:
+        stamp = self.dispatcher.stamps.get(action.id)
+        return stamp is not None and classify(self.ctx.ledger.current, stamp) \
+            is Disposition.CURRENT
+
+    def offer(self, action: Action, prefix: tuple[str, ...] = ()) -> None:
+        """Ask for the one confirmation this action needs, or go when consent was given."""
+        self.consent(action, Consent.GO_AHEAD if self.consent_now() else Consent.NOT_GIVEN,
+                     prefix)
+
+    def consent(self, action: Action, consent: Consent, prefix: tuple[str, ...] = ()) -> None:
+        """Take the ``BEFORE_DISPATCH`` row for where the caller stands on ``action``."""
+        step = self.dispatcher.decide(before_dispatch(consent), action)
+        if step is Step.DISPATCH:
+            if prefix:
+                self.ctx.say(prefix, SpeechKind.INFO)
+            self.dispatcher.go(action)
+        elif step is Step.DROP:
+            self.dispatcher.drop(action, "caller_declined")
+        else:  # Step.ASK_CONFIRMATION
+            self.ask_confirmation(action, prefix)
+
+    def ask_confirmation(self, action: Action, prefix: tuple[str, ...] = ()) -> None:
+        """The one yes/no question about ``action`` (``confirmation_requested``)."""
+        fields = confirm_fields(self.ctx.ledger.current, action.op)
+        question = confirmation_question(action, self.records, self.ctx.caller, prefix)
+        self.awaiting = action.id
+        self.ctx.ask(question)
+        self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
+                      request=action.idempotency_key)

@@ -1,0 +1,108 @@
+"""What the controller infers around a turn: the proposer's context and implied values.
+
+Implied values come only from trusted records: the caller's only asset, the asset record's
+configuration and region, the caller's only active booking. Never from the utterance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agent.core.fields import FieldRecord
+from agent.core.ledger import FieldOp, LedgerSnapshot
+from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
+from agent.core.ports import BookingPort
+from agent.service.dialogue import CallContext
+from agent.service.repair import Asked
+from agent.service.workflow import Goal
+from agent.understanding.proposals import ProposalContext
+
+if TYPE_CHECKING:
+    from agent.service.answer_desk import AnswerDesk
+    from agent.service.booking_desk import BookingDesk
+
+
+async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerDesk,
+                           desk: BookingDesk) -> ProposalContext:
+    """The context a proposer reads. Reads the caller's bookings (a hint only).
+
+    ``expecting`` is the field of the question asked in response to the previous turn
+    (:meth:`CallContext.on_table`), if it asked for one.
+    """
+    snap = ctx.ledger.current
+    try:
+        records = await port.bookings()
+    except Exception:  # noqa: BLE001 - the context is a hint for understanding only
+        records = ()
+    bookings = tuple((r.ref, r.asset, r.date) for r in records
+                     if r.account == ctx.caller.account and r.status != "cancelled")
+    ctx.bookings_hint = bookings  # side effect: a repair question may name them
+    standing = ctx.on_table()  # the question this turn answers: state, not the trace
+    return ProposalContext(
+        now=ctx.clock.now(), ledger=snap, caller=ctx.caller, procedures=answers.procedures(),
+        expecting=standing.expecting if standing is not None else None,
+        pending_confirmation=desk.awaiting is not None,
+        active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings,
+        offered=offered_values(standing))
+
+
+def offered_values(standing: Asked | None) -> tuple[str, ...]:
+    """The values the question on the table named: its options and what a plain "yes"
+    settles. Values the caller gives back from these are expected (agent/understanding/trust.py)."""
+    if standing is None:
+        return ()
+    return tuple(dict.fromkeys((*standing.options, *(v for _, v in standing.proposes))))
+
+
+def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
+                ops: list[FieldOp], source: str) -> list[FieldOp]:
+    """Values the trusted records imply: the only asset, its configuration and region."""
+    snap = ctx.ledger.current
+    names = {op.name for op in ops}
+    extra: list[FieldOp] = []
+    asset = next((op.value for op in ops if op.name == ASSET and op.value), None)
+    if asset is None and snap.get(ASSET) is None and focus is not None \
+            and len(ctx.caller.assets) == 1 and ASSET not in names:
+        asset = ctx.caller.assets[0].id
+        extra.append(FieldOp.set(ASSET, asset, f"asset:{asset}"))
+    if focus == "question":
+        probe = snap if asset is None else with_value(snap, ASSET, asset)
+        extra += [op for op in answers.scope_ops(probe, source) if op.name not in names]
+    return extra
+
+
+async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
+                         ops: list[FieldOp]) -> list[FieldOp]:
+    """A reschedule or cancel means the caller's one active booking that fits what the turn
+    named (its asset, its date), or their only active booking when the turn named neither.
+
+    Side effect: the desk adopts that booking's verified record as its target.
+    """
+    if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None \
+            or any(op.name == BOOKING_REF for op in ops):
+        return []
+    try:
+        records = await port.bookings()
+    except Exception:  # noqa: BLE001 - without the list the agent asks which booking
+        return []
+    mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
+    named = {op.name: op.value for op in ops if op.value}
+    fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
+            and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)]
+    if ASSET in named or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
+        mine = fits  # named, and nothing fits: ask which booking rather than guess
+    if len(mine) != 1:
+        return []
+    record = mine[0]
+    desk.records[record.ref] = record
+    desk.target_ref = record.ref
+    source = f"tool:booking:{record.ref}"
+    return [FieldOp.set(BOOKING_REF, record.ref, source), FieldOp.set(ASSET, record.asset, source)]
+
+
+def with_value(snap: LedgerSnapshot, name: str, value: str) -> LedgerSnapshot:
+    """A probe snapshot with one value replaced (never stored; used to derive scope)."""
+    fields = dict(snap.fields)
+    fields[name] = FieldRecord(value, "probe")
+    return replace(snap, fields=tuple(sorted(fields.items())))

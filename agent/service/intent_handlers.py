@@ -1,0 +1,200 @@
+"""What each intent does: the handler table, the desk an intent puts in focus, and the offers a
+reply leaves standing for the next turn.
+
+:data:`HANDLERS` maps the proposer's :class:`~agent.understanding.proposals.Intent` to its handler.
+The intents of :data:`BEFORE_VALUES` (a person, goodbye) act on the caller's words alone, before
+anything the turn said is validated or accepted; the others act on the revised ledger
+(:func:`agent.service.turn_steps.decide`). An intent without a handler, or whose handler leaves the
+turn open, gets :func:`next_step`: the desk in focus takes its next step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from agent.core.dependencies import Invalidation
+from agent.core.ledger import FieldOp
+from agent.core.names import LANGUAGE
+from agent.core.speech import SpeechKind
+from agent.service.answer_desk import AnswerDesk, Topic
+from agent.service.booking_desk import BookingDesk
+from agent.service.booking_questions import confirmation
+from agent.service.dialogue import CallContext
+from agent.service.invalidation import invalidate_dependents
+from agent.service.repair import PERSON, REQUEST, Question
+from agent.service.workflow import Goal
+from agent.understanding.proposals import CorrectionKind, Intent, Proposal
+
+
+class Call(Protocol):
+    """What the handlers read and change of a call (the controller has it)."""
+
+    ctx: CallContext
+    bookings: BookingDesk
+    answers: AnswerDesk
+    focus: str | None  # "booking" | "question"
+    offered_person: bool  # the last reply offered a person
+
+    def new_question(self, reason: str) -> None: ...
+    async def handoff(self, reason: str, ambiguity: tuple[str, ...]) -> None: ...
+
+
+# A handler gets the offer the last reply made (see take_offer); True when it settled the turn.
+Handler = Callable[[Call, "str | None"], Awaitable[bool]]
+
+
+# -- before the turn's values -----------------------------------------------------------------
+def another_visit(call: Call, p: Proposal) -> bool:
+    """A request for another visit while this one is unsettled: finish this one first.
+
+    "Book another visit for P-200 on Friday" is a fresh booking request (not a correction)
+    whose values differ from the visit on the table. The ledger is left alone: overwriting
+    it would cancel or rewrite the first visit. True when deferred: says so, and re-asks a
+    standing confirmation.
+    """
+    ctx, desk = call.ctx, call.bookings
+    snap = ctx.ledger.current
+    if p.intent is not Intent.BOOK or p.correction is not CorrectionKind.NONE or not any(
+            s.value is not None and snap.value(s.field) not in (None, s.value)
+            for s in p.slots):
+        return False
+    draft = desk.draft()
+    if desk.in_flight():
+        ctx.say(("Let's finish the first visit before the next one.",
+                 "That request is still being settled; I'll tell you as soon as it "
+                 "is, then we can book the other visit."), SpeechKind.WAITING)
+        return True
+    if draft is not None:
+        desk.awaiting = draft.id
+        ctx.ask(confirmation(draft, ("Shall I go ahead with the one I just read back?",),
+                             ("Let's finish the first visit before the next one.",)))
+        return True
+    return False
+
+
+def take_offer(call: Call) -> str | None:
+    """The offer the agent's last response made, now cleared: "person", "language:xx", or
+    "repair:<field>" (a person offered because questions about that field kept failing)."""
+    answers, ctx = call.answers, call.ctx
+    offer = None
+    if answers.offered_language:
+        offer = f"language:{answers.offered_language}"
+    elif ctx.repair_offer:
+        offer = f"repair:{ctx.repair_offer}"
+    elif call.offered_person or answers.offered_person:
+        offer = "person"
+    call.offered_person = answers.offered_person = False
+    answers.offered_language = ctx.repair_offer = None
+    return offer
+
+
+def offer_person(call: Call, first: str) -> None:
+    """Say ``first``, then offer a colleague; the offer stands for the next turn."""
+    call.offered_person = True
+    call.ctx.ask(Question(PERSON, ("A colleague can help with that.",
+                                   "Shall I put you through?"), prefix=(first,), event=""))
+
+
+def new_question_if_fresh(call: Call, p: Proposal) -> None:
+    """A fresh booking request after a settled one is a new question (a new ledger).
+
+    Only when nothing is in flight or awaiting an answer, and the turn corrects nothing:
+    "Actually Thursday" after a booking changes THAT booking instead.
+    """
+    desk = call.bookings
+    if p.intent is not Intent.BOOK or p.correction is not CorrectionKind.NONE \
+            or desk.target_ref is None or desk.in_flight() or desk.draft() is not None:
+        return
+    call.new_question("new_booking_request")
+
+
+def set_focus(call: Call, p: Proposal) -> None:
+    """The desk the intent puts in focus, and the booking goal or question topic it sets."""
+    desk = call.bookings
+    if p.intent in (Intent.BOOK, Intent.RESCHEDULE):
+        call.focus = "booking"
+        wanted = Goal.BOOK if p.intent is Intent.BOOK else Goal.RESCHEDULE
+        if desk.goal in (Goal.NONE, Goal.CANCEL) or wanted is Goal.RESCHEDULE:
+            desk.goal = wanted if desk.target_ref is None or wanted is Goal.RESCHEDULE \
+                else Goal.RESCHEDULE
+    elif p.intent is Intent.CANCEL:
+        call.focus = "booking"
+        if desk.target_ref is None and desk.draft() is None and not desk.in_flight():
+            desk.goal = Goal.CANCEL  # a booking made before this call: find which one
+    elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION):
+        call.focus = "question"
+        call.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION
+                              else Topic.MAINTENANCE)
+
+
+# -- the handlers -----------------------------------------------------------------------------
+async def to_person(call: Call, offer: str | None) -> bool:
+    """The caller asked for a person: hand the call over."""
+    await call.handoff("caller_asked", ())
+    return True
+
+
+async def goodbye(call: Call, offer: str | None) -> bool:
+    """The caller said goodbye: say it back."""
+    call.ctx.say(("Thanks for calling.", "Goodbye."))
+    return True
+
+
+async def cancel(call: Call, offer: str | None) -> bool:
+    """The caller wants to cancel: settled here when a draft was all there was to cancel."""
+    if call.bookings.cancel_intent():
+        call.ctx.say(("Okay, I've dropped that request.", "Nothing was booked."))
+        return True
+    return False
+
+
+async def agree(call: Call, offer: str | None) -> bool:
+    """The caller agreed to what was last put to them: the standing offer, else the draft."""
+    if offer == "person":
+        await call.handoff("caller_accepted_person", ())
+        return True
+    if offer is not None and offer.startswith("repair:"):
+        await call.handoff("repair_failed", (f"repair: {offer.partition(':')[2]}",))
+        return True
+    if offer is not None and offer.startswith("language:"):
+        language = offer.partition(":")[2]
+        result = call.ctx.accept([FieldOp.set(LANGUAGE, language, "agent_offer_accepted")],
+                                 "agent_offer_accepted")
+        invalidate_dependents(call.ctx, call.bookings, result.changed)
+        await call.answers.pursue()
+        return True
+    return call.bookings.yes()
+
+
+async def decline(call: Call, offer: str | None) -> bool:
+    """The caller said no to the draft awaiting a yes (a no to an offer just lets it lapse)."""
+    if offer is None and call.bookings.no():
+        call.ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
+        return True
+    return False
+
+
+HANDLERS: dict[Intent, Handler] = {
+    Intent.HUMAN: to_person,
+    Intent.GOODBYE: goodbye,
+    Intent.CANCEL: cancel,
+    Intent.YES: agree,
+    Intent.NO: decline,
+}
+# Intents whose handler acts before the turn's values: nothing said alongside is applied.
+BEFORE_VALUES = frozenset({Intent.HUMAN, Intent.GOODBYE})
+
+
+async def next_step(call: Call, invalidation: Invalidation, asked: bool) -> None:
+    """The desk in focus takes its next step; with nothing in focus, ask how to help."""
+    if call.focus == "booking":
+        await call.bookings.realign()
+    elif call.focus == "question":
+        # Answer again only when asked again or when something the answer read changed.
+        answers = call.answers
+        if asked or answers.stale_after(invalidation) or answers.last_resolution is None:
+            await answers.pursue()
+    elif not call.bookings.in_flight():
+        call.ctx.ask(Question(REQUEST, ("How can I help?", "I can book a service visit "
+                                        "or answer a maintenance question."), event=""))

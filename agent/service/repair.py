@@ -1,0 +1,330 @@
+"""Conversational repair: the agent never asks the identical question twice in a row.
+
+Every question the agent asks about a field goes through :meth:`CallContext.ask
+<agent.service.dialogue.CallContext.ask>`, which keeps the last question asked as state (an
+:class:`Asked`; the trace is only its record). When the next question is about the same thing
+and comes right after it, the caller's answer did not resolve it ("yes" to "Friday or
+Wednesday?", "hmm", a value for another field, an answer still ambiguous, a refused value), and
+the question climbs one step of the ladder (docs/call-scripts.md, "Questions and repair"):
+
+=================  ============================================================================
+``ask``            the question as the desk planned it (no repair yet)
+``closed_choice``  a choice naming the options: the candidates heard, else the caller's assets,
+                   the next two weekdays, morning or afternoon, their bookings, yes or no. When
+                   the failed question already named them, they are spelled out ("Is it Friday
+                   the 4th, or Wednesday the 2nd?")
+``yes_no``         a yes/no question on the most likely value: the first option of the choice
+                   (the candidate the caller said first, or the earliest suggested day), or for
+                   a confirmation the action in one sentence. A plain "yes" settles that value
+``offer_handoff``  after two failed repairs: says why, offers a person. "Yes" hands off
+``retry``          the caller declined (or did not answer the offer): the question once more
+``handoff``        that try failed too: the agent says so and hands off (no third offer)
+=================  ============================================================================
+
+A step that cannot be built (no options to name, no likely value) is ``rephrase`` instead: the
+question asked in other words. Whatever the step, a planned question whose question sentence
+equals one of the last question asked moves on to the next step (the guard). Each step after
+``ask`` is a ``repair`` trace event with ``step`` and ``field``. Pure: no I/O, no clock reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from enum import StrEnum
+
+from agent.core.caller import CallerProfile
+from agent.core.names import (
+    ASSET,
+    BOOKING_REF,
+    CONFIGURATION,
+    OPENED,
+    REGION,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+)
+from agent.service.render import (
+    ask_for,
+    field_noun,
+    heard_line,
+    repair_choice,
+    repair_give_up,
+    repair_offer,
+    repair_rephrase,
+    repair_retry,
+    repair_value,
+    repair_yes_no,
+)
+from agent.service.slots import window_of_time
+from agent.understanding.proposals import Intent, Proposal, SlotValue
+
+# Questions that are not about a ledger field. Their names are the `field` of `repair` events.
+CONFIRMATION = "confirmation"  # "Shall I book it?": a yes or a no to the action on the table
+REQUEST = "request"  # "How can I help?": what the caller wants at all
+TARGET = "target"  # "Which one do you want to change?": which field a correction means
+PERSON = "person"  # "Shall I put you through?": an offer of a colleague
+
+
+class Step(StrEnum):
+    ASK = "ask"
+    CLOSED_CHOICE = "closed_choice"
+    YES_NO = "yes_no"
+    REPHRASE = "rephrase"  # instead of a step that cannot be built for this question
+    OFFER_HANDOFF = "offer_handoff"
+    RETRY = "retry"
+    HANDOFF = "handoff"
+
+
+# Step by number of failed answers in a row (the last one repeats: the call is handed off).
+LADDER = (Step.ASK, Step.CLOSED_CHOICE, Step.YES_NO, Step.OFFER_HANDOFF, Step.RETRY,
+          Step.HANDOFF)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A question a desk wants to ask, before repair decides how to put it."""
+
+    field: str  # the ledger field, or CONFIRMATION / REQUEST / TARGET / PERSON
+    sentences: tuple[str, ...]  # the question as planned (said as is at step `ask`)
+    prefix: tuple[str, ...] = ()  # said before the question at every step ("X has passed.")
+    candidates: tuple[str, ...] = ()  # competing values heard, in the order heard
+    options: tuple[str, ...] = ()  # values a closed choice names when there are no candidates
+    closed: bool = False  # the planned sentences already name the options
+    event: str = "clarification_requested"  # emitted with the question ("" for none)
+    fields: tuple[str, ...] = ()  # the event's `fields` (default: the field)
+    reads: tuple[str, ...] = ()  # the ledger fields the spoken question depends on
+    key: str = ""  # what it is about beyond the field (the action a confirmation asks about)
+    together: tuple[tuple[str, str], ...] = ()  # values read back together: one yes for all
+    confirm: str = ""  # a confirmation's action in one yes/no sentence
+    proposes: tuple[tuple[str, str], ...] = ()  # values a plain "yes" to it settles
+
+    def same_as(self, other: Question) -> bool:
+        return (self.field, self.key) == (other.field, other.key)
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """The last question asked: state of the call (CallContext.asked), never read from the trace."""
+
+    question: Question
+    step: Step
+    sentences: tuple[str, ...]  # what was said
+    turn: int  # the caller turn it was asked in response to (0: before the first)
+    failures: int  # answers in a row that did not resolve it
+    closed: bool = False  # it named the options
+    options: tuple[str, ...] = ()  # the raw values it named, in order
+    proposes: tuple[tuple[str, str], ...] = ()  # values a plain "yes" to it settles
+
+    @property
+    def expecting(self) -> str | None:
+        """The field the caller's next turn is expected to give (for the proposer)."""
+        q = self.question
+        if q.event != "clarification_requested" or self.step in (Step.OFFER_HANDOFF,
+                                                                  Step.HANDOFF):
+            return None
+        return (q.fields or (q.field,))[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """What the ladder may name besides the question's own candidates (all trusted or hints)."""
+
+    caller: CallerProfile
+    today: date
+    bookings: tuple[tuple[str, str, str], ...] = ()  # the caller's (ref, asset, date)
+
+
+def field_question(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (), *,
+                   prefix: tuple[str, ...] = (), reads: tuple[str, ...] | None = None,
+                   heard: str | None = None) -> Question:
+    """The plain question for one field (render.ask_for), marked closed when it names options.
+
+    ``heard``: an asset id said that is not on the account; the question says so first.
+    """
+    closed = len(candidates) > 1 or (not candidates and field in (
+        ASSET, CONFIGURATION, REGION, VISIT_WINDOW) and (field == VISIT_WINDOW
+                                                        or len(caller.assets) > 1))
+    sentences = ask_for(field, caller, candidates, heard=heard)
+    if field == VISIT_TIME and candidates and not any(window_of_time(c) for c in candidates):
+        # "At 7": neither reading can be booked, so no step of the ladder offers them; the
+        # question offers the visit windows instead (render.ask_time).
+        candidates, closed = (), False
+    return Question(field, sentences, prefix=prefix, candidates=candidates, closed=closed,
+                    reads=(field,) if reads is None else reads)
+
+
+def plan(question: Question, last: Asked | None, turn: int, setting: Setting) -> Asked:
+    """How to put ``question`` now, after ``last`` (asked at the caller's turn ``last.turn``)."""
+    follows = last is not None and question.same_as(last.question) and last.turn == turn - 1
+    index = min(last.failures + 1, len(LADDER) - 1) if follows and last else 0
+    while True:
+        asked = _build(LADDER[index], index, question, last, turn, setting)
+        if asked.step is Step.HANDOFF or last is None \
+                or not repeats(asked.sentences, last.sentences):
+            return asked
+        index = min(index + 1, len(LADDER) - 1)  # the guard: never the same question again
+
+
+def repeats(planned: tuple[str, ...], last: tuple[str, ...]) -> bool:
+    """The planned question asks a question sentence of the last one again and tells nothing
+    new before it (or is identical). "Friday 4 December at 09:00. Shall I book it?" after
+    "Thursday 3 December at 14:00. Shall I book it?" reads back new values: no repeat."""
+    def split(sentences: tuple[str, ...]) -> tuple[set[str], set[str]]:
+        said = [s.strip().lower() for s in sentences]
+        return {s for s in said if s.endswith("?")}, {s for s in said if not s.endswith("?")}
+
+    if tuple(planned) == tuple(last):
+        return True
+    asks, told = split(planned)
+    last_asks, last_told = split(last)
+    return bool(asks & last_asks) and told <= last_told
+
+
+def options_of(question: Question, setting: Setting) -> tuple[str, ...]:
+    """The values a closed choice names, in order: the candidates heard, else the domain's."""
+    if question.together:
+        return (question.together[0][1],)
+    if question.candidates:
+        return question.candidates
+    if question.options:
+        return question.options
+    field = question.field
+    if field in (ASSET, CONFIGURATION, REGION):
+        return tuple(a.id for a in setting.caller.assets[:4])
+    if field == VISIT_DATE:
+        return next_weekdays(setting.today, 2)
+    if field == VISIT_WINDOW:
+        return ("morning", "afternoon")
+    if field == BOOKING_REF:
+        return tuple(ref for ref, _, _ in setting.bookings[:3])
+    if field in (OPENED, CONFIRMATION, PERSON):
+        return ("yes", "no")
+    if field == REQUEST:
+        return ("book",)
+    return ()
+
+
+def next_weekdays(today: date, count: int) -> tuple[str, ...]:
+    """The next ``count`` weekdays after today (the days a visit can be suggested for)."""
+    days: list[str] = []
+    day = today
+    while len(days) < count:
+        day += timedelta(days=1)
+        if day.weekday() < 5:
+            days.append(day.isoformat())
+    return tuple(days)
+
+
+def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
+    """The caller's turn read against the question it answers.
+
+    A plain "yes" to a question that proposed values (a yes/no on the most likely value, a
+    choice with one option) gives those values; to "Is it about booking a service visit?" it is
+    a booking request. "The first one" / "the second" picks an option of a closed choice. Any
+    other turn is left as understood.
+    """
+    if asked is None:
+        return p
+    field = asked.question.field
+    given = {s.field for s in p.slots if s.value is not None or s.candidates}
+    if p.intent is Intent.YES and asked.proposes:
+        if field == REQUEST:
+            return replace(p, intent=Intent.BOOK, reason=p.reason + "; yes to a repair question")
+        extra = tuple(SlotValue(name, value, text) for name, value in asked.proposes
+                      if name not in given)
+        if extra:
+            return replace(p, intent=Intent.INFORM, slots=p.slots + extra,
+                           reason=p.reason + "; yes to a repair question")
+    if asked.step is Step.CLOSED_CHOICE and len(asked.options) > 1 and field not in (
+            CONFIRMATION, PERSON, OPENED, REQUEST, TARGET):
+        pick = _ordinal(text, len(asked.options))
+        if pick is not None:
+            slots = tuple(s for s in p.slots if s.field != field)
+            return replace(p, intent=Intent.INFORM, slots=slots + (
+                SlotValue(field, asked.options[pick], text),),
+                reason=p.reason + "; picked an option of a repair question")
+    return p
+
+
+_ORDINAL = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(first|former|second|latter|last)"
+                      r"(?:\s+one)?(?:\s+please)?\W*$")
+
+
+def _ordinal(text: str, count: int) -> int | None:
+    """The option a whole turn like "the second one" picks, or None."""
+    match = _ORDINAL.match(text.lower().strip())
+    if match is None:
+        return None
+    word = match.group(1)
+    return 0 if word in ("first", "former") else 1 if word == "second" else count - 1
+
+
+def _build(step: Step, failures: int, q: Question, last: Asked | None, turn: int,
+           setting: Setting) -> Asked:
+    noun = field_noun(q.field, setting.caller)
+
+    def asked(sentences: tuple[str, ...], s: Step = step, *, closed: bool = False,
+              options: tuple[str, ...] = (), proposes: tuple[tuple[str, str], ...] = ()
+              ) -> Asked:
+        return Asked(q, s, tuple(sentences), turn, failures, closed, options, proposes)
+
+    if step is Step.ASK:
+        return asked(q.prefix + q.sentences, closed=q.closed, proposes=q.proposes)
+    if step is Step.OFFER_HANDOFF:
+        return asked(repair_offer(q.field, noun))
+    if step is Step.RETRY:
+        return asked(repair_retry(q.prefix + q.sentences), closed=q.closed,
+                     proposes=q.proposes)
+    if step is Step.HANDOFF:
+        return asked(repair_give_up(q.field, noun))
+    options = options_of(q, setting)
+    if step is Step.CLOSED_CHOICE:
+        spoken = _spoken(q, options, setting)
+        if q.together:  # several values from one unclear turn: all of them, or not
+            sentences: tuple[str, ...] = (f"Is it {heard_line(q.together)}, or something else?",)
+        elif last is not None and last.closed and options:
+            sentences = repair_choice(q.field, spoken, suggested=False)
+        elif q.closed:
+            sentences = q.sentences
+        elif options:
+            suggested = not q.candidates and not q.together and not q.options \
+                and q.field == VISIT_DATE
+            sentences = repair_choice(q.field, spoken, suggested=suggested)
+        else:
+            return asked(q.prefix + repair_rephrase(q.field, noun, 1), Step.REPHRASE)
+        if q.field in (CONFIRMATION, PERSON):
+            proposes = q.proposes
+        elif q.together:
+            proposes = q.together
+        elif len(options) == 1 and q.field not in (OPENED, REQUEST, TARGET):
+            proposes = ((q.field, options[0]),)
+        else:
+            proposes = ()
+        return asked(q.prefix + sentences, closed=True, options=options, proposes=proposes)
+    # Step.YES_NO: the most likely value is the first option (see the module docstring).
+    if q.field == CONFIRMATION and q.confirm:
+        return asked(q.prefix + ("Sorry, I still need a yes or a no.", q.confirm),
+                     proposes=q.proposes)
+    if q.together:
+        return asked(q.prefix + (f"Shall I put {heard_line(q.together)}?",),
+                     options=options, proposes=q.together)
+    sentences = repair_yes_no(q.field, _spoken(q, options[:1], setting)[0]) if options \
+        else None
+    if sentences is None:
+        return asked(q.prefix + repair_rephrase(q.field, noun, 2), Step.REPHRASE)
+    return asked(q.prefix + sentences, options=options[:1],
+                 proposes=((q.field, options[0]),))
+
+
+def _spoken(q: Question, options: tuple[str, ...], setting: Setting) -> tuple[str, ...]:
+    months = {value[:7] for value in options} if q.field == VISIT_DATE else set()
+    bookings = {ref: (asset, day) for ref, asset, day in setting.bookings}
+    return tuple(repair_value(q.field, value, today=setting.today, month=len(months) > 1,
+                              bookings=bookings) for value in options)
+
+
+__all__ = ["CONFIRMATION", "LADDER", "PERSON", "REQUEST", "TARGET", "Asked", "Question",
+           "Setting", "Step", "field_question", "next_weekdays", "options_of", "plan",
+           "read_answer", "repeats"]

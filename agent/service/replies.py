@@ -1,0 +1,125 @@
+"""Small reply policies of the controller, and its JSON view for UIs.
+
+Each function states what it says or emits; none touches the ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from agent.core.actions import Action
+from agent.core.ledger import LedgerSnapshot
+from agent.core.names import VISIT_DATE
+from agent.core.ports import EvidenceBundle, Resolution
+from agent.core.speech import SpeechKind
+from agent.service.dialogue import CallContext
+from agent.service.render import spoken_date, spoken_time, values_line
+from agent.service.repair import CONFIRMATION, Question, field_question
+from agent.service.validation import Rejection
+
+
+class CallView(Protocol):
+    """What :func:`describe` reads of a call (the controller has it): this module needs no
+    import of the controller, which imports it."""
+
+    ctx: CallContext
+
+    @property
+    def snapshot(self) -> LedgerSnapshot: ...
+    @property
+    def actions(self) -> Sequence[Action]: ...
+    @property
+    def last_evidence(self) -> EvidenceBundle | None: ...
+    @property
+    def last_resolution(self) -> Resolution | None: ...
+    @property
+    def busy(self) -> bool: ...
+
+
+def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> bool:
+    """Emit ``field_rejected`` for each and ask what the first one needs.
+
+    Returns True when the first crosses an authority boundary: the caller should be offered a
+    person (the controller does that), and nothing is asked.
+    """
+    for r in rejections:
+        ctx.reject(r.field, r.reason, r.value)
+    first = rejections[0]
+    if first.reason.startswith("authority"):
+        return True
+    if first.reason == "past_date":
+        ctx.ask(field_question(VISIT_DATE, ctx.caller, reads=(), prefix=(
+            f"{spoken_date(first.value)} has already passed.",)))
+    elif first.reason == "outside_hours" and first.value:
+        ctx.ask(field_question(first.field, ctx.caller, reads=(), prefix=(
+            f"Sorry, we can't come at {spoken_time(first.value)}.",
+            "We visit from 8 to 12 and from 1 to 5.")))
+    else:
+        ctx.ask(field_question(first.field, ctx.caller, reads=(),
+                               prefix=("Sorry, I couldn't use that.",)))
+    return False
+
+
+def ask_yes_or_no(ctx: CallContext) -> None:
+    """Recognition heard a yes and a no for the same turn: ask again, change nothing.
+
+    The question on the table stands: a yes to this one is a yes to it (the values it
+    proposed, the action it asked about). A confirmation asked this way again is a repair step.
+    """
+    sentences = ("Sorry, I didn't catch that clearly.", "Was that a yes or a no?")
+    standing = ctx.on_table()
+    if standing is not None and standing.question.field == CONFIRMATION:
+        question = replace(standing.question, sentences=sentences, prefix=(), closed=True,
+                           event="clarification_requested", fields=(CONFIRMATION,))
+    else:
+        question = Question(CONFIRMATION, sentences, closed=True, fields=(CONFIRMATION,),
+                            proposes=standing.proposes if standing is not None else ())
+    ctx.ask(question)
+
+
+def acknowledge(ctx: CallContext, in_flight: bool) -> None:
+    """Nothing else was said this turn: say truthfully what is going on."""
+    if in_flight:
+        line = values_line(ctx.ledger.current.values())
+        ctx.say(("Got it." + (f" {line}." if line else ""),
+                 "The earlier request is still being settled.",
+                 "I'll tell you as soon as it is."), SpeechKind.WAITING)
+    else:
+        ctx.say(("Okay.",))
+
+
+def say_error(ctx: CallContext) -> bool:
+    """The turn failed on our side: ask again, never twice in the same words.
+
+    Returns True when it offered a person instead (the second time in a row).
+    """
+    sentences = ("Sorry, something went wrong on my side.", "Could you say that again?")
+    last = ctx.asked
+    again = last is not None and last.sentences == sentences
+    if again:
+        sentences = ("Sorry, that went wrong on my side again.",
+                     "A colleague can help: shall I put you through?")
+    ctx.say(sentences, SpeechKind.QUESTION)
+    return again
+
+
+def describe(controller: CallView) -> dict[str, Any]:
+    """A JSON-ready summary of a call's state (ledger, actions, evidence). Read-only."""
+    snap = controller.snapshot
+    evidence = controller.last_evidence
+    resolution = controller.last_resolution
+    return {
+        "question": snap.question, "revision": snap.revision,
+        "generation": controller.ctx.generations.current,
+        "fields": {n: {"value": r.value, "status": str(r.status), "version": r.version,
+                       "source": r.source, "revision": r.updated_at,
+                       "candidates": list(r.candidates)} for n, r in snap.fields},
+        "actions": [{"id": a.id, "op": a.op, "status": str(a.status),
+                     "based_on_revision": a.based_on_revision, "key": a.idempotency_key,
+                     "args": dict(a.args), "result": dict(a.result)} for a in controller.actions],
+        "resolution": str(resolution.outcome) if resolution else None,
+        "citations": [c.revision for c in evidence.citations] if evidence else [],
+        "busy": controller.busy, "handed_off": controller.ctx.handed_off,
+    }

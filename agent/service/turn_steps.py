@@ -1,0 +1,242 @@
+"""One caller turn, step by step: understand, then :data:`STEPS` in order (screen, orient, act
+on words, validate, revise, invalidate, decide), then plan speech.
+
+:func:`take_turn` runs them under the call's lock (the controller holds it). Each step says its
+job in its docstring; a step returns True when it settled the turn, having planned what the
+caller hears, and the steps after it are skipped. What each intent does is the handler table
+:data:`agent.service.intent_handlers.HANDLERS`. No I/O here: everything outside goes through ports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agent.core.dependencies import Invalidation
+from agent.core.ledger import FieldOp, UpdateOutcome
+from agent.core.ports import BookingPort
+from agent.core.speech import Utterance
+from agent.service import validation
+from agent.service.inference import implied_ops, implied_target, proposal_context
+from agent.service.intent_handlers import (
+    BEFORE_VALUES,
+    HANDLERS,
+    Call,
+    another_visit,
+    new_question_if_fresh,
+    next_step,
+    offer_person,
+    set_focus,
+    take_offer,
+)
+from agent.service.invalidation import invalidate_dependents
+from agent.service.render import ask_which_field, values_line
+from agent.service.repair import TARGET, Question, read_answer
+from agent.service.replies import acknowledge, ask_yes_or_no, say_error, speak_rejections
+from agent.understanding import trust
+from agent.understanding.proposals import CorrectionKind, Intent, Proposal, Proposer
+
+
+class TurnCall(Call, Protocol):
+    """What the steps read of a call besides what the handlers do (the controller has it)."""
+
+    proposer: Proposer
+    port: BookingPort
+
+
+@dataclass(slots=True)
+class Turn:
+    """One caller turn as the steps hand it on: each step fills in what it found."""
+
+    utterance: Utterance
+    uid: str
+    proposal: Proposal
+    expect: trust.Expected  # what the call expects to hear (agent/understanding/trust.py)
+    offer: str | None = None  # the offer the last reply made (orient)
+    ops: list[FieldOp] = field(default_factory=list)  # the validated values (validate)
+    changed: tuple[str, ...] = ()  # the fields the revision changed (revise)
+    invalidation: Invalidation = field(default_factory=Invalidation)  # (invalidate)
+
+    @property
+    def source(self) -> str:
+        """The provenance of the turn's values in the ledger."""
+        return f"utterance:{self.uid}"
+
+    @property
+    def asked(self) -> bool:
+        """The caller asked a question: the answer desk answers again."""
+        return self.proposal.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION)
+
+    @property
+    def acting_intent(self) -> Intent:
+        """The intent the decision acts on: a "go ahead" that changed nothing is a yes."""
+        p = self.proposal
+        if p.intent is not Intent.CANCEL and p.go_ahead and not self.changed:
+            return Intent.YES
+        return p.intent
+
+
+Step = Callable[[TurnCall, Turn], Awaitable[bool]]
+
+
+async def take_turn(call: TurnCall, utterance: Utterance, uid: str) -> None:
+    """One caller turn: understand, the steps until one settles it, then plan speech."""
+    ctx = call.ctx
+    before = len(ctx.plans)
+    try:
+        turn = await understand(call, utterance, uid)
+        for step in STEPS:
+            if await step(call, turn):
+                break
+        await repair_handoff(call)
+    except Exception as exc:  # noqa: BLE001 - one bad turn must not end the call
+        # The ledger changes only through whole revisions, so nothing is half-written.
+        ctx.emit("agent_error", utterance=uid, error=f"{type(exc).__name__}: {exc}")
+        if say_error(ctx):
+            call.offered_person = True
+        return
+    plan_speech(call, before)
+
+
+async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
+    """What the caller proposes, read against the question on the table (``proposal``)."""
+    ctx = call.ctx
+    context = await proposal_context(ctx, call.port, call.answers, call.bookings)
+    # Read against the question it answers: a plain "yes" to "Shall I put Friday the 4th?"
+    # gives that date (agent/service/repair.py).
+    proposal = read_answer(ctx.on_table(), call.proposer.propose(utterance, context),
+                           utterance.text or "")
+    ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
+             correction=str(proposal.correction),
+             fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
+             reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
+    return Turn(utterance, uid, proposal, trust.expected(context))
+
+
+async def screen(call: TurnCall, turn: Turn) -> bool:
+    """Change nothing yet: recognition heard a yes and a no, or another visit is asked for."""
+    p = turn.proposal
+    if p.intent in (Intent.YES, Intent.NO) and p.correction is CorrectionKind.UNCERTAIN \
+            and turn.utterance.alternatives and all(len(s.candidates) < 2 for s in p.slots):
+        ask_yes_or_no(call.ctx)  # heard both a yes and a no: never act on either (seed 001 #7)
+        return True  # the question or offer on the table stands
+    return another_visit(call, p)
+
+
+async def orient(call: TurnCall, turn: Turn) -> bool:
+    """Take the last reply's offer, open a new question if fresh, and set the desk in focus."""
+    turn.offer = take_offer(call)  # an offer stands for the very next turn only
+    new_question_if_fresh(call, turn.proposal)
+    set_focus(call, turn.proposal)
+    return False
+
+
+async def act_on_words(call: TurnCall, turn: Turn) -> bool:
+    """A person or goodbye acts at once: nothing else the turn said is applied."""
+    intent = turn.proposal.intent
+    return intent in BEFORE_VALUES and await HANDLERS[intent](call, turn.offer)
+
+
+async def validate(call: TurnCall, turn: Turn) -> bool:
+    """Check the proposal against the caller's authority and the call's rules; refuse or ask."""
+    ctx, p = call.ctx, turn.proposal
+    if p.correction is CorrectionKind.AUTHORITY:
+        name = p.slots[0].field if p.slots else (p.authority or "identity")
+        ctx.reject(name, f"authority:{p.authority or 'boundary'}")
+        offer_person(call, "I can't change that for you: it's outside your account.")
+        return True
+    if p.correction is CorrectionKind.AMBIGUOUS_TARGET and p.ambiguous_fields:
+        fields = tuple(p.ambiguous_fields)
+        ctx.ask(Question(TARGET, ask_which_field(fields), options=fields, closed=True,
+                         fields=fields))
+        return True
+    # A turn not heard clearly (agent/understanding/trust.py) holds back every value; alternatives
+    # that disagree hold back only the values they disagree on (those arrive with several
+    # candidates) - what every hypothesis heard the same is as good as a clear turn, and is read
+    # back before booking.
+    uncertain = bool(p.slots) and not trust.heard_clearly(
+        turn.utterance, p.slots, turn.expect, floor=ctx.options.confidence_floor,
+        proposal_confidence=p.confidence)
+    checked = await validation.validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
+                                        call.port, turn.source, uncertain=uncertain)
+    if checked.rejections:
+        refuse(call, turn, checked)
+        return True
+    ctx.heard.update(checked.heard)  # "I don't see V-200 on your account" when asked
+    for record in checked.records:
+        call.bookings.records[record.ref] = record
+        call.bookings.target_ref = record.ref
+    turn.ops = list(checked.ops)
+    return False
+
+
+def refuse(call: TurnCall, turn: Turn, checked: validation.Validated) -> None:
+    """Say what was refused and why; an hour or a past date refused keeps the rest."""
+    ctx, rejections = call.ctx, checked.rejections
+    if all(r.reason in ("outside_hours", "past_date") for r in rejections):
+        # "Thursday at 7 in the evening": the time is refused, the day is kept.
+        refused = {r.field for r in rejections}
+        kept = [op for op in checked.ops if op.name not in refused]
+        result = ctx.accept(kept, turn.source) if kept else None
+        if result is not None and result.outcome is UpdateOutcome.ACCEPTED:
+            invalidate_dependents(ctx, call.bookings, result.changed)
+    if speak_rejections(ctx, rejections):
+        offer_person(call, "I can't make that change: it isn't on your account.")
+
+
+async def revise(call: TurnCall, turn: Turn) -> bool:
+    """Accept the values, with what trusted records imply, as ONE new ledger revision."""
+    ctx, ops = call.ctx, turn.ops
+    ops += await implied_target(ctx, call.port, call.bookings, ops)
+    ops += implied_ops(ctx, call.answers, call.focus, ops, turn.source)
+    unsettled = [op for op in ops if op.candidates and ctx.ledger.current.get(op.name) is None]
+    for op in unsettled:
+        ctx.emit("field_unresolved", fields=[op.name],
+                 candidates=[ctx.trace.private(c) for c in op.candidates])
+    if not ops:
+        return False
+    result = ctx.accept(ops, turn.source)
+    if result.outcome is UpdateOutcome.ACCEPTED:
+        turn.changed = result.changed
+    elif result.outcome is UpdateOutcome.DUPLICATE and turn.proposal.intent in (
+            Intent.CORRECTION, Intent.INFORM):
+        ctx.emit("correction_duplicate", fields=[op.name for op in ops])
+        line = values_line(ctx.ledger.current.values())
+        ctx.say(("I already have that.",) + ((f"{line}.",) if line else ()))
+        return True
+    return False
+
+
+async def invalidate(call: TurnCall, turn: Turn) -> bool:
+    """Exactly the dependents of the changed fields go stale (agent/service/invalidation.py)."""
+    turn.invalidation = invalidate_dependents(call.ctx, call.bookings, turn.changed)
+    return False
+
+
+async def decide(call: TurnCall, turn: Turn) -> bool:
+    """The intent's handler acts on the revised ledger, else the desk in focus takes a step."""
+    if turn.proposal.go_ahead and turn.changed:
+        call.bookings.consent_revision = call.ctx.ledger.revision
+    handler = HANDLERS.get(turn.acting_intent)
+    if handler is None or not await handler(call, turn.offer):
+        await next_step(call, turn.invalidation, turn.asked)
+    return True
+
+
+# The steps after understanding, in order. Each returns True when it settled the turn.
+STEPS: tuple[Step, ...] = (screen, orient, act_on_words, validate, revise, invalidate, decide)
+
+
+async def repair_handoff(call: TurnCall) -> None:
+    """The repair ladder ran out while this turn asked again: a person takes the call."""
+    ctx = call.ctx
+    if ctx.repair_handoff is not None:
+        name, ctx.repair_handoff = ctx.repair_handoff, None
+        await call.handoff("repair_exhausted", (f"repair: {name}",))
+
+
+def plan_speech(call: TurnCall, before: int) -> None:
+    """A turn nothing answered is acknowledged: say truthfully what is going on."""
+    if len(call.ctx.plans) == before:
+        acknowledge(call.ctx, call.bookings.in_flight())

@@ -1,0 +1,200 @@
+"""The signals that make a turn a correction, each found on its own.
+
+- negated stretches ("not Thursday at 2", "instead of Wednesday") whose values are withdrawn;
+- replace markers ("actually", "make that", "I meant", "sorry", "X instead", a leading "no");
+- cleared constraints ("any day this week is fine");
+- referents ("the other pump", "my other booking"), resolved against the caller's own assets
+  and bookings only;
+- authority boundaries (another account, tenant or person, or a request to widen the search),
+  which must never become slots.
+
+Pure functions over normalised text and the proposal context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.understanding.nlu import lexicon
+from agent.understanding.proposals import ProposalContext
+
+_NEGATION = re.compile(lexicon.NEGATION_SPLIT)
+# A negated stretch ends at a clause break, a contrast, or the next negation.
+_STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
+_NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{lexicon.NEGATION_AFTER})"
+                             rf"|{lexicon.NEGATION_AFTER_CLITIC})\b")
+_REPLACE = re.compile(rf"\b(?:{lexicon.REPLACE_MARKERS})\b(?! of\b)")
+_LEADING_NO = re.compile(r"^(?:no|nope|nah|wrong)\b,?")
+_CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
+          for field, pattern in lexicon.CLEAR_PATTERNS.items()}
+_REFERENT_ASSET = re.compile(rf"\b{lexicon.REFERENT_ASSET}\b")
+_REFERENT_BOOKING = re.compile(rf"\b{lexicon.REFERENT_BOOKING}\b")
+_AUTHORITY = {kind: re.compile(rf"\b(?:{pattern})") for kind, pattern in lexicon.AUTHORITY.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Stretch:
+    text: str
+    start: int
+    end: int  # includes the negation word itself from ``start``
+
+
+def negated_stretches(text: str) -> tuple[Stretch, ...]:
+    """Negated stretches: after "not", "instead of", "can't do"; before "doesn't work" (pure)."""
+    out = []
+    for match in _NEGATION.finditer(text):
+        tail = _STRETCH_END.search(text, match.end())
+        end = tail.start() if tail else len(text)
+        if end > match.end():
+            out.append(Stretch(text[match.end():end].strip(), match.start(), end))
+    for match in _NEGATION_AFTER.finditer(text):
+        out.append(Stretch(match.group("s"), match.start("s"), match.end()))
+    return tuple(out)
+
+
+def has_replace_marker(text: str) -> bool:
+    return bool(_REPLACE.search(text) or _LEADING_NO.match(text))
+
+
+def cleared_fields(text: str) -> tuple[str, ...]:
+    """Constraints the caller removed ("any day is fine", "any time is fine")."""
+    out: list[str] = []
+    if _CLEAR[VISIT_DATE].search(text):
+        out.append(VISIT_DATE)
+    if _CLEAR[VISIT_WINDOW].search(text):
+        out.extend((VISIT_WINDOW, VISIT_TIME))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Referent:
+    field: str  # ASSET or BOOKING_REF
+    value: str | None  # None when the words fit several of the caller's own
+    candidates: tuple[str, ...]
+    text: str
+
+
+def find_referent(text: str, context: ProposalContext) -> Referent | None:
+    """ "the other pump" / "my other booking": the caller's one other asset or booking."""
+    match = _REFERENT_BOOKING.search(text)
+    if match:
+        current = context.ledger.value(BOOKING_REF)
+        others = tuple(ref for ref, _, _ in context.bookings if ref != current)
+        return _referent(BOOKING_REF, others, match.group(0))
+    match = _REFERENT_ASSET.search(text)
+    if match:
+        current = context.ledger.value(ASSET)
+        others = tuple(a.id for a in context.caller.assets if a.id != current)
+        return _referent(ASSET, others, match.group(0))
+    return None
+
+
+def _referent(field: str, others: tuple[str, ...], text: str) -> Referent:
+    if len(others) == 1:
+        return Referent(field, others[0], (), text)
+    # None other (nothing to point at) or several: the controller asks which one.
+    return Referent(field, None, others if len(others) > 1 else (), text)
+
+
+def _same(a: str, b: str) -> bool:
+    return re.sub(r"[\s-]", "", a.lower()) == re.sub(r"[\s-]", "", b.lower())
+
+
+_BILLING = re.compile(
+    rf"\b(?:{lexicon.BILLING_ACT})\b(?: (?:it|this|that|them|the (?:visit|booking|job|cost|work"
+    r"|one|call[- ]out)|this one|that one))?(?: (?:to|on|for|onto|under))?"
+    r" (?P<party>(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2})")
+
+
+def billing_party(text: str, tenant: str, account: str) -> str | None:
+    """Who a turn bills, when that is not the caller's own side ("bill it to Globex",
+    "charge it to another company", "invoice Initech for it"), or None (pure)."""
+    for match in _BILLING.finditer(text):
+        words = match.group("party").split()
+        while words and words[0] in ("the", "a", "an", "to", "on", "for"):
+            words = words[1:]
+        if not words or words[0] in lexicon.SELF_PARTY or _same(words[0], tenant) \
+                or _same(words[0].removesuffix("'s"), tenant) or _same(words[0], account):
+            continue
+        if words[0] in ("another", "other", "a", "different", "someone", "somebody"):
+            return " ".join(words[:2])
+        if words[0] in lexicon.NOT_AN_ORG or words[0] in lexicon.WEEKDAYS:
+            continue
+        return words[0].removesuffix("'s")
+    return None
+
+
+def authority_boundary(text: str, context: ProposalContext,
+                       foreign_assets: tuple[str, ...]) -> str | None:
+    """What boundary the turn tries to cross, or None. Never consulted for slot values."""
+    caller = context.caller
+    party = billing_party(text, caller.tenant, caller.account)
+    if party is not None:
+        return f"billing {party}"
+    match = _AUTHORITY["other account"].search(text)
+    if match:
+        account = match.group("account") or match.group("account2")
+        owner = match.group("owner")
+        if owner is not None:
+            if owner not in lexicon.SELF_PARTY and owner not in lexicon.NOT_AN_ORG \
+                    and not _same(owner, caller.tenant) and not _same(owner, caller.subject):
+                return f"account of {owner}"
+        elif account is None:
+            return "another account"
+        elif not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
+            return f"account {account.upper().replace(' ', '-')}"
+    match = _AUTHORITY["other tenant"].search(text)
+    if match:
+        org = match.group("org") or match.group("org2")
+        if org is None:
+            return "other tenant"
+        if org not in lexicon.NOT_AN_ORG and not _same(org, caller.tenant) and \
+                not _same(org, caller.subject) and org not in caller.name.lower().split():
+            return f"tenant {org}"
+    match = _AUTHORITY["other person"].search(text)
+    if match:
+        return f"another person's {match.group(0).split()[-1]}"
+    match = _AUTHORITY["filter override"].search(text)
+    if match:
+        return f"scope override ({match.group(0)})"
+    match = _AUTHORITY["identity claim"].search(text)
+    if match:
+        return f"identity claim ({match.group(0)})"
+    owner = _other_owner(text, context, foreign_assets)
+    if owner is not None:
+        return f"tenant {owner}"
+    # An asset id that is not on the account (``foreign_assets``) is no boundary on its own:
+    # it is a question ("I don't see V-200 on your account. Did you mean P-200?").
+    return None
+
+
+_POSSESSIVE = re.compile(r"\b(?P<owner>[a-z][\w-]*)'s (?P<what>[a-z]{1,3}[ -]?\d+|[a-z]+)\b")
+_FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z]{2,}(?:-[a-z]+)*)\b(?![\w'-])")
+
+
+def _other_owner(text: str, context: ProposalContext,
+                 foreign_assets: tuple[str, ...]) -> str | None:
+    """Another party named as the owner of an asset: "Globex's G-7", "Initech's compressor",
+    or an id that is not the caller's booked "for Acme"."""
+    caller = context.caller
+    own = {caller.tenant.lower(), caller.subject.lower(), *caller.name.lower().split(),
+           *(w for a in caller.assets for w in re.findall(r"[a-z]+", a.site.lower()))}
+    nouns = {*lexicon.GENERIC_ASSET_NOUNS, "pump", "compressor",
+             *(a.kind.lower().split()[-1] for a in caller.assets if a.kind)}
+
+    def other(word: str) -> bool:
+        return not (word in own or word in lexicon.NOT_AN_ORG or word in lexicon.NOT_AN_OWNER
+                    or word in lexicon.WEEKDAYS or word in lexicon.MONTHS.split("|")
+                    or word in nouns or word in lexicon.NOT_A_PARTY)
+
+    for match in _POSSESSIVE.finditer(text):
+        owner, what = match.group("owner"), match.group("what")
+        if other(owner) and (what in nouns or re.fullmatch(r"[a-z]{1,3}[ -]?\d+", what)):
+            return owner
+    if foreign_assets:
+        for match in _FOR_PARTY.finditer(text):
+            if other(match.group("owner")):
+                return match.group("owner")
+    return None

@@ -1,0 +1,361 @@
+"""Dates read against the call's clock, with the domain rules of docs/call-scripts.md pinned.
+
+dateparser reads month names and relative offsets ("December 3rd", "Dec 3", "3rd of Dec",
+"tomorrow", "in 2 days", "in 2 weeks", "a week tomorrow") against ``RELATIVE_BASE``. Its defaults
+are wrong for a booking line in several places, so those rules are ours:
+
+- a bare weekday ("Thursday", "Thurs", "Thu") is the next such day within seven days; said ON
+  that weekday it is ambiguous (today, or in a week) and comes back with two candidates and no
+  value;
+- "next Thursday" while this week's Thursday (weeks start on Monday) is still ahead is
+  ambiguous; once it is past (or today) it is the coming one;
+- "the 3rd" / "the third" is the next 3rd at or after today;
+- "Tuesday next week", "next week Tuesday" and "Tuesday of next week" are the Tuesday of the
+  week after this one;
+- "a week on Friday", "Friday week" and "the Friday after next" are the Friday after the coming
+  one ("two weeks on Friday", "Friday fortnight": the one after that);
+- "end of the week" is this week's Friday (next week's once this week's is past), "end of next
+  week" next week's; "the start of next week" is next Monday; "early next week" is Monday or
+  Tuesday of next week and "late next week" Thursday or Friday (candidates: the agent asks);
+  "the weekend" is Saturday or Sunday;
+- "the first of next month" is the 1st of the next month ("the 15th of this month" likewise);
+- "in a couple of days" is two days from today.
+
+A month and day without a year is this year's, unless that is more than two months past, in
+which case it is next year's (people say "January 5th" in December). A date in the past is
+returned as itself with ``past=True``; it is never moved silently, so the controller can say so
+and ask. Everything here is pure and memoised per (text, now).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import lru_cache
+
+import dateparser
+
+from agent.understanding.nlu import lexicon
+
+_WD = "|".join(sorted(lexicon.WEEKDAYS, key=len, reverse=True))
+_ORD = r"(?:st|nd|rd|th)"
+_YEAR = r"(?:,? \d{4})?"
+_MONTH = rf"(?:{lexicon.MONTHS})"
+# Weekday abbreviations that are also everyday words ("we sat down", "the sun", "we'd" heard as
+# "wed", "c'mon"): a weekday only when the words around them do not make them the other word.
+_NOT_A_WEEKDAY: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "sat": (re.compile(r"(?:\b(?:i|we|you|they|he|she|it|who|was|were|had|have|has|been|just"
+                       r"|and)|')\s*$"),
+            re.compile(r"^\s*(?:down|on|in|at|there|here|with|by|around|up|out|back)\b")),
+    "sun": (re.compile(r"(?:\b(?:the|a|in|of|some|more|no)|')\s*$"),
+            re.compile(r"^\s*(?:is|was|shines|shining|came|comes|goes|went|set|sets|rise"
+                       r"|rises|cream|light|screen|'s)\b")),
+    "wed": (re.compile(r"(?:\b(?:got|get|getting|newly|be|were|was|are|is)|')\s*$"),
+            re.compile(r"^\s*(?:like|love|need|prefer|want|be|rather|have|appreciate|take"
+                       r"|do|go|need|better|ask|come|call|also|still|just|probably|really)\b")),
+    "mon": (re.compile(r"'\s*$"), re.compile(r"^(?!)")),
+}
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("iso", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
+    # the first of next month, the 15th of this month, the start of next month
+    ("of_month", re.compile(
+        r"\b(?:the )?(?:(?P<day>\d{1,2})" + _ORD + r"?|(?P<edge>start|beginning|end))"
+        r" of (?:the )?(?P<which>next|this|following|coming) month\b")),
+    ("month_end", re.compile(r"\b(?:the )?end of (?:the|this) month\b")),
+    ("month_day", re.compile(
+        rf"\b{_MONTH} (?:the )?\d{{1,2}}{_ORD}?\b{_YEAR}(?! (?:{lexicon.UNIT_NOUNS})\b)"
+        rf"|\b(?:the )?\d{{1,2}}{_ORD}? (?:of )?{_MONTH}\b{_YEAR}"
+    )),
+    # end of the week, start of next week, early next week, the weekend
+    ("week_part", re.compile(
+        r"\b(?:the )?(?P<part>end|start|beginning|middle|early|earlier|late|later"
+        r"|latter part|first part|back end|front end)(?: part)?(?: of)?(?: the)?"
+        r" (?P<which>this|next|the) week\b(?! \d)"
+        r"|\b(?P<mid>mid|midweek) next week\b"
+        r"|\b(?P<weekend>(?:this|next|the) weekend)\b")),
+    # a week on Friday, Friday week, 2 weeks on Friday, Friday fortnight, the Friday after next
+    ("week_after", re.compile(
+        rf"\b(?:(?P<n>a|1|2|3) (?P<unit>weeks?|fortnight) (?:on|from|come) (?:this )?(?P<wd>{_WD})"
+        rf"|(?P<wd2>{_WD}) (?P<unit2>week|fortnight)(?!s| \d)"
+        rf"|(?:the )?(?P<wd3>{_WD}) after next)\b")),
+    # a week tomorrow, a week today, tomorrow week, a week from today, this time next week
+    ("week_from_day", re.compile(
+        r"\b(?:a week (?:from |on )?(?P<day>today|tomorrow|now)|(?P<day2>today|tomorrow) week"
+        r"|this time next week)\b")),
+    ("relative", re.compile(
+        r"\b(?:the )?(?:day after tomorrow|day before yesterday|today|tomorrow|tomorow|tommorow"
+        r"|tmrw|yesterday)\b"
+        r"|\bin (?:(?P<n>\d{1,2}|a|a couple of|couple of) (?P<unit>days?|weeks?)|a fortnight)"
+        r"(?:'? time)?\b")),
+    ("week_of", re.compile(
+        rf"\b(?:on )?(?P<wd>{_WD})(?: of)? (?P<q>next|this|the following) week\b"
+        rf"|\b(?P<q2>next|this) week,? (?:on )?(?P<wd2>{_WD})\b"
+        rf"|\b(?:on )?(?P<wd3>{_WD}),? the week after next\b"
+        rf"|\bthe week after next,? (?:on )?(?P<wd4>{_WD})\b"
+    )),
+    ("weekday", re.compile(
+        rf"\b(?:(?P<q>next|this coming|this|coming|last|past) )?(?P<wd>{_WD})s?\b"
+    )),
+    ("ordinal", re.compile(
+        rf"\b(?:(?:the|on|on the) )?(?:(?P<day>\d{{1,2}}){_ORD}|(?<=the )(?P<forth>forth))\b"
+        rf"(?! (?:{lexicon.ASSET_NOUNS}|1|one|option|choice|time|week|floor|thing|of all"
+        r"|place|call|visit|attempt|try|line|shift|quarter|half|person|row|one|box|item"
+        r"|generation|version|edition|unit|step|year|day|month)\b)"
+    )),
+)
+# A bare ordinal ("11th") reads as a date only when no word before it makes it a rank.
+_RANK_BEFORE = re.compile(r"\b(?:my|your|our|his|her|their|its|a|an|every|each|this|that"
+                          r"|at|in|of|1|the)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class DateReading:
+    """One date expression found in the text. ``value`` is None when it is ambiguous."""
+
+    text: str
+    start: int
+    end: int
+    value: str | None
+    candidates: tuple[str, ...] = ()
+    past: bool = False
+    weekday: int | None = None  # set for a weekday phrase ("Thursday"), which a date may pin
+
+
+def _settings(now: datetime, prefer: str) -> dict[str, object]:
+    return {
+        "RELATIVE_BASE": now.replace(tzinfo=None),
+        "PREFER_DATES_FROM": prefer,
+        "RETURN_AS_TIMEZONE_AWARE": False,
+        "REQUIRE_PARTS": ["day"],
+    }
+
+
+@lru_cache(maxsize=2048)
+def _parse(text: str, now: datetime, prefer: str) -> date | None:
+    parsed = dateparser.parse(text, languages=["en"], settings=_settings(now, prefer))
+    return parsed.date() if parsed is not None else None
+
+
+def warm_up(now: datetime) -> None:
+    """Pay dateparser's first-call cost (loading its language data) ahead of the first turn."""
+    _parse("december 3rd", now, "current_period")
+    _parse("tomorrow", now, "future")
+
+
+def _month_day(text: str, today: date, now: datetime, explicit_year: bool) -> date | None:
+    parsed = _parse(text, now, "current_period")
+    if parsed is None:
+        return None
+    if explicit_year:
+        return parsed
+    try:
+        this_year = parsed.replace(year=today.year)
+    except ValueError:  # February 29th outside a leap year
+        return None
+    if this_year < today and (today - this_year).days > 62:
+        return this_year.replace(year=today.year + 1)
+    return this_year
+
+
+def _monday(today: date, weeks_ahead: int = 0) -> date:
+    return today - timedelta(days=today.weekday()) + timedelta(days=7 * weeks_ahead)
+
+
+def _weekday(qualifier: str | None, weekday: int, today: date) -> tuple[date, ...]:
+    ahead = (weekday - today.weekday()) % 7
+    if qualifier in ("last", "past"):
+        return (today - timedelta(days=(today.weekday() - weekday) % 7 or 7),)
+    if qualifier == "next":
+        if weekday > today.weekday():  # this week's is still ahead: this one, or the one after?
+            first = today + timedelta(days=ahead)
+            return (first, first + timedelta(days=7))
+        return (today + timedelta(days=ahead or 7),)
+    if ahead == 0:
+        if qualifier == "this":
+            return (today,)
+        if qualifier in ("coming", "this coming"):
+            return (today + timedelta(days=7),)
+        return (today, today + timedelta(days=7))
+    return (today + timedelta(days=ahead),)
+
+
+def _ordinal(day: int, today: date) -> date | None:
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today:
+            return candidate
+        month = month % 12 + 1
+        year += month == 1
+    return None
+
+
+def _next_month(today: date, months: int = 1) -> date:
+    """The 1st of the month ``months`` after today's."""
+    index = today.year * 12 + today.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _of_month(match: re.Match[str], today: date) -> tuple[date, ...]:
+    first = _next_month(today, 0 if match.group("which") == "this" else 1)
+    edge = match.group("edge")
+    if edge == "end":
+        return (_next_month(first) - timedelta(days=1),)
+    try:
+        return (first.replace(day=int(match.group("day") or 1)),)
+    except ValueError:  # "the 31st of next month" in a month of 30 days
+        return ()
+
+
+def _week_part(match: re.Match[str], today: date) -> tuple[date, ...]:
+    if match.group("weekend"):
+        said = match.group("weekend")
+        saturday = _monday(today) + timedelta(days=5)
+        if said.startswith("next") or today > saturday + timedelta(days=1):
+            saturday += timedelta(days=7)
+        days = tuple(d for d in (saturday, saturday + timedelta(days=1)) if d >= today)
+        return days
+    if match.group("mid"):
+        return (_monday(today, 1) + timedelta(days=2),)
+    part, which = match.group("part"), match.group("which")
+    monday = _monday(today, 1 if which == "next" else 0)
+    if part in ("end", "back end"):
+        friday = monday + timedelta(days=4)
+        if which != "next" and friday < today:  # said at the weekend: the coming week's end
+            friday += timedelta(days=7)
+        return (friday,)
+    if part in ("start", "beginning", "front end"):
+        if which != "next" and monday < today:
+            return ()  # "the start of this week" is no day to visit on
+        return (monday,)
+    if part == "middle":
+        return (monday + timedelta(days=2),)
+    offsets = (0, 1) if part in ("early", "earlier", "first part", "front end") else (3, 4)
+    return tuple(d for d in (monday + timedelta(days=o) for o in offsets) if d >= today)
+
+
+def _week_after(match: re.Match[str], today: date) -> tuple[date, ...]:
+    said = match.group("wd") or match.group("wd2") or match.group("wd3")
+    unit = match.group("unit") or match.group("unit2") or "week"
+    count = match.group("n")
+    weeks = 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
+    if match.group("wd3"):  # "the Friday after next"
+        weeks = 1
+    coming = _weekday(None, lexicon.WEEKDAYS[said], today)
+    return tuple(d + timedelta(days=7 * weeks) for d in coming)
+
+
+def _relative(match: re.Match[str], today: date, now: datetime) -> tuple[date, ...]:
+    text = match.group(0).removeprefix("the ")
+    text = re.sub(r"^tomorow|^tommorow|^tmrw", "tomorrow", text)
+    if match.group("unit") or "fortnight" in text:
+        count = match.group("n") or "a"
+        number = 2 if "couple" in count else 1 if count == "a" else int(count)
+        unit = match.group("unit") or "fortnight"
+        days = number * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
+        value = _parse(f"in {days} days", now, "future")
+        return (value,) if value else ()
+    value = _parse(text, now, "future")
+    return (value,) if value else ()
+
+
+def _week_of(match: re.Match[str], today: date) -> tuple[date, ...]:
+    said = match.group("wd") or match.group("wd2") or match.group("wd3") or match.group("wd4")
+    qualifier = match.group("q") or match.group("q2")
+    weeks = 0 if qualifier == "this" else 2 if (match.group("wd3") or match.group("wd4")) else 1
+    return (_monday(today, weeks) + timedelta(days=lexicon.WEEKDAYS[said]),)
+
+
+def _is_weekday_word(text: str, match: re.Match[str]) -> bool:
+    """False for an abbreviation that the words around it make an everyday word ("we sat")."""
+    guards = _NOT_A_WEEKDAY.get(match.group("wd"))
+    if guards is None:
+        return True
+    before, after = guards
+    return not before.search(text[:match.start("wd")]) \
+        and not after.search(text[match.end("wd"):])
+
+
+def _bare_ordinal_is_a_day(text: str, match: re.Match[str]) -> bool:
+    """"Fri 11th", "from 2nd to 4th", "11th please": a day. "my 3rd call", "a 2nd", "us
+    first" (normalised "us 1st"): a rank. "1st" alone is a day only after a weekday."""
+    before = text[:match.start()]
+    if re.search(rf"\b(?:{_WD})s?,? $", before):
+        return True
+    if match.group("day") == "1" and before.strip(" ,"):
+        return False
+    return not _RANK_BEFORE.search(before)
+
+
+def _reading(match: re.Match[str], kind: str, text: str, today: date,
+             now: datetime) -> DateReading | None:
+    said = match.group(0)
+    found: tuple[date, ...] = ()
+    weekday: int | None = None
+    if kind == "iso":
+        try:
+            found = (date.fromisoformat(said),)
+        except ValueError:
+            return None
+    elif kind == "of_month":
+        found = _of_month(match, today)
+    elif kind == "month_end":
+        found = (_next_month(today) - timedelta(days=1),)
+    elif kind == "month_day":
+        explicit = re.search(r"\d{4}", said) is not None
+        value = _month_day(said.removeprefix("the "), today, now, explicit)
+        found = (value,) if value else ()
+    elif kind == "week_part":
+        found = _week_part(match, today)
+    elif kind == "week_after":
+        found = _week_after(match, today)
+    elif kind == "week_from_day":
+        start = today + timedelta(days=1) if "tomorrow" in said else today
+        found = (start + timedelta(days=7),)
+    elif kind == "relative":
+        found = _relative(match, today, now)
+    elif kind == "week_of":
+        found = _week_of(match, today)
+    elif kind == "weekday":
+        if not _is_weekday_word(text, match):
+            return None
+        weekday = lexicon.WEEKDAYS[match.group("wd")]
+        found = _weekday(match.group("q"), weekday, today)
+    elif kind == "ordinal":
+        if said[0].isdigit() and not _bare_ordinal_is_a_day(text, match):
+            return None  # "my 3rd call", "a person first": a rank, not a day of the month
+        value = _ordinal(int(match.group("day") or 4), today)  # "the forth": the 4th
+        found = (value,) if value else ()
+    if not found:
+        return None
+    isos = tuple(dict.fromkeys(d.isoformat() for d in found))
+    value = isos[0] if len(isos) == 1 else None
+    past = all(d < today for d in found)
+    return DateReading(said, match.start(), match.end(), value, isos if value is None else (),
+                       past, weekday)
+
+
+@lru_cache(maxsize=2048)
+def read_dates(text: str, now: datetime) -> tuple[DateReading, ...]:
+    """Every date expression in normalised ``text``, left to right, non-overlapping."""
+    today = now.date()
+    taken: list[tuple[int, int]] = []
+    readings: list[DateReading] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            reading = _reading(match, kind, text, today, now)
+            if reading is not None:
+                taken.append((match.start(), match.end()))
+                readings.append(reading)
+    return tuple(sorted(readings, key=lambda r: r.start))
+
+
+def is_past(iso: str, now: datetime) -> bool:
+    """True when ``iso`` (a date) is before the call's local date."""
+    return date.fromisoformat(iso) < now.date()

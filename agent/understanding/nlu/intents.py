@@ -1,0 +1,90 @@
+"""What the caller wants, from the words alone (before corrections are considered).
+
+Explicit requests win over everything (a person, goodbye, cancel, reschedule); then a return
+policy; then a booking unless question words are present; then maintenance. Yes and no are
+read only at the start of the turn ("no, Thursday" is a correction, decided by the proposer).
+Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.understanding.nlu import lexicon
+from agent.understanding.proposals import Intent
+
+_HUMAN = re.compile(rf"\b(?:{lexicon.HUMAN})\b")
+_GOODBYE = re.compile(rf"\b(?:{lexicon.GOODBYE})\b")
+_CANCEL = re.compile(rf"\b(?:{lexicon.CANCEL})\b")
+_DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
+_RESCHEDULE = re.compile(rf"\b(?:{lexicon.RESCHEDULE})\b")
+_POLICY = re.compile(rf"\b(?:{lexicon.POLICY})\b")
+_MAINTENANCE = re.compile(rf"\b(?:{lexicon.MAINTENANCE})\b")
+_BOOK = re.compile(rf"\b(?:{lexicon.BOOK})\b")
+_QUESTION = re.compile(rf"\b(?:{lexicon.QUESTION})\b")
+_YES = re.compile(rf"^(?:{lexicon.YES})\b")
+_NO = re.compile(rf"^(?:{lexicon.NO})\b")
+_GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
+# "book another visit", "a second booking", "I also need a visit": a new task, not an edit.
+_ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
+                      r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b"
+                      r"|\balso (?:need|want|book|like) (?:a|an|to book)\b")
+# Words that add a visit to the ones already made ("P-200 needs a visit too", "also book P-100
+# again", "and one more for the 10th"): with a booking request, a new visit, not an edit.
+_ADDITIVE = re.compile(r"\b(?:too|as well|also|again|additionally|on top of that"
+                       r"|(?:one|1) more|(?:next|last|another|final) (?:one|1)|and then)\b")
+
+
+def explicit_intent(text: str) -> Intent | None:
+    """A request that overrides any slot reading: person, goodbye, cancel, reschedule."""
+    if _HUMAN.search(text):
+        return Intent.HUMAN
+    if _CANCEL.search(text) and not _DONT_CANCEL.search(text):
+        return Intent.CANCEL
+    if _RESCHEDULE.search(text):
+        return Intent.RESCHEDULE
+    if _GOODBYE.search(text):
+        return Intent.GOODBYE
+    return None
+
+
+def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | None:
+    """A question or a booking request."""
+    if has_item or _POLICY.search(text):
+        return Intent.POLICY_QUESTION
+    if _BOOK.search(text) and not _QUESTION.search(text):
+        return Intent.BOOK  # "book a visit to replace the valve gasket"
+    if has_procedure:
+        return Intent.MAINTENANCE_QUESTION
+    if _BOOK.search(text):
+        return Intent.BOOK
+    if _MAINTENANCE.search(text):
+        return Intent.MAINTENANCE_QUESTION
+    return None
+
+
+def answer_intent(text: str) -> Intent | None:
+    """Yes or no, read only at the start of the turn."""
+    if _NO.match(text):
+        return Intent.NO
+    if _YES.match(text):
+        return Intent.YES
+    return None
+
+
+def says_go_ahead(text: str) -> bool:
+    return bool(_GO_AHEAD.search(text))
+
+
+def starts_with_yes(text: str) -> bool:
+    return bool(_YES.match(text))
+
+
+def asks_another(text: str) -> bool:
+    """The caller asks for an additional visit rather than changing the one on the table."""
+    return bool(_ANOTHER.search(text))
+
+
+def adds_another(text: str) -> bool:
+    """The turn adds to what was done ("too", "also", "again", "one more")."""
+    return bool(_ADDITIVE.search(text))

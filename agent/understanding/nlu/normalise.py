@@ -1,0 +1,80 @@
+"""Turn a transcript into the one canonical form every matcher reads.
+
+Lower case; "o'clock" and "p.m." in one spelling; numbers as digits (text2num's
+``alpha2digit``, so "pee two hundred" -> "pee 200" -> "p 200"); the homophones a recogniser
+writes for small numbers ("to", "for") turned into digits only where a number must stand
+("at for pm", "to units"); sentence punctuation reduced to commas, which the correction
+splitter treats as clause breaks. Pure function, cached: the same words are normalised once.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from text_to_num import alpha2digit
+
+from agent.understanding.nlu import lexicon
+
+_SPACES = re.compile(r"\s+")
+# "Monday's fine", "the morning's no good": the clitic is "is", so the day is read as a day.
+_CLITIC_IS = re.compile(
+    r"\b((?:mon|tues?|wednes|thurs?|fri|satur|sun)day|today|tomorrow|morning|afternoon|evening"
+    r"|noon|midday|weekend|week)'s\b")
+_CLOCK = re.compile(r"\bo\s*'?\s*clock\b")
+_PM = re.compile(r"\b(?:p\s*\.\s*m\b\.?|p m\b)")
+_AM = re.compile(r"\b(?:a\s*\.\s*m\b\.?|a m\b)")
+_PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
+# "Dec. 10th", "Fri. 9am": the dot of an abbreviated month or weekday before a number is no
+# sentence break.
+_ABBREVIATION_DOT = re.compile(
+    r"\b(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|weds|thu|thur|thurs"
+    r"|fri|sat|sun)\.(?=\s*\d)")
+_LETTER_NAME = re.compile(
+    r"\b(" + "|".join(sorted(lexicon.LETTER_NAMES, key=len, reverse=True)) + r")\s*-?\s*(?=\d)"
+)
+_PLURAL_UNITS = r"(?:units|pumps|machines|devices|compressors|assets)"
+# "to" and "for" become numbers only where English leaves no other reading: before a clock word,
+# before a plural count noun ("to pumps"), or "for" right after a verb of needing ("need for
+# units"); "a visit for pumps P-100 and P-200" keeps its "for".
+_NUMBER_HOMOPHONE = re.compile(
+    r"\b(?:(to|too|two)|(for|fore)|(ate)|(won))\b(?=\s+(?:pm|am|oclock|thirty)\b)"
+    r"|\b(?:(to|too)|(?<=need )(for)|(?<=have )(for)|(?<=book )(for)|(?<=got )(for))\b"
+    rf"(?=\s+{_PLURAL_UNITS}\b)"
+)
+_HUNDRED_HOMOPHONE = re.compile(
+    r"\b(?:(to|too)|(for|fore)|(won)|(ate))(?= (?:hundred|thousand)\b)")
+_AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
+# "two zero zero" arrives as "2 0 0": ids are read digit by digit.
+_DIGIT_BY_DIGIT = re.compile(r"\b\d(?: (?:\d|0+)\b)+")
+_HOMOPHONE_DIGIT = ("2", "4", "8", "1", "2", "4", "4", "4", "4")
+
+
+def _homophone(match: re.Match[str]) -> str:
+    for group, digit in zip(match.groups(), _HOMOPHONE_DIGIT, strict=False):
+        if group:
+            return digit
+    return match.group(0)
+
+
+@lru_cache(maxsize=4096)
+def normalise(text: str) -> str:
+    """The canonical form of ``text`` (pure; memoised)."""
+    out = text.lower().replace("’", "'").replace("‘", "'")
+    out = _CLOCK.sub(" oclock", out)
+    out = _PM.sub("pm", out)
+    out = _AM.sub("am", out)
+    out = _ABBREVIATION_DOT.sub(r"\1", out)
+    out = _CLITIC_IS.sub(r"\1 is", out)
+    out = _PUNCT.sub(",", out)
+    out = _NUMBER_HOMOPHONE.sub(_homophone, out)
+    out = _AT_HOMOPHONE.sub(lambda m: "at " + _homophone(m), out)
+    out = _HUNDRED_HOMOPHONE.sub(
+        lambda m: "two" if m.group(1) else "four" if m.group(2) else "one" if m.group(3)
+        else "eight", out)
+    out = alpha2digit(out, "en", threshold=0)
+    out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
+    out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)
+    out = _SPACES.sub(" ", out)
+    out = re.sub(r"\s*,[\s,]*", ", ", out)
+    return out.strip(" ,")

@@ -1,0 +1,205 @@
+"""Read one stretch of normalised text into proposed slot values.
+
+The extractors run in a fixed order and each masks what it consumed, so one phrase feeds one
+field: the site first ("at 12 Harbour Road" is not a time), then assets ("p 200" is not a
+number of units), configuration, dates, times, windows, units, language, region, opened, and
+the procedure or returnable item. Pure; the ledger is read only to know which asset "the
+pump" means when two fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from agent.core.names import (
+    ASSET,
+    FAMILY,
+    ITEM_CATEGORY,
+    PROCEDURE,
+    SITE,
+    UNITS,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+)
+from agent.understanding.nlu import catalog, dates, slots, times
+from agent.understanding.proposals import ProposalContext, SlotValue
+
+RETURNS_FAMILY = "returns"
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One place in the text that names a value of a field, in reading order."""
+
+    field: str
+    value: str | None
+    candidates: tuple[str, ...]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    slots: tuple[SlotValue, ...] = ()
+    foreign_assets: tuple[str, ...] = ()  # id-like tokens that are not the caller's
+    past_dates: tuple[str, ...] = ()
+    # Where each asset, date, time and window was said: a turn that names two values of one
+    # field says which is old by its structure ("from X to Y"), which the proposer reads.
+    mentions: tuple[Mention, ...] = ()
+
+    def value(self, field: str) -> SlotValue | None:
+        return next((s for s in self.slots if s.field == field), None)
+
+
+def _mask(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _one_or_candidates(field: str, found: list[tuple[str, str, float]]) -> SlotValue | None:
+    """One value, or (when the stretch names several different ones) an ambiguous slot."""
+    if not found:
+        return None
+    values = tuple(dict.fromkeys(v for v, _, _ in found))
+    text = " / ".join(dict.fromkeys(t for _, t, _ in found))
+    confidence = min(c for _, _, c in found)
+    if len(values) == 1:
+        return SlotValue(field, values[0], text, confidence)
+    return SlotValue(field, None, text, confidence, values)
+
+
+def read(text: str, context: ProposalContext) -> Reading:
+    """Slot values proposed by normalised ``text`` (pure)."""
+    assets = context.caller.assets
+    out: list[SlotValue] = []
+    found_site = slots.find_site(text, assets)
+    if found_site:
+        out.append(SlotValue(SITE, found_site.value, found_site.text))
+        text = _mask(text, found_site.start, found_site.end)
+    found_ref = slots.find_booking_ref(text, context.bookings)
+    if found_ref:
+        out.append(SlotValue(found_ref.field, found_ref.value, found_ref.text))
+        text = _mask(text, found_ref.start, found_ref.end)
+
+    said: list[Mention] = []
+    mentions = catalog.find_assets(text, assets, context.procedures)
+    for mention in mentions:
+        text = _mask(text, mention.start, mention.end)
+        if mention.asset_id or mention.candidates:
+            said.append(Mention(ASSET, mention.asset_id, mention.candidates, mention.start,
+                                mention.end))
+    asset = _asset_slot(mentions, context.ledger.value(ASSET))
+    foreign = tuple(m.foreign for m in mentions if m.foreign)
+
+    found_config = slots.find_configuration(text, assets)
+    if found_config:
+        text = _mask(text, found_config.start, found_config.end)
+
+    date_readings = dates.read_dates(text, context.now)
+    for reading in date_readings:
+        text = _mask(text, reading.start, reading.end)
+        said.append(Mention(VISIT_DATE, reading.value, reading.candidates, reading.start,
+                            reading.end))
+    visit_date = _date_slot(date_readings)
+
+    time_readings = times.read_times(text, bare_hour=context.expecting == VISIT_TIME)
+    for reading in time_readings:
+        text = _mask(text, reading.start, reading.end)
+        said.append(Mention(VISIT_TIME, reading.value, getattr(reading, "candidates", ()),
+                            reading.start, reading.end))
+    visit_time = _time_slot(time_readings)
+    window_readings = times.read_windows(text)
+    said.extend(Mention(VISIT_WINDOW, w.value, (), w.start, w.end) for w in window_readings)
+    windows = [(w.value, w.text, 1.0) for w in window_readings]
+    if not windows and visit_time is not None and visit_time.value is not None:
+        implied = times.window_of(visit_time.value)
+        if implied:
+            windows = [(implied, visit_time.text, 1.0)]
+
+    for slot in (asset, visit_date, visit_time, _one_or_candidates(VISIT_WINDOW, windows)):
+        if slot is not None:
+            out.append(slot)
+    found_units = slots.find_units(text)
+    unit_slot = _one_or_candidates(UNITS, [(f.value, f.text, 1.0) for f in found_units])
+    if unit_slot:
+        out.append(unit_slot)
+    for found in (slots.find_language(text), found_config, slots.find_region(text),
+                  slots.find_opened(text)):
+        if found is not None:
+            out.append(SlotValue(found.field, found.value, found.text))
+    out.extend(_procedure_slots(text, context))
+    return Reading(tuple(out), foreign, tuple(r.value for r in date_readings
+                                              if r.past and r.value),
+                   tuple(sorted(said, key=lambda m: m.start)))
+
+
+def _time_slot(readings: tuple[times.TimeReading, ...]) -> SlotValue | None:
+    """One time, or candidates: an hour that fits neither half ("at 7"), or "at 2 or 3"."""
+    if not readings:
+        return None
+    candidates = tuple(dict.fromkeys(
+        c for r in readings for c in ((r.value,) if r.value else r.candidates)))
+    text = " / ".join(dict.fromkeys(r.text for r in readings))
+    if len(candidates) == 1:
+        return SlotValue(VISIT_TIME, candidates[0], text)
+    return SlotValue(VISIT_TIME, None, text, 1.0, candidates)
+
+
+def _asset_slot(mentions: tuple[catalog.AssetMention, ...], held: str | None) -> SlotValue | None:
+    """The asset named. An id of the caller's outweighs a heard id or a kind in the same words.
+
+    A heard id that is none of the caller's ("V-200") has no value: its candidates are the ids
+    it may mean, and its text is the id as heard, so the agent can say what it did not find.
+    "The pump" said of two pumps while the call is about one of them (``held``) is that one,
+    and so is "B-200" when the one id it may mean is the one the call already holds.
+    """
+    owned = [(m.asset_id, m.text, m.confidence) for m in mentions if m.asset_id]
+    if owned:
+        return _one_or_candidates(ASSET, owned)
+    open_ = [m for m in mentions if m.candidates]
+    if not open_:
+        return None
+    if held is not None and all(m.by_kind and held in m.candidates for m in open_):
+        return SlotValue(ASSET, held, " / ".join(m.text for m in open_))
+    if held is not None and all(m.candidates == (held,) for m in open_):
+        return SlotValue(ASSET, held, " / ".join(m.text for m in open_), 0.8)
+    candidates = tuple(dict.fromkeys(c for m in open_ for c in m.candidates))
+    text = " / ".join(dict.fromkeys(m.foreign or m.text for m in open_))
+    return SlotValue(ASSET, None, text, min(m.confidence for m in open_), candidates)
+
+
+def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
+    # "Thursday the 10th": a date that falls on the weekday said pins it.
+    dated = [r for r in readings if r.weekday is None and r.value is not None]
+    readings = tuple(r for r in readings if r.weekday is None or not any(
+        date.fromisoformat(d.value).weekday() == r.weekday for d in dated))
+    if not readings:
+        return None
+    if len(readings) == 1 and readings[0].value is not None:
+        r = readings[0]
+        return SlotValue(VISIT_DATE, r.value, r.text)
+    candidates = tuple(dict.fromkeys(
+        c for r in readings for c in ((r.value,) if r.value else r.candidates)))
+    text = " / ".join(r.text for r in readings)
+    if len(candidates) == 1:
+        return SlotValue(VISIT_DATE, candidates[0], text)
+    return SlotValue(VISIT_DATE, None, text, 1.0, candidates)
+
+
+def _procedure_slots(text: str, context: ProposalContext) -> list[SlotValue]:
+    match = catalog.match_procedure(text, context.procedures)
+    if match is None:
+        return []
+    confidence = round(match.score / 100, 2)
+    if match.info is None:
+        families = {c.family for c in match.candidates}
+        field = ITEM_CATEGORY if families == {RETURNS_FAMILY} else PROCEDURE
+        ids = tuple(dict.fromkeys(c.procedure for c in match.candidates))
+        return [SlotValue(field, None, match.text, confidence, ids)]
+    info = match.info
+    if info.family == RETURNS_FAMILY:
+        return [SlotValue(ITEM_CATEGORY, info.procedure, match.text, confidence)]
+    return [SlotValue(PROCEDURE, info.procedure, match.text, confidence),
+            SlotValue(FAMILY, info.family, match.text, confidence)]
+

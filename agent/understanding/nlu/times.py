@@ -1,0 +1,271 @@
+"""Times of day and visit windows, from normalised text (numbers already digits).
+
+A time is read in two steps, so every way of saying the clock works with every way of fixing
+the half of the day:
+
+1. **the clock words**: "9", "9 30" ("nine thirty"), "9:30", "9.30", "9 oclock", "half past 9",
+   "quarter past 3", "quarter to 10", "20 past 2", "10 to 4", "half 2" ("half past two", as
+   said in Britain), "noon", "midday", "1400 hours", "14:30";
+2. **the half of the day**, said right after it ("am", "pm", "in the morning", "in the
+   afternoon", "in the evening", "at night", "tonight"), or, for an hour that would otherwise
+   be asked about, a part of the day said elsewhere in the same stretch ("Thursday morning at 7").
+
+A 24-hour form ("14:30", "09:30", "1400 hours") is read as said, and so is a time with its
+half of the day. An hour alone reads as a daytime visit when exactly one of its two readings
+falls in the working day, 08:00 to 17:00 (docs/understanding.md, "Hours"): "at 2" is 14:00,
+"quarter to ten" 09:45, "at 12" 12:00. When neither reading does ("at 7": 07:00 or 19:00;
+"half past 5": 05:30 or 17:30) the hour is never guessed: the reading has no ``value`` and
+both readings as ``candidates``, and the agent asks.
+
+A time implies its window (docs/call-scripts.md, "Domain rules": morning 08:00-12:00,
+afternoon 13:00-17:00); outside both, none. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.understanding.nlu import lexicon
+
+WORKING_DAY = (8 * 60, 17 * 60)  # 08:00 to 17:00, both ends included
+
+# What may follow a number that is a clock hour: not a count ("3 pumps"), an ordinal, a span.
+_NOT_AFTER_NUMBER = (rf"(?! ?(?:{lexicon.UNIT_NOUNS}|st|nd|rd|th|days?|weeks?|months?|hours?"
+                     r"|hrs|minutes?|mins?|years?|percent|%|people|men|techs?|technicians?"
+                     r"|engineers?|of (?:them|us|those|these))\b)")
+_H = r"(?P<h>1[0-2]|0?[1-9])(?!\d)"  # a clock hour, 1 to 12
+_M = r"(?P<m>[0-5]\d)"
+# The half of the day said right after the clock words.
+_HALF = (r"(?:,? ?(?P<half>am|pm|in the (?:morning|afternoon|evening|am|pm)|at night"
+         r"|(?:this|that) (?:morning|afternoon|evening|night)|tonight))?")
+_MORNING_WORDS = ("am", "morning")
+# "at 7 or 8 pm": the half of the day said after the alternative holds for both.
+_OR_HALF = (r"(?=(?: or (?:at )?\d{1,2}(?:[:. ][0-5]\d)?(?!\d)"
+            r"(?P<orhalf>,? ?(?:am|pm|in the (?:morning|afternoon|evening))))?)")
+# A part of the day said anywhere in the stretch, for an hour that fits neither half alone.
+_DAYPART = re.compile(
+    r"\b(?P<am>mornings?|am|before noon|before lunch)\b(?<!\bi am)"
+    r"|\b(?P<pm>afternoons?|evenings?|tonight|pm|after lunch)\b"
+)
+_MINUTES = {"quarter": 15, "half": 30}
+_TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # 1400 hours, at 1400, 14 hundred: a 24-hour time, read as said
+    ("military", re.compile(
+        r"\b(?:(?P<pre>at|from|by|around|about) )?(?P<h24>[01]\d|2[0-3])(?P<m24>[0-5]\d)"
+        r"(?P<suffix> ?(?:hours|hrs|h)\b)?(?!\d)")),
+    ("noon", re.compile(r"(?<!before )(?<!after )\b(?:at |around |about )?"
+                        r"(?:12 )?(?:noon|midday)\b")),
+    ("midnight", re.compile(r"\b(?:at )?(?:12 )?midnight\b")),
+    # half past 2, quarter past 3, quarter to 10, 20 past 2, 10 to 4, 25 minutes past 9
+    ("past", re.compile(
+        rf"\b(?P<mins>quarter|half|[1-9]|1\d|2\d)(?: minutes?)? past {_H}(?: oclock)?"
+        rf"{_NOT_AFTER_NUMBER}{_HALF}")),
+    ("to", re.compile(
+        rf"(?<!from )(?<!between )\b(?P<mins>quarter|5|10|20|25|[1-9](?= minutes)"
+        rf"|1\d(?= minutes)|2\d(?= minutes))(?: minutes?)? to {_H}(?: oclock)?"
+        rf"{_NOT_AFTER_NUMBER}{_HALF}")),
+    # half 2 (British for half past two)
+    ("half", re.compile(rf"\bhalf {_H}{_NOT_AFTER_NUMBER}{_HALF}")),
+    # 14:30, 9:30, 9.30, 09:30 (a leading zero or an hour over 12 is a 24-hour time)
+    ("clock", re.compile(
+        r"\b(?P<hc>[01]?\d|2[0-3])[:.](?P<mc>[0-5]\d)(?!\d|\.\d)(?: ?oclock)?"
+        rf"{_NOT_AFTER_NUMBER}{_HALF}")),
+    # 9 am, 9am, 9 30 pm, 9 oclock in the morning, 2 in the afternoon
+    ("meridiem", re.compile(
+        rf"\b{_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?: ?oclock)?{_NOT_AFTER_NUMBER}"
+        r"(?:,? ?(?P<half>am|pm|in the (?:morning|afternoon|evening|am|pm)|at night"
+        r"|(?:this|that) (?:morning|afternoon|evening|night)|tonight))")),
+    # 9 oclock
+    ("oclock", re.compile(rf"\b{_H} ?oclock\b(?:[ -]?ish\b)?")),
+    # at 7, around 10 30, say 11, make it 9
+    ("at", re.compile(
+        r"\b(?:at|around|about|by|say|from|make (?:it|that)|how about|what about"
+        r"|(?<=it )to|(?<=that )to|(?<=\d )to|(?<=am )to|(?<=pm )to|(?<=time )to"
+        r"|(?<=visit )to|(?<=booking )to|(?<=we )do|(?<=you )do|(?<=let's )do)"
+        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b){_NOT_AFTER_NUMBER}"
+        rf"(?![:.-]\d)(?! or \d{{1,3}} (?:{lexicon.UNIT_NOUNS})\b){_OR_HALF}")),
+    # "at 2 or 3", "2 or 3 pm": the alternative after "or" (the "or" stays between the two)
+    ("or", re.compile(
+        rf"(?:(?<=\d or )|(?<=am or )|(?<=pm or )|(?<=oclock or )){_H}(?: {_M})?(?:[ -]?ish\b|\b)"
+        rf"{_NOT_AFTER_NUMBER}(?![:.-]\d){_HALF}")),
+    ("before_or", re.compile(
+        rf"\b{_H}(?: {_M})?(?= or (?:at )?\d{{1,2}}(?:[:. ][0-5]\d)?(?!\d)"
+        r"(?P<orhalf>,? ?(?:am|pm|in the (?:morning|afternoon|evening))))")),
+    # two thirty -> 2 30, nine forty five -> 9 45, 13 30 (a 24-hour time said as words)
+    ("spoken", re.compile(
+        rf"(?<!\d )\b(?P<hs>1[0-9]|2[0-3]|0?[1-9]) (?:(?P<ms>[0-5]\d)|(?:oh|o) (?P<mo>[1-9]))\b"
+        rf"{_NOT_AFTER_NUMBER}(?! ?[:\d])")),
+)
+_WINDOW = re.compile(
+    r"\b(?:" + "|".join(sorted(lexicon.WINDOWS, key=len, reverse=True)) + r")\b"
+)
+# "Good morning", "what a morning", "since yesterday morning": a greeting, an exclamation or a
+# time past, not a window or the half of the day of a visit.
+_GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|since|all|every"
+                       r"|since this|from this) $")
+# "Mon pm", "Wed, am please": the half of the day said on its own is the window. "I am" is a
+# verb, not a window.
+_BARE_HALF = re.compile(r"(?<![\d:])(?<!\d )(?<!\bi )\b(?P<half>am|pm)\b(?! i\b| not\b)")
+# An answer to "What time would suit you?": a bare hour is the time ("9", "7 30").
+_BARE_HOUR = re.compile(rf"(?<![\d:.-])\b{_H}(?: {_M})?\b{_NOT_AFTER_NUMBER}(?![:.-]\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeReading:
+    """One time found in the text. ``value`` is None when the hour fits neither half of the
+    working day; then ``candidates`` holds both readings, morning first."""
+
+    text: str
+    start: int
+    end: int
+    value: str | None  # "HH:MM"
+    window: str | None  # the window the time falls in, if any
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WindowReading:
+    text: str
+    start: int
+    end: int
+    value: str  # "morning" | "afternoon"
+
+
+def window_of(hhmm: str) -> str | None:
+    """The visit window a time falls in, or None (lunch, evening, night)."""
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    minutes = hour * 60 + minute
+    if 8 * 60 <= minutes < 12 * 60:
+        return "morning"
+    if 13 * 60 <= minutes < 17 * 60:
+        return "afternoon"
+    return None
+
+
+def in_working_day(hhmm: str) -> bool:
+    """Whether a time falls in the working day, 08:00 to 17:00 (both ends included)."""
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return WORKING_DAY[0] <= hour * 60 + minute <= WORKING_DAY[1]
+
+
+def readings_of_hour(hour: int, minute: int) -> tuple[str, str]:
+    """The two readings of a 12-hour clock time, morning first: 7:00 -> 07:00, 19:00."""
+    base = hour % 12
+    return f"{base:02d}:{minute:02d}", f"{base + 12:02d}:{minute:02d}"
+
+
+def resolve_hour(hour: int, minute: int, half: str | None = None
+                 ) -> tuple[str | None, tuple[str, ...]]:
+    """One 12-hour clock time as ``(value, candidates)``.
+
+    ``half`` is "am" or "pm" when the caller fixed the half of the day. Otherwise the hour is a
+    daytime visit when exactly one reading falls in the working day, and ambiguous (no value,
+    both candidates) when neither does.
+    """
+    morning, evening = readings_of_hour(hour, minute)
+    if half == "am":
+        return morning, ()
+    if half == "pm":
+        return evening, ()
+    fits = [t for t in (morning, evening) if in_working_day(t)]
+    if len(fits) == 1:
+        return fits[0], ()
+    return None, (morning, evening)
+
+
+def _half_of(said: str | None) -> str | None:
+    if not said:
+        return None
+    if said == "at night" or said.endswith("night"):
+        return "night"
+    return "am" if any(word in said for word in _MORNING_WORDS) else "pm"
+
+
+def _daypart(text: str) -> str | None:
+    """The one half of the day a stretch names anywhere ("Thursday morning"), if just one."""
+    halves = {"am" if m.group("am") else "pm" for m in _DAYPART.finditer(text)
+              if not _GREETING.search(text[:m.start()])}
+    return halves.pop() if len(halves) == 1 else None
+
+
+def _clock(kind: str, match: re.Match[str]) -> tuple[int, int, bool] | None:
+    """(hour, minute, is_24_hour) of the clock words, or None when they are no time."""
+    groups = match.groupdict()
+    if kind == "military":
+        if not (groups["pre"] or groups["suffix"]):
+            return None  # a bare four-digit number is a count, a year or an id
+        return int(groups["h24"]), int(groups["m24"]), True
+    if kind == "noon":
+        return 12, 0, True
+    if kind == "midnight":
+        return 0, 0, True
+    if kind == "clock":
+        hour, minute = int(groups["hc"]), int(groups["mc"])
+        twenty_four = hour > 12 or hour == 0 or groups["hc"].startswith("0")
+        return hour, minute, twenty_four and not groups.get("half")
+    if kind == "spoken":
+        hour, minute = int(groups["hs"]), int(groups["ms"] or groups["mo"])
+        return hour, minute, hour > 12 or groups["hs"].startswith("0")
+    hour = int(groups["h"])
+    if kind in ("past", "half"):
+        said = groups.get("mins") or "half"
+        minute = _MINUTES.get(said) or int(said)
+        return hour, minute, False
+    if kind == "to":
+        said = groups["mins"]
+        minute = 60 - (_MINUTES.get(said) or int(said))
+        return (hour - 1) or 12, minute, False
+    minute = int(groups.get("m") or groups.get("m1") or 0)
+    return hour, minute, False
+
+
+def _reading(kind: str, match: re.Match[str], daypart: str | None) -> TimeReading | None:
+    clock = _clock(kind, match)
+    if clock is None:
+        return None
+    hour, minute, twenty_four = clock
+    text = match.group(0)
+    if twenty_four:
+        value, candidates = f"{hour:02d}:{minute:02d}", ()
+    else:
+        half = _half_of(match.groupdict().get("half") or match.groupdict().get("orhalf"))
+        if half == "night":
+            half = "am" if hour == 12 or hour < 5 else "pm"
+        value, candidates = resolve_hour(hour, minute, half)
+        if value is None and daypart is not None:
+            value, candidates = resolve_hour(hour, minute, daypart)
+    return TimeReading(text, match.start(), match.end(), value,
+                       window_of(value) if value else None, candidates)
+
+
+def read_times(text: str, bare_hour: bool = False) -> tuple[TimeReading, ...]:
+    """Every time of day in normalised ``text``, left to right, non-overlapping.
+
+    ``bare_hour``: the agent just asked for the time, so a number on its own ("9") is an hour.
+    """
+    taken: list[tuple[int, int]] = []
+    readings: list[TimeReading] = []
+    daypart = _daypart(text)
+    patterns = _TIME_PATTERNS + ((("bare", _BARE_HOUR),) if bare_hour else ())
+    for kind, pattern in patterns:
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            reading = _reading(kind, match, daypart)
+            if reading is None:
+                continue
+            taken.append((match.start(), match.end()))
+            readings.append(reading)
+    return tuple(sorted(readings, key=lambda r: r.start))
+
+
+def read_windows(text: str) -> tuple[WindowReading, ...]:
+    """Every explicit window word ("morning", "after lunch", a bare "pm") in normalised ``text``."""
+    found = [WindowReading(m.group(0), m.start(), m.end(), lexicon.WINDOWS[m.group(0)])
+             for m in _WINDOW.finditer(text) if not _GREETING.search(text[:m.start()])]
+    for m in _BARE_HALF.finditer(text):
+        if not any(m.start() < w.end and w.start < m.end() for w in found):
+            found.append(WindowReading(m.group(0), m.start(), m.end(),
+                                       "morning" if m.group("half") == "am" else "afternoon"))
+    return tuple(sorted(found, key=lambda w: w.start))
