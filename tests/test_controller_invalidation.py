@@ -7,7 +7,8 @@ import pytest
 
 from agent.core.actions import ActionStatus
 from agent.core.dependencies import DependencyMap, Dependent, DependentKind, Invalidation
-from agent.service.answer_desk import QUERY, AnswerDesk
+from agent.service.answer_desk import AnswerDesk
+from agent.service.answer_scope import QUERY
 from agent.service.booking_desk import BookingDesk
 from tests.controller_support import call
 

@@ -26,9 +26,9 @@ from agent.service.repair import (
     Step,
     field_question,
     plan,
-    read_answer,
     repeats,
 )
+from agent.service.repair_answers import read_answer
 from agent.understanding.proposals import Intent, Proposal, SlotValue
 from tests.controller_support import ONE_PUMP, Call, call
 

@@ -11,20 +11,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from enum import StrEnum
 
-from agent.core.dependencies import Dependent, DependentKind, Invalidation
+from agent.core.dependencies import Invalidation
 from agent.core.gate import Disposition, GateMode, Stamp
 from agent.core.ledger import FieldOp, LedgerSnapshot
 from agent.core.names import (
     ASSET,
-    CONFIGURATION,
-    FAMILY,
     ITEM_CATEGORY,
     LANGUAGE,
-    OPENED,
     PROCEDURE,
-    REGION,
 )
 from agent.core.ports import (
     EvidenceBundle,
@@ -39,24 +34,20 @@ from agent.core.ports import (
     Retriever,
 )
 from agent.core.speech import SpeechKind
+from agent.service.answer_scope import (
+    MISSING_TO_FIELD,
+    OUTPUT_LANGUAGE,
+    QUERY,
+    Topic,
+    missing_field,
+    reads_of,
+    resolution_query,
+    scope_ops,
+)
 from agent.service.dialogue import CallContext
-from agent.service.render import language_name
 from agent.service.repair import field_question
 from agent.service.scope_now import scope_now
-
-QUERY = Dependent(DependentKind.RETRIEVAL_QUERY, "question")
-OUTPUT_LANGUAGE = Dependent(DependentKind.OUTPUT_LANGUAGE, "language")
-MAINTENANCE_READS = (ASSET, CONFIGURATION, REGION, FAMILY, PROCEDURE, LANGUAGE)
-POLICY_READS = (FAMILY, ITEM_CATEGORY, OPENED, REGION, LANGUAGE)
-RETURNS = "returns"
-_MISSING_TO_FIELD = {"configuration": ASSET, "region": ASSET, "family": PROCEDURE,
-                     "procedure": PROCEDURE}
-
-
-class Topic(StrEnum):
-    NONE = "none"
-    MAINTENANCE = "maintenance"
-    POLICY = "policy"
+from agent.service.spoken import language_name
 
 
 class AnswerDesk:
@@ -76,57 +67,23 @@ class AnswerDesk:
         self._procedures: tuple[int, tuple[ProcedureInfo, ...]] | None = None
 
     def reads(self) -> tuple[str, ...]:
-        return POLICY_READS if self.topic is Topic.POLICY else MAINTENANCE_READS
+        return reads_of(self.topic)
 
     def stale_after(self, invalidation: Invalidation) -> bool:
         """Whether the revision changed a field the answer reads, for the topic it has now."""
         return invalidation.touches(self.reads())
 
     def scope_ops(self, snap: LedgerSnapshot, source: str) -> list[FieldOp]:
-        """Configuration and region from the trusted asset record of the asset now meant.
-
-        Never from the utterance; a referent change ("the other pump") brings the other
-        asset's record along and copies nothing from the first.
-        """
-        asset = self.ctx.caller.asset(snap.value(ASSET) or "")
-        if asset is None:
-            return []
-        ops = []
-        for name, value in ((CONFIGURATION, asset.configuration), (REGION, asset.region)):
-            if snap.value(name) != value:
-                ops.append(FieldOp.set(name, value, f"asset:{asset.id}"))
-        if self.topic is Topic.MAINTENANCE and snap.value(FAMILY) is None and asset.family:
-            ops.append(FieldOp.set(FAMILY, asset.family, f"asset:{asset.id}"))
-        return ops
+        """Configuration and region from the trusted asset record of the asset now meant
+        (:func:`agent.service.answer_scope.scope_ops`)."""
+        return scope_ops(self.topic, self.ctx.caller, snap)
 
     def query_of(self, snap: LedgerSnapshot) -> ResolutionQuery:
         """The resolution query: trusted session values plus accepted fields, nothing else."""
-        caller = self.ctx.caller
-        policy = self.topic is Topic.POLICY
-        regions = {a.region for a in caller.assets}
-        # A purchase region: the session's, else the one region all the caller's assets share.
-        fallback = caller.region or (regions.pop() if len(regions) == 1 else None)
-        region = snap.value(REGION) or (fallback if policy else None)
-        fields = ((OPENED, snap.value(OPENED)),) if policy and snap.value(OPENED) else ()
-        return ResolutionQuery(
-            tenant=caller.tenant, roles=tuple(caller.roles),
-            family=RETURNS if policy else snap.value(FAMILY),
-            procedure=snap.value(ITEM_CATEGORY if policy else PROCEDURE),
-            configuration="*" if policy else snap.value(CONFIGURATION),
-            region=region, language=snap.value(LANGUAGE) or "en",
-            auth_epoch=caller.auth_epoch, fields=fields)
+        return resolution_query(self.topic, self.ctx.caller, snap)
 
     def missing(self, snap: LedgerSnapshot) -> str | None:
-        if self.topic is Topic.POLICY:
-            for name in (ITEM_CATEGORY, OPENED):
-                if snap.value(name) is None:
-                    return name
-            return None
-        if snap.value(PROCEDURE) is None:
-            return PROCEDURE
-        if snap.value(ASSET) is None:
-            return ASSET
-        return None
+        return missing_field(self.topic, snap)
 
     # -- pursuing a question -------------------------------------------------------------------
     async def pursue(self) -> None:
@@ -157,7 +114,7 @@ class AnswerDesk:
             ctx.say(("Let me check the applicable document.",), SpeechKind.WAITING, reads=reads)
             ctx.spawn(self._retrieve(request, resolution), f"retrieve:{rid}")
         elif outcome is RegistryOutcome.MISSING_SCOPE:
-            self._ask(_MISSING_TO_FIELD.get(resolution.missing[0] if resolution.missing
+            self._ask(MISSING_TO_FIELD.get(resolution.missing[0] if resolution.missing
                                             else "procedure", PROCEDURE))
         elif outcome is RegistryOutcome.UNAVAILABLE:
             self.offered_person = True

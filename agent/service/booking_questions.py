@@ -19,10 +19,10 @@ from agent.service.render import (
     check_values,
     confirm_cancel,
     confirm_create,
-    confirm_plainly,
     confirm_reschedule,
 )
 from agent.service.repair import CONFIRMATION, Question, field_question
+from agent.service.repair_words import confirm_plainly
 from agent.service.slots import BOOKING_READS
 
 # The fields a confirmation question names (docs/call-scripts.md: confirmation_requested `fields`).

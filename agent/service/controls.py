@@ -28,8 +28,8 @@ from agent.core.caller import CallerProfile
 from agent.core.errors import InvalidInput
 from agent.core.names import CANCEL_BOOKING, CREATE_BOOKING, RESCHEDULE_BOOKING
 from agent.core.ports import BookingRecord
-from agent.service.render import spoken_when
 from agent.service.safeguards import Claim, RecheckFn, Unanswered
+from agent.service.spoken import spoken_when
 
 ALLOW_ENV = "AMEND_ALLOW_AGENT_FAULTS"
 

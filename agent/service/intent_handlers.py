@@ -17,7 +17,8 @@ from agent.core.dependencies import Invalidation
 from agent.core.ledger import FieldOp
 from agent.core.names import LANGUAGE
 from agent.core.speech import SpeechKind
-from agent.service.answer_desk import AnswerDesk, Topic
+from agent.service.answer_desk import AnswerDesk
+from agent.service.answer_scope import Topic
 from agent.service.booking_desk import BookingDesk
 from agent.service.booking_questions import confirmation
 from agent.service.dialogue import CallContext

@@ -11,7 +11,7 @@ query is marked. The turn keeps the same value for its decision, where the answe
 from __future__ import annotations
 
 from agent.core.dependencies import Invalidation
-from agent.service.answer_desk import QUERY
+from agent.service.answer_scope import QUERY
 from agent.service.booking_desk import BookingDesk
 from agent.service.dialogue import RESPONSE, CallContext
 

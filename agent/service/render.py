@@ -1,4 +1,7 @@
-"""Sentences the agent speaks. Pure string building; the first sentence of each is short.
+"""Sentences the agent speaks: questions, confirmations, verified results, pending effects.
+
+Pure string building; the first sentence of each is short. How single values are said is in
+:mod:`agent.service.spoken`; the repair ladder's sentences are in :mod:`agent.service.repair_words`.
 
 Anything that claims a side effect is built here from a verified
 :class:`~agent.core.ports.BookingRecord` only (``booked``, ``rescheduled``, ``cancelled``).
@@ -8,7 +11,6 @@ Sentences about intended or pending work say so ("Shall I ...", "I've requested 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date
 
 from agent.core.caller import CallerProfile
 from agent.core.names import (
@@ -28,35 +30,7 @@ from agent.core.names import (
 )
 from agent.core.ports import BookingRecord
 from agent.service.slots import window_of_time
-
-LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish",
-                  "it": "Italian", "nl": "Dutch"}
-
-
-def spoken_date(value: str | None) -> str:
-    """"Thursday 3 December" for an ISO date; the raw text when it is not one."""
-    if not value:
-        return "no date"
-    try:
-        day = date.fromisoformat(value)
-    except ValueError:
-        return value
-    return f"{day.strftime('%A')} {day.day} {day.strftime('%B')}"
-
-
-def spoken_when(values: Mapping[str, str | None]) -> str:
-    """"Thursday 3 December, in the morning" or "..., at 14:00"."""
-    when = spoken_date(values.get("date"))
-    if values.get("time"):
-        return f"{when}, at {values['time']}"
-    if values.get("window"):
-        return f"{when}, in the {values['window']}"
-    return when
-
-
-def language_name(code: str | None) -> str:
-    return LANGUAGE_NAMES.get(code or "", code or "the original language")
-
+from agent.service.spoken import heard_line, spoken_date, spoken_time, spoken_when
 
 # -- questions -------------------------------------------------------------------------------
 
@@ -156,183 +130,12 @@ def check_values(values: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     return ("Sorry, I didn't catch that clearly.", f"Did you mean {heard_line(values)}?")
 
 
-def heard_line(values: tuple[tuple[str, str], ...]) -> str:
-    """Several values heard in one turn, read back as one phrase ("Thursday 3 December, in
-    the morning, 2 units")."""
-    named = dict(values)
-    when = {"date": named.get(VISIT_DATE), "window": named.get(VISIT_WINDOW),
-            "time": named.get(VISIT_TIME)}
-    parts = [spoken_when(when)] if when["date"] else [
-        v for k, v in values if k in (VISIT_WINDOW, VISIT_TIME)]
-    parts += [f"{v} units" if k == UNITS else v for k, v in values
-              if k not in (VISIT_DATE, VISIT_WINDOW, VISIT_TIME)]
-    return ", ".join(parts)
-
-
 def ask_which_field(fields: tuple[str, ...]) -> tuple[str, ...]:
     names = " or the ".join(f.replace("_", " ") for f in fields)
     return ("Which one do you want to change?", f"The {names}?")
 
 
-# -- repair: a question that came back unanswered, asked another way (agent/service/repair.py) --
-
-# What the agent is after when a question about a field keeps failing ("getting the date right").
-_TROUBLE = {
-    "confirmation": "getting a clear yes or no",
-    "request": "understanding what you need",
-    "target": "working out what you want to change",
-    "person": "getting a clear yes or no",
-    OPENED: "finding out whether it has been opened",
-}
-_NOUNS = {VISIT_DATE: "date", VISIT_WINDOW: "time of day", VISIT_TIME: "time",
-          BOOKING_REF: "booking", UNITS: "number of units", "site": "address",
-          PROCEDURE: "procedure", FAMILY: "procedure", ITEM_CATEGORY: "item",
-          LANGUAGE: "language"}
-_OTHER = {VISIT_DATE: "another day", VISIT_TIME: "another time", UNITS: "another number",
-          BOOKING_REF: "another booking"}
-
-
-def asset_noun(caller: CallerProfile) -> str:
-    """What the caller calls their assets, when they all share one kind ("unit" otherwise)."""
-    kinds = {a.noun for a in caller.assets}
-    return kinds.pop() if len(kinds) == 1 else "unit"
-
-
-def spoken_day(value: str, today: date | None = None, *, month: bool = False) -> str:
-    """"Friday the 4th" ("today, Thursday the 3rd"; ``month``: "Friday the 1st of January")."""
-    try:
-        day = date.fromisoformat(value)
-    except ValueError:
-        return value
-    n = day.day
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    said = f"{day.strftime('%A')} the {n}{suffix}" + (f" of {day.strftime('%B')}" if month else "")
-    if today is not None and (day - today).days in (0, 1):
-        return f"{'today' if day == today else 'tomorrow'}, {said}"
-    return said
-
-
-def spoken_time(value: str) -> str:
-    """"7 in the morning", "2:30 in the afternoon", "noon" for "07:00", "14:30", "12:00"."""
-    try:
-        hour, minute = (int(part) for part in value.split(":")[:2])
-    except ValueError:
-        return value
-    if (hour, minute) == (12, 0):
-        return "noon"
-    half = "in the morning" if hour < 12 else "in the afternoon" if hour < 18 else \
-        "in the evening"
-    shown = hour % 12 or 12
-    return f"{shown}:{minute:02d} {half}" if minute else f"{shown} {half}"
-
-
-def repair_value(field: str, value: str, *, today: date | None = None, month: bool = False,
-                 bookings: Mapping[str, tuple[str, str]] | None = None) -> str:
-    """One option of a repair question, spelled out the way it is said."""
-    if field == VISIT_DATE:
-        return spoken_day(value, today, month=month)
-    if field == VISIT_TIME:
-        return spoken_time(value)
-    if field == VISIT_WINDOW:
-        hours = {"morning": "between 8 and 12", "afternoon": "between 1 and 5"}.get(value)
-        return f"the {value}, {hours}" if hours else value
-    if field == UNITS:
-        return "1 unit" if value == "1" else f"{value} units"
-    if field == BOOKING_REF:
-        asset, day = (bookings or {}).get(value, ("", ""))
-        detail = (f" for {asset}" if asset else "") + (f" on {spoken_date(day)}" if day else "")
-        return f"booking {value}{detail}"
-    if field == "target":
-        return f"the {value.replace('_', ' ')}"
-    return value
-
-
-def repair_choice(field: str, options: tuple[str, ...], *, suggested: bool) -> tuple[str, ...]:
-    """A closed choice naming the options (already spelled out by :func:`repair_value`).
-
-    ``suggested``: the options are the agent's suggestions (the next days), not values the
-    caller said, so they are offered rather than checked.
-    """
-    if field in ("confirmation", "person"):
-        return ("Shall I go ahead with that?" if field == "confirmation"
-                else "Shall I put you through to a colleague?", "Just say yes or no.")
-    if field == OPENED:
-        return ("Has it been opened, yes or no?",)
-    if field == "request":
-        return ("Sorry, I didn't catch what you need.",
-                "Would you like to book, move or cancel a service visit, or ask a maintenance "
-                "question?")
-    if len(options) == 1:
-        return (f"Is it {options[0]}, or {_OTHER.get(field, 'something else')}?",)
-    joined = ", ".join(options[:-1]) + f", or {options[-1]}"
-    if field == "target":
-        return (f"Do you want to change {joined}?",)
-    if suggested:
-        return (f"Would {joined} suit you?",)
-    return (f"Is it {joined}?",)
-
-
-def repair_yes_no(field: str, option: str) -> tuple[str, ...] | None:
-    """A yes/no question on the most likely value (spelled out); None when there is none."""
-    if field == "request":
-        return ("Is it about booking a service visit?",)
-    if field in (ASSET, CONFIGURATION, REGION):
-        return (f"Is it {option}?",)
-    if field == BOOKING_REF:
-        return (f"Do you mean {option}?",)
-    if field == VISIT_WINDOW:
-        return (f"Shall I put you down for {option.partition(',')[0]}?",)
-    if field in (OPENED, "target", "confirmation", "person"):
-        return None
-    return (f"Shall I put {option}?",)
-
-
-def confirm_plainly(op: str, args: Mapping[str, str]) -> str:
-    """The action on the table in one yes/no sentence (the yes/no step of a confirmation)."""
-    if op == "create_booking":
-        return f"Shall I book the visit for {args.get('asset')} on {spoken_when(args)}?"
-    if op == "reschedule_booking":
-        return f"Shall I move booking {args.get('ref')} to {spoken_when(args)}?"
-    return f"Shall I cancel booking {args.get('ref')}?"
-
-
-def repair_rephrase(field: str, noun: str, nth: int) -> tuple[str, ...]:
-    """The question asked another way when no options can be named (``nth`` 1 or 2)."""
-    if field in ("confirmation", "person"):
-        return (("Sorry, I need a yes or a no.", "Shall I go ahead?") if nth == 1
-                else ("Sorry, I still need a yes or a no.", "Should I go ahead, yes or no?"))
-    if nth == 1:
-        return (f"Sorry, I still don't have the {noun}.", "Could you say it another way?")
-    return (f"I still need the {noun}.", "Could you say just that, in a few words?")
-
-
-def trouble(field: str, noun: str) -> str:
-    return _TROUBLE.get(field) or (f"working out which {noun} you mean"
-                                   if field in (ASSET, CONFIGURATION, REGION)
-                                   else f"getting the {noun} right")
-
-
-def repair_offer(field: str, noun: str) -> tuple[str, ...]:
-    """After two failed repairs: say why, and offer a person."""
-    return (f"I'm having trouble {trouble(field, noun)}.",
-            "Would you like me to put you through to a colleague?")
-
-
-def repair_retry(sentences: tuple[str, ...]) -> tuple[str, ...]:
-    """The caller declined a person: the question once more (without its apology)."""
-    plain = tuple(s for s in sentences if not s.startswith("Sorry")) or sentences
-    return ("Okay, let's try once more.", *plain)
-
-
-def repair_give_up(field: str, noun: str) -> tuple[str, ...]:
-    """The try after a declined offer failed too: said right before the handoff."""
-    return (f"Sorry, I'm still having trouble {trouble(field, noun)}.",)
-
-
-def field_noun(field: str, caller: CallerProfile) -> str:
-    if field in (ASSET, CONFIGURATION, REGION):
-        return asset_noun(caller)
-    return _NOUNS.get(field, field.replace("_", " "))
+# -- confirmations (the questions before an action) ----------------------------------------
 
 
 def confirm_create(args: Mapping[str, str], caller: CallerProfile | None = None
@@ -422,11 +225,3 @@ def staff_changed(latest: BookingRecord, wanted: Mapping[str, str]) -> tuple[str
     return ("Someone on our team just changed this booking.",
             f"It's now on {spoken_when(_record_values(latest))}.",
             f"Do you still want it moved to {spoken_when(wanted)}?")
-
-
-def values_line(fields: Mapping[str, str]) -> str:
-    shown = []
-    for name in (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME):
-        if fields.get(name):
-            shown.append(spoken_date(fields[name]) if name == VISIT_DATE else fields[name])
-    return ", ".join(shown)

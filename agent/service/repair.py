@@ -25,12 +25,12 @@ A step that cannot be built (no options to name, no likely value) is ``rephrase`
 question asked in other words. Whatever the step, a planned question whose question sentence
 equals one of the last question asked moves on to the next step (the guard). Each step after
 ``ask`` is a ``repair`` trace event with ``step`` and ``field``. Pure: no I/O, no clock reads.
+The answer to a repair question is read in :mod:`agent.service.repair_answers`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import StrEnum
 
@@ -45,10 +45,9 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.service.render import (
-    ask_for,
+from agent.service.render import ask_for
+from agent.service.repair_words import (
     field_noun,
-    heard_line,
     repair_choice,
     repair_give_up,
     repair_offer,
@@ -58,7 +57,7 @@ from agent.service.render import (
     repair_yes_no,
 )
 from agent.service.slots import window_of_time
-from agent.understanding.proposals import Intent, Proposal, SlotValue
+from agent.service.spoken import heard_line
 
 # Questions that are not about a ledger field. Their names are the `field` of `repair` events.
 CONFIRMATION = "confirmation"  # "Shall I book it?": a yes or a no to the action on the table
@@ -217,50 +216,6 @@ def next_weekdays(today: date, count: int) -> tuple[str, ...]:
     return tuple(days)
 
 
-def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
-    """The caller's turn read against the question it answers.
-
-    A plain "yes" to a question that proposed values (a yes/no on the most likely value, a
-    choice with one option) gives those values; to "Is it about booking a service visit?" it is
-    a booking request. "The first one" / "the second" picks an option of a closed choice. Any
-    other turn is left as understood.
-    """
-    if asked is None:
-        return p
-    field = asked.question.field
-    given = {s.field for s in p.slots if s.value is not None or s.candidates}
-    if p.intent is Intent.YES and asked.proposes:
-        if field == REQUEST:
-            return replace(p, intent=Intent.BOOK, reason=p.reason + "; yes to a repair question")
-        extra = tuple(SlotValue(name, value, text) for name, value in asked.proposes
-                      if name not in given)
-        if extra:
-            return replace(p, intent=Intent.INFORM, slots=p.slots + extra,
-                           reason=p.reason + "; yes to a repair question")
-    if asked.step is Step.CLOSED_CHOICE and len(asked.options) > 1 and field not in (
-            CONFIRMATION, PERSON, OPENED, REQUEST, TARGET):
-        pick = _ordinal(text, len(asked.options))
-        if pick is not None:
-            slots = tuple(s for s in p.slots if s.field != field)
-            return replace(p, intent=Intent.INFORM, slots=slots + (
-                SlotValue(field, asked.options[pick], text),),
-                reason=p.reason + "; picked an option of a repair question")
-    return p
-
-
-_ORDINAL = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(first|former|second|latter|last)"
-                      r"(?:\s+one)?(?:\s+please)?\W*$")
-
-
-def _ordinal(text: str, count: int) -> int | None:
-    """The option a whole turn like "the second one" picks, or None."""
-    match = _ORDINAL.match(text.lower().strip())
-    if match is None:
-        return None
-    word = match.group(1)
-    return 0 if word in ("first", "former") else 1 if word == "second" else count - 1
-
-
 def _build(step: Step, failures: int, q: Question, last: Asked | None, turn: int,
            setting: Setting) -> Asked:
     noun = field_noun(q.field, setting.caller)
@@ -326,5 +281,4 @@ def _spoken(q: Question, options: tuple[str, ...], setting: Setting) -> tuple[st
 
 
 __all__ = ["CONFIRMATION", "LADDER", "PERSON", "REQUEST", "TARGET", "Asked", "Question",
-           "Setting", "Step", "field_question", "next_weekdays", "options_of", "plan",
-           "read_answer", "repeats"]
+           "Setting", "Step", "field_question", "next_weekdays", "options_of", "plan", "repeats"]

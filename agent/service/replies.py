@@ -15,8 +15,8 @@ from agent.core.names import VISIT_DATE
 from agent.core.ports import EvidenceBundle, Resolution
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
-from agent.service.render import spoken_date, spoken_time, values_line
 from agent.service.repair import CONFIRMATION, Question, field_question
+from agent.service.spoken import spoken_date, spoken_time, values_line
 from agent.service.validation import Rejection
 
 

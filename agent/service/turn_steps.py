@@ -31,9 +31,11 @@ from agent.service.intent_handlers import (
     take_offer,
 )
 from agent.service.invalidation import invalidate_dependents
-from agent.service.render import ask_which_field, values_line
-from agent.service.repair import TARGET, Question, read_answer
+from agent.service.render import ask_which_field
+from agent.service.repair import TARGET, Question
+from agent.service.repair_answers import read_answer
 from agent.service.replies import acknowledge, ask_yes_or_no, say_error, speak_rejections
+from agent.service.spoken import values_line
 from agent.understanding import trust
 from agent.understanding.proposals import CorrectionKind, Intent, Proposal, Proposer
 

@@ -48,7 +48,7 @@ from datetime import date, timedelta
 
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
-from agent.understanding.nlu import lexicon
+from agent.understanding.nlu import intent_words, lexicon
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -62,7 +62,7 @@ DATE_HORIZON_DAYS = 92  # a visit date further out than this is not an expected 
 VALUE_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, OPENED)
 _WINDOWS = ("morning", "afternoon")
 _TIME = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
-_ANSWER = re.compile(rf"(?:{lexicon.YES}|{lexicon.NO})")
+_ANSWER = re.compile(rf"(?:{intent_words.YES}|{intent_words.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}

@@ -17,21 +17,22 @@ import re
 from dataclasses import dataclass
 
 from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.understanding.nlu import lexicon
+from agent.understanding.nlu import authority_words, correction_words, lexicon
 from agent.understanding.proposals import ProposalContext
 
-_NEGATION = re.compile(lexicon.NEGATION_SPLIT)
+_NEGATION = re.compile(correction_words.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
-_NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{lexicon.NEGATION_AFTER})"
-                             rf"|{lexicon.NEGATION_AFTER_CLITIC})\b")
-_REPLACE = re.compile(rf"\b(?:{lexicon.REPLACE_MARKERS})\b(?! of\b)")
+_NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{correction_words.NEGATION_AFTER})"
+                             rf"|{correction_words.NEGATION_AFTER_CLITIC})\b")
+_REPLACE = re.compile(rf"\b(?:{correction_words.REPLACE_MARKERS})\b(?! of\b)")
 _LEADING_NO = re.compile(r"^(?:no|nope|nah|wrong)\b,?")
 _CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
-          for field, pattern in lexicon.CLEAR_PATTERNS.items()}
-_REFERENT_ASSET = re.compile(rf"\b{lexicon.REFERENT_ASSET}\b")
-_REFERENT_BOOKING = re.compile(rf"\b{lexicon.REFERENT_BOOKING}\b")
-_AUTHORITY = {kind: re.compile(rf"\b(?:{pattern})") for kind, pattern in lexicon.AUTHORITY.items()}
+          for field, pattern in correction_words.CLEAR_PATTERNS.items()}
+_REFERENT_ASSET = re.compile(rf"\b{correction_words.REFERENT_ASSET}\b")
+_REFERENT_BOOKING = re.compile(rf"\b{correction_words.REFERENT_BOOKING}\b")
+_AUTHORITY = {kind: re.compile(rf"\b(?:{pattern})")
+              for kind, pattern in authority_words.AUTHORITY.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +104,8 @@ def _same(a: str, b: str) -> bool:
 
 
 _BILLING = re.compile(
-    rf"\b(?:{lexicon.BILLING_ACT})\b(?: (?:it|this|that|them|the (?:visit|booking|job|cost|work"
-    r"|one|call[- ]out)|this one|that one))?(?: (?:to|on|for|onto|under))?"
+    rf"\b(?:{authority_words.BILLING_ACT})\b(?: (?:it|this|that|them|the (?:visit|booking|job"
+    r"|cost|work|one|call[- ]out)|this one|that one))?(?: (?:to|on|for|onto|under))?"
     r" (?P<party>(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2})")
 
 
@@ -115,12 +116,12 @@ def billing_party(text: str, tenant: str, account: str) -> str | None:
         words = match.group("party").split()
         while words and words[0] in ("the", "a", "an", "to", "on", "for"):
             words = words[1:]
-        if not words or words[0] in lexicon.SELF_PARTY or _same(words[0], tenant) \
+        if not words or words[0] in authority_words.SELF_PARTY or _same(words[0], tenant) \
                 or _same(words[0].removesuffix("'s"), tenant) or _same(words[0], account):
             continue
         if words[0] in ("another", "other", "a", "different", "someone", "somebody"):
             return " ".join(words[:2])
-        if words[0] in lexicon.NOT_AN_ORG or words[0] in lexicon.WEEKDAYS:
+        if words[0] in authority_words.NOT_AN_ORG or words[0] in lexicon.WEEKDAYS:
             continue
         return words[0].removesuffix("'s")
     return None
@@ -138,19 +139,19 @@ def authority_boundary(text: str, context: ProposalContext,
         account = match.group("account") or match.group("account2")
         owner = match.group("owner")
         if owner is not None:
-            if owner not in lexicon.SELF_PARTY and owner not in lexicon.NOT_AN_ORG \
+            if owner not in authority_words.SELF_PARTY and owner not in authority_words.NOT_AN_ORG \
                     and not _same(owner, caller.tenant) and not _same(owner, caller.subject):
                 return f"account of {owner}"
         elif account is None:
             return "another account"
-        elif not _same(account, caller.account) and account not in lexicon.NOT_AN_ORG:
+        elif not _same(account, caller.account) and account not in authority_words.NOT_AN_ORG:
             return f"account {account.upper().replace(' ', '-')}"
     match = _AUTHORITY["other tenant"].search(text)
     if match:
         org = match.group("org") or match.group("org2")
         if org is None:
             return "other tenant"
-        if org not in lexicon.NOT_AN_ORG and not _same(org, caller.tenant) and \
+        if org not in authority_words.NOT_AN_ORG and not _same(org, caller.tenant) and \
                 not _same(org, caller.subject) and org not in caller.name.lower().split():
             return f"tenant {org}"
     match = _AUTHORITY["other person"].search(text)
@@ -185,8 +186,9 @@ def _other_owner(text: str, context: ProposalContext,
              *(a.kind.lower().split()[-1] for a in caller.assets if a.kind)}
 
     def other(word: str) -> bool:
-        return not (word in own or word in lexicon.NOT_AN_ORG or word in lexicon.NOT_AN_OWNER
-                    or word in lexicon.WEEKDAYS or word in lexicon.MONTHS.split("|")
+        return not (word in own or word in authority_words.NOT_AN_ORG
+                    or word in lexicon.NOT_AN_OWNER or word in lexicon.WEEKDAYS
+                    or word in lexicon.MONTHS.split("|")
                     or word in nouns or word in lexicon.NOT_A_PARTY)
 
     for match in _POSSESSIVE.finditer(text):

@@ -24,7 +24,8 @@ are wrong for a booking line in several places, so those rules are ours:
 A month and day without a year is this year's, unless that is more than two months past, in
 which case it is next year's (people say "January 5th" in December). A date in the past is
 returned as itself with ``past=True``; it is never moved silently, so the controller can say so
-and ask. Everything here is pure and memoised per (text, now).
+and ask. Everything here is pure and memoised per (text, now); the day arithmetic of the rules
+is in :mod:`agent.understanding.nlu.date_rules`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ from functools import lru_cache
 import dateparser
 
 from agent.understanding.nlu import lexicon
+from agent.understanding.nlu.date_rules import (
+    next_month,
+    of_month,
+    ordinal_date,
+    week_after,
+    week_of,
+    week_part,
+    weekday_dates,
+)
 
 _WD = "|".join(sorted(lexicon.WEEKDAYS, key=len, reverse=True))
 _ORD = r"(?:st|nd|rd|th)"
@@ -158,97 +168,6 @@ def _month_day(text: str, today: date, now: datetime, explicit_year: bool) -> da
     return this_year
 
 
-def _monday(today: date, weeks_ahead: int = 0) -> date:
-    return today - timedelta(days=today.weekday()) + timedelta(days=7 * weeks_ahead)
-
-
-def _weekday(qualifier: str | None, weekday: int, today: date) -> tuple[date, ...]:
-    ahead = (weekday - today.weekday()) % 7
-    if qualifier in ("last", "past"):
-        return (today - timedelta(days=(today.weekday() - weekday) % 7 or 7),)
-    if qualifier == "next":
-        if weekday > today.weekday():  # this week's is still ahead: this one, or the one after?
-            first = today + timedelta(days=ahead)
-            return (first, first + timedelta(days=7))
-        return (today + timedelta(days=ahead or 7),)
-    if ahead == 0:
-        if qualifier == "this":
-            return (today,)
-        if qualifier in ("coming", "this coming"):
-            return (today + timedelta(days=7),)
-        return (today, today + timedelta(days=7))
-    return (today + timedelta(days=ahead),)
-
-
-def _ordinal(day: int, today: date) -> date | None:
-    year, month = today.year, today.month
-    for _ in range(13):
-        try:
-            candidate = date(year, month, day)
-        except ValueError:
-            candidate = None
-        if candidate is not None and candidate >= today:
-            return candidate
-        month = month % 12 + 1
-        year += month == 1
-    return None
-
-
-def _next_month(today: date, months: int = 1) -> date:
-    """The 1st of the month ``months`` after today's."""
-    index = today.year * 12 + today.month - 1 + months
-    return date(index // 12, index % 12 + 1, 1)
-
-
-def _of_month(match: re.Match[str], today: date) -> tuple[date, ...]:
-    first = _next_month(today, 0 if match.group("which") == "this" else 1)
-    edge = match.group("edge")
-    if edge == "end":
-        return (_next_month(first) - timedelta(days=1),)
-    try:
-        return (first.replace(day=int(match.group("day") or 1)),)
-    except ValueError:  # "the 31st of next month" in a month of 30 days
-        return ()
-
-
-def _week_part(match: re.Match[str], today: date) -> tuple[date, ...]:
-    if match.group("weekend"):
-        said = match.group("weekend")
-        saturday = _monday(today) + timedelta(days=5)
-        if said.startswith("next") or today > saturday + timedelta(days=1):
-            saturday += timedelta(days=7)
-        days = tuple(d for d in (saturday, saturday + timedelta(days=1)) if d >= today)
-        return days
-    if match.group("mid"):
-        return (_monday(today, 1) + timedelta(days=2),)
-    part, which = match.group("part"), match.group("which")
-    monday = _monday(today, 1 if which == "next" else 0)
-    if part in ("end", "back end"):
-        friday = monday + timedelta(days=4)
-        if which != "next" and friday < today:  # said at the weekend: the coming week's end
-            friday += timedelta(days=7)
-        return (friday,)
-    if part in ("start", "beginning", "front end"):
-        if which != "next" and monday < today:
-            return ()  # "the start of this week" is no day to visit on
-        return (monday,)
-    if part == "middle":
-        return (monday + timedelta(days=2),)
-    offsets = (0, 1) if part in ("early", "earlier", "first part", "front end") else (3, 4)
-    return tuple(d for d in (monday + timedelta(days=o) for o in offsets) if d >= today)
-
-
-def _week_after(match: re.Match[str], today: date) -> tuple[date, ...]:
-    said = match.group("wd") or match.group("wd2") or match.group("wd3")
-    unit = match.group("unit") or match.group("unit2") or "week"
-    count = match.group("n")
-    weeks = 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
-    if match.group("wd3"):  # "the Friday after next"
-        weeks = 1
-    coming = _weekday(None, lexicon.WEEKDAYS[said], today)
-    return tuple(d + timedelta(days=7 * weeks) for d in coming)
-
-
 def _relative(match: re.Match[str], today: date, now: datetime) -> tuple[date, ...]:
     text = match.group(0).removeprefix("the ")
     text = re.sub(r"^tomorow|^tommorow|^tmrw", "tomorrow", text)
@@ -261,13 +180,6 @@ def _relative(match: re.Match[str], today: date, now: datetime) -> tuple[date, .
         return (value,) if value else ()
     value = _parse(text, now, "future")
     return (value,) if value else ()
-
-
-def _week_of(match: re.Match[str], today: date) -> tuple[date, ...]:
-    said = match.group("wd") or match.group("wd2") or match.group("wd3") or match.group("wd4")
-    qualifier = match.group("q") or match.group("q2")
-    weeks = 0 if qualifier == "this" else 2 if (match.group("wd3") or match.group("wd4")) else 1
-    return (_monday(today, weeks) + timedelta(days=lexicon.WEEKDAYS[said]),)
 
 
 def _is_weekday_word(text: str, match: re.Match[str]) -> bool:
@@ -302,33 +214,33 @@ def _reading(match: re.Match[str], kind: str, text: str, today: date,
         except ValueError:
             return None
     elif kind == "of_month":
-        found = _of_month(match, today)
+        found = of_month(match, today)
     elif kind == "month_end":
-        found = (_next_month(today) - timedelta(days=1),)
+        found = (next_month(today) - timedelta(days=1),)
     elif kind == "month_day":
         explicit = re.search(r"\d{4}", said) is not None
         value = _month_day(said.removeprefix("the "), today, now, explicit)
         found = (value,) if value else ()
     elif kind == "week_part":
-        found = _week_part(match, today)
+        found = week_part(match, today)
     elif kind == "week_after":
-        found = _week_after(match, today)
+        found = week_after(match, today)
     elif kind == "week_from_day":
         start = today + timedelta(days=1) if "tomorrow" in said else today
         found = (start + timedelta(days=7),)
     elif kind == "relative":
         found = _relative(match, today, now)
     elif kind == "week_of":
-        found = _week_of(match, today)
+        found = week_of(match, today)
     elif kind == "weekday":
         if not _is_weekday_word(text, match):
             return None
         weekday = lexicon.WEEKDAYS[match.group("wd")]
-        found = _weekday(match.group("q"), weekday, today)
+        found = weekday_dates(match.group("q"), weekday, today)
     elif kind == "ordinal":
         if said[0].isdigit() and not _bare_ordinal_is_a_day(text, match):
             return None  # "my 3rd call", "a person first": a rank, not a day of the month
-        value = _ordinal(int(match.group("day") or 4), today)  # "the forth": the 4th
+        value = ordinal_date(int(match.group("day") or 4), today)  # "the forth": the 4th
         found = (value,) if value else ()
     if not found:
         return None

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import re
 
-from agent.understanding.nlu import lexicon
+from agent.understanding.nlu import intent_words
 from agent.understanding.proposals import Intent
 
-_HUMAN = re.compile(rf"\b(?:{lexicon.HUMAN})\b")
-_GOODBYE = re.compile(rf"\b(?:{lexicon.GOODBYE})\b")
-_CANCEL = re.compile(rf"\b(?:{lexicon.CANCEL})\b")
+_HUMAN = re.compile(rf"\b(?:{intent_words.HUMAN})\b")
+_GOODBYE = re.compile(rf"\b(?:{intent_words.GOODBYE})\b")
+_CANCEL = re.compile(rf"\b(?:{intent_words.CANCEL})\b")
 _DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
-_RESCHEDULE = re.compile(rf"\b(?:{lexicon.RESCHEDULE})\b")
-_POLICY = re.compile(rf"\b(?:{lexicon.POLICY})\b")
-_MAINTENANCE = re.compile(rf"\b(?:{lexicon.MAINTENANCE})\b")
-_BOOK = re.compile(rf"\b(?:{lexicon.BOOK})\b")
-_QUESTION = re.compile(rf"\b(?:{lexicon.QUESTION})\b")
-_YES = re.compile(rf"^(?:{lexicon.YES})\b")
-_NO = re.compile(rf"^(?:{lexicon.NO})\b")
-_GO_AHEAD = re.compile(rf"\b(?:{lexicon.GO_AHEAD})\b")
+_RESCHEDULE = re.compile(rf"\b(?:{intent_words.RESCHEDULE})\b")
+_POLICY = re.compile(rf"\b(?:{intent_words.POLICY})\b")
+_MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
+_BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
+_QUESTION = re.compile(rf"\b(?:{intent_words.QUESTION})\b")
+_YES = re.compile(rf"^(?:{intent_words.YES})\b")
+_NO = re.compile(rf"^(?:{intent_words.NO})\b")
+_GO_AHEAD = re.compile(rf"\b(?:{intent_words.GO_AHEAD})\b")
 # "book another visit", "a second booking", "I also need a visit": a new task, not an edit.
 _ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
                       r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b"

@@ -23,7 +23,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.understanding.nlu import catalog, dates, slots, times
+from agent.understanding.nlu import catalog, dates, procedures, slots, times
 from agent.understanding.proposals import ProposalContext, SlotValue
 
 RETURNS_FAMILY = "returns"
@@ -188,7 +188,7 @@ def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
 
 
 def _procedure_slots(text: str, context: ProposalContext) -> list[SlotValue]:
-    match = catalog.match_procedure(text, context.procedures)
+    match = procedures.match_procedure(text, context.procedures)
     if match is None:
         return []
     confidence = round(match.score / 100, 2)

@@ -1,0 +1,58 @@
+"""The words of a correction: replace markers, negations, cleared constraints, referents.
+ Data only: no logic lives here.
+
+Regular-expression fragments matched against *normalised* text (see
+:mod:`agent.understanding.nlu.normalise`): lower case, numbers as digits, punctuation reduced to
+commas. The words of values (days, letters, assets, places) are in
+:mod:`agent.understanding.nlu.lexicon`.
+"""
+
+from __future__ import annotations
+
+REPLACE_MARKERS = (
+    r"actually|make (?:that|it)|change (?:that|it) to|i meant|i mean|meant to say|i said"
+    r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
+    r"|my mistake|switch (?:it|that) to|no wait|wait"
+)
+# A negation reaches to the end of its clause: "not X", "instead of X", and a negated verb of
+# doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
+# on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.
+NEGATION_SPLIT = (
+    r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b"
+    r"| what\b)"
+    r"|\b(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not)"
+    r"(?! mind\b| worry\b| care\b| matter\b| know\b| think\b| mean\b| forget\b| hesitate\b)"
+    r"(?= \w)"
+)
+# "Wednesday doesn't work", "the morning's no good": the negation follows the value.
+_BAD = (r"no good|not good|not any good|bad|out|off|impossible|not possible|no use|a no"
+        r"|not going to (?:happen|work)|a bad day|tricky|difficult|not ideal|taken|full|a problem"
+        r"|out of the question|not an option|no go|a no-go|not convenient|inconvenient")
+NEGATION_AFTER = (
+    r"(?:doesn'?t|does not|won'?t|will not|wouldn'?t|would not|isn'?t|is not|aren'?t|are not"
+    r"|can'?t|cannot) (?:\w+ )?(?:work|suit|do|happen|possible|good|ok|okay|ideal|great"
+    r"|convenient|fine)"
+    rf"|(?:is|are|was|looks|seems) (?:{_BAD})"
+)
+NEGATION_AFTER_CLITIC = rf"(?:'s|'re) (?:{_BAD}|not (?:\w+ )?(?:work|suit|possible|good|ok|okay))"
+# A constraint dropped: any day, whichever window, not fussed about the time.
+_RELAXED = (r"(?:not fussed|not bothered|don'?t mind|do not mind|don'?t care|do not care"
+            r"|don'?t worry|do not worry|easy|flexible|relaxed|happy|open)"
+            r" (?:about |on |with |which |what |as to )?(?:the |which |what )?")
+_FINE = r"(?:is |are |'s )?(?:fine|ok|okay|good|great|works?|will do|suits?|is good)"
+CLEAR_PATTERNS: dict[str, str] = {
+    "visit_date": (
+        r"(?:any|whatever|whichever) (?:day|date|weekday)s?(?: (?:at all|this week|next week))?"
+        r"|whenever(?! you| i\b)|(?:the )?(?:day|date)s? (?:doesn'?t|does not|don'?t) matter"
+        rf"|{_RELAXED}(?:day|date)s?\b|(?:day|date) is flexible|any time this week"
+    ),
+    "visit_window": (
+        r"any (?:time|slot|window|hour)s?(?! this week)|(?:the )?(?:time|window"
+        r"|slot) (?:doesn'?t|does not) matter"
+        r"|morning or afternoon|afternoon or morning|(?:either|any) (?:window|time of day|half)"
+        rf"|{_RELAXED}(?:time|window|slot|hour)s?\b|(?:time|window) is flexible|whatever time"
+        rf"|(?:any|whatever|whichever) (?:time|slot|window)s? {_FINE}"
+    ),
+}
+REFERENT_ASSET = r"(?:the |my |our )?other (?:one|1|pump|unit|machine|asset|device|compressor)"
+REFERENT_BOOKING = r"(?:the |my |our )?other (?:booking|appointment|visit|reservation)"

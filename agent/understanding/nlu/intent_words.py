@@ -1,0 +1,108 @@
+"""The words that say what the caller wants: yes, no, book, move, cancel, ask, a person, goodbye.
+ Data only: no logic lives here.
+
+Regular-expression fragments matched against *normalised* text (see
+:mod:`agent.understanding.nlu.normalise`): lower case, numbers as digits, punctuation reduced to
+commas. The words of values (days, letters, assets, places) are in
+:mod:`agent.understanding.nlu.lexicon`.
+"""
+
+from __future__ import annotations
+
+YES = (
+    r"yes|yeah|yep|yup|ya|yah|sure|correct|right|that'?s right|that is right|ok|okay|alright"
+    r"|all right|sounds good|perfect|please do|absolutely|of course|affirmative|confirm(?:ed)?"
+    r"|that'?s correct|exactly|fine|great|go ahead|do it|book it|yes please|aye|uh-?huh"
+    r"|mm-?hm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
+    r"|that'?s (?:it|the one|grand|great|fine|perfect|lovely)|you got it|works for me"
+)
+GO_AHEAD = (
+    r"go ahead|go for it|proceed|book it|do it|please do|confirm(?:ed)?|that'?s fine|"
+    r"yes,? (?:and|but|please)|sounds good|lock it in"
+)
+NO = (
+    r"no|nope|nah|no thanks|no thank you|negative|don'?t|do not|wrong|incorrect|not yet"
+    r"|that(?:'s| is) (?:not (?:right|correct|it)|wrong|incorrect)|hold on|wait|stop"
+)
+BOOK = (
+    r"book|booking|schedule|arrange|set up|need (?:a|an|someone)|send (?:a|an|someone)"
+    r"|(?:service|maintenance|repair|engineer|technician) visit|appointment|come (?:out|by|over)"
+    r"|(?:can|could|would|will) (?:you|someone|somebody|a technician|an engineer) come"
+    r"|service call|visit"
+)
+# Moving a visit is a verb of moving followed, within a few words, by where it goes ("push my
+# booking to Friday", "bring it forward", "shift it from the 2nd to the 4th"), or a verb that
+# means moving on its own ("reschedule", "postpone", "rebook").
+_VISIT = (
+    r"(?:visit|booking|appointment|service|call[- ]out|job|slot|engineer|technician|it|that|this"
+    r"|them)"
+)
+MOVE_ALONE = r"reschedul\w*|postpon\w*|re-?book\w*|re-?arrang\w*|put (?:it|that|the \w+) off"
+MOVE_VERBS = r"move|moving|shift|shifting|push|pushing|bring|bringing|change|changing|switch|swap"
+MOVE_WHERE = r"to|till|until|into|back|forward|forwards|earlier|later|along"
+RESCHEDULE = (
+    rf"{MOVE_ALONE}"
+    rf"|(?:{MOVE_VERBS}) (?:(?!down\b|me\b|us\b)[\w'-]+ ){{0,4}}?(?:{MOVE_WHERE})\b"
+    rf"|(?:move|shift) (?:my |our |the |that |this )?{_VISIT}\b"
+    r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
+    r"|different day|another day"
+)
+# Calling a visit off, with or without the word "cancel": a verb of removing with the visit
+# (or "it", "the whole thing") as its object, or not needing the visit or the person any more.
+_GONE = (
+    r"(?:the |my |our |that |this |a |any |the whole )?(?:visit|booking|appointment|request|job"
+    r"|engineer|technician|thing|call[- ]out|service call)s?"
+)
+_PERSON = (
+    r"(?:anyone|anybody|someone|somebody|a technician|the technician|an engineer|the engineer"
+    r"|a visit|the visit|a service visit|the booking|the appointment|them|you|it)"
+)
+CANCEL = (
+    r"cancel\w*|call (?:it|that|the \w+|everything|the whole thing) off|call off"
+    rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that"
+    rf"|everything|{_GONE})\b"
+    rf"|(?:knock|knocked) (?:it|that|{_GONE}) on the head"
+    r"|take (?:us|me|it|that) off (?:the|your) (?:schedule|list|books|calendar|diary)"
+    rf"|(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to"
+    rf"|won'?t be) (?:really )?(?:need|want|require|be needing|need to have) {_PERSON}"
+    r"|no (?:visit|engineer|technician|one|booking|appointment)s? (?:is |are )?(?:needed"
+    r"|required|necessary)"
+    r"|no (?:need|point) (?:for|in) (?:a |the |any )?(?:visit|engineer|technician|booking"
+    r"|appointment|anyone|someone)"
+    r"|no need (?:for anyone |for someone )?to (?:come|send|visit)"
+    r"|(?:don'?t|do not) bother (?:sending|coming|with the visit|with the booking)"
+    r"|(?:can|could) do without (?:it|that|the visit|the booking|the engineer|the technician"
+    r"|a visit)"
+    r"|not needed any ?more"
+)
+# Words that make a turn a question even when it also names a visit.
+QUESTION = (
+    r"how (?:do|does|should|can|tight|much|many|often|long)|what(?:'s| is| are| does)|which"
+    r"|tell me|torque|spec\w*|instructions?|manual"
+)
+MAINTENANCE = (
+    r"how (?:do|should|can|tight|much|many|often|long)|what(?:'s| is) the|torque|procedure"
+    r"|manual|instructions?|spec\w*|maintenance|service interval|replace|tighten|install"
+)
+POLICY = (
+    r"return\w*|refund\w*|send (?:it|this|them) back|exchange|restocking|warranty"
+    r"|money back"
+)
+# A person: a verb of talking with a person noun nearby, or asking to be put through.
+_PEOPLE = (r"person|human|humans|someone|somebody|anyone|anybody|agent|representative|rep"
+           r"|operator|colleague|manager|supervisor|people|staff|real person|actual person")
+HUMAN = (
+    rf"(?:speak|talk|chat|have a word|word)(?: \w+){{0,3}}? (?:to"
+    rf"|with) (?:\w+ ){{0,2}}?(?:{_PEOPLE})\b"
+    rf"|(?:speak|talk|chat|have a word)(?: \w+){{0,2}}? (?:{_PEOPLE})\b"
+    r"|(?:real|live|actual) (?:person|human|agent|people)|transfer me|human please|agent please"
+    r"|representative|operator|put me through|connect me"
+    r"|(?:get|give|find) me (?:a |an |the |some |your )?(?:person|human|manager|supervisor|agent"
+    r"|operator|colleague)"
+    r"|is there (?:a|an|any) (?:human|person|real person)"
+)
+GOODBYE = (
+    r"bye|goodbye|good bye|bye bye|see you|nothing else"
+    r"|that'?s all(?=$|,| thanks| thank you| for now| i need| from me| bye)|that is all(?=$|,)"
+    r"|have a (?:good|nice) (?:day|one)|hang up|i'?m done|we'?re done|thanks,? bye"
+)

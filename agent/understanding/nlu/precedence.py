@@ -1,0 +1,169 @@
+"""The intent and the correction kind of a turn, by fixed precedence (part of the rule proposer).
+
+Also the proposal for a turn that crosses an authority boundary. Pure.
+"""
+
+from __future__ import annotations
+
+from agent.core.names import (
+    ASSET,
+    BOOKING_REF,
+    ITEM_CATEGORY,
+    PROCEDURE,
+    SITE,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+)
+from agent.core.speech import Utterance
+from agent.understanding.nlu import corrections, intents
+from agent.understanding.proposals import (
+    CorrectionKind,
+    Intent,
+    Proposal,
+    ProposalContext,
+    SlotValue,
+)
+
+# Fields that change together count once when deciding whether a correction is MULTI.
+_GROUP = {VISIT_WINDOW: VISIT_TIME, "family": PROCEDURE}
+BOOKING_VALUES = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", "site")
+
+
+def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str], ...],
+            cleared: tuple[str, ...], referent: corrections.Referent | None,
+            context: ProposalContext) -> tuple[Intent, bool]:
+    """The intent, and whether the turn corrects something already in the ledger."""
+    changes = [s for s in slots if _held(s.field, context) is not None
+               and s.value != _held(s.field, context)]
+    marker = corrections.has_replace_marker(text)
+    # A "not X" revises the call only when the call holds something X could be; in a first
+    # request ("service P-100, but don't come on Wednesday, Thursday suits") it is part of it.
+    held_withdrawn = [f for f, _ in withdrawn if _held(f, context) is not None]
+    first_request = not held_withdrawn and withdrawn and intents.topic_intent(
+        text, False, False) is Intent.BOOK and not _under_way(context)
+    corrective = bool((withdrawn and not first_request) or cleared or referent
+                      or (marker and changes))
+    explicit = intents.explicit_intent(text)
+    booking_values = any(s.field in BOOKING_VALUES for s in slots)
+    if explicit is Intent.GOODBYE and slots:
+        explicit = None  # "see you on Thursday" gives a date, it does not hang up
+    if explicit is Intent.CANCEL and booking_values and marker and changes:
+        explicit = None  # "cancel that, make it Thursday" replaces a value
+    if explicit is Intent.RESCHEDULE and changes and not _booked(context):
+        explicit = None  # "move it to Friday" before anything is booked corrects the request
+        corrective = True
+    elif explicit is Intent.RESCHEDULE and any(s.field in BOOKING_VALUES for s in changes):
+        corrective = True  # a move of a booked visit revises the values it names
+    if explicit is None and not corrective and intents.asks_another(text):
+        return Intent.BOOK, False  # new values for a new visit, not a change of the last one
+    if explicit is None and not marker and _booked(context) and intents.adds_another(text) \
+            and _asks_for_a_visit(slots, context, booked_ok=True):
+        return Intent.BOOK, False  # "and P-200 needs a visit too": a visit more, not a move
+    if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
+            and intents.answer_intent(text) is not None and not _news(slots, context):
+        # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
+        # on the table; it restates the request rather than making a new one.
+        return intents.answer_intent(text), False
+    if explicit is not None:
+        return explicit, corrective
+    if corrective:
+        return Intent.CORRECTION, True
+    has_procedure = any(s.field == PROCEDURE for s in slots)
+    has_item = any(s.field == ITEM_CATEGORY for s in slots)
+    topic = intents.topic_intent(text, has_procedure, has_item)
+    answer = intents.answer_intent(text)
+    expected = context.expecting is not None and any(s.field == context.expecting for s in slots)
+    if answer is not None and not slots and (context.pending_confirmation or topic is None):
+        return answer, False  # "book it" / "no, don't book it" answer "shall I go ahead?"
+    if changes and not expected and topic in (None, Intent.BOOK):
+        # A new value for a field that already has one, unasked: an implicit "make that X".
+        return Intent.CORRECTION, True
+    if topic is not None and not expected:
+        return topic, False
+    if topic is None and _asks_for_a_visit(slots, context):
+        return Intent.BOOK, False
+    if slots:
+        return Intent.INFORM, False
+    return topic or Intent.UNKNOWN, False
+
+
+def _under_way(context: ProposalContext) -> bool:
+    """Whether the call already holds a request or a booking (or just asked for a value)."""
+    return context.expecting is not None or bool(context.bookings) or any(
+        context.ledger.value(name) is not None for name in (*BOOKING_VALUES, BOOKING_REF))
+
+
+def _booked(context: ProposalContext) -> bool:
+    return bool(context.bookings) or context.ledger.value(BOOKING_REF) is not None
+
+
+def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext,
+                      booked_ok: bool = False) -> bool:
+    """An asset and a day, window or time, while no booking is under way, is a request for a
+    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably").
+    ``booked_ok``: a booking already made does not count as under way (a visit more)."""
+    fields = {s.field for s in slots}
+    under_way = _under_way(context) and not (booked_ok and context.expecting is None)
+    return not under_way and ASSET in fields and bool(
+        fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
+
+
+def _held(field: str, context: ProposalContext) -> str | None:
+    """The value the call already holds: the ledger's, or the site of the asset it names.
+
+    A booking's site defaults to its asset's site (docs/call-scripts.md), so "the visit is at 7 Dock
+    Street" changes a value the caller never had to say.
+    """
+    held = context.ledger.value(field)
+    if held is None and field == SITE:
+        asset = context.caller.asset(context.ledger.value(ASSET) or "")
+        held = asset.site if asset is not None else None
+    return held
+
+
+def _news(slots: list[SlotValue], context: ProposalContext) -> bool:
+    """Whether a slot says something the ledger does not already hold."""
+    return any(s.value is None or s.value != context.ledger.value(s.field) for s in slots)
+
+
+def choose_kind(intent: Intent, corrective: bool, slots: list[SlotValue],
+          withdrawn: tuple[tuple[str, str], ...], cleared: tuple[str, ...],
+          referent: corrections.Referent | None, uncertain: bool,
+          context: ProposalContext) -> CorrectionKind:
+    """The correction kind, by fixed precedence (the most cautious reading wins)."""
+    if uncertain:
+        return CorrectionKind.UNCERTAIN
+    touches_date = any(s.field == VISIT_DATE for s in slots) or any(
+        f == VISIT_DATE for f, _ in withdrawn)
+    if corrective and touches_date and len(context.active_date_fields) > 1:
+        return CorrectionKind.AMBIGUOUS_TARGET
+    if corrective and any(s.value is None and len(s.candidates) > 1 for s in slots):
+        return CorrectionKind.AMBIGUOUS_VALUE  # outside a correction, candidates revise nothing
+    if referent is not None:
+        return CorrectionKind.REFERENT
+    if cleared:
+        return CorrectionKind.CLEAR_CONSTRAINT
+    given = {_GROUP.get(s.field, s.field) for s in slots}
+    if withdrawn and not {_GROUP.get(f, f) for f, _ in withdrawn} & given:
+        return CorrectionKind.NEGATION
+    if not corrective:
+        return CorrectionKind.NONE
+    return CorrectionKind.MULTI if len(given) > 1 else CorrectionKind.REPLACE
+
+
+def authority_proposal(text: str, boundary: str, utterance: Utterance,
+               context: ProposalContext) -> Proposal:
+    """A turn that crosses a boundary proposes no values at all: nothing of it may be applied.
+    Its intent is what its words ask for; with a request under way, a change of it."""
+    intent = intents.explicit_intent(text) or intents.topic_intent(text, False, False)
+    under_way = any(context.ledger.value(name) is not None for name in BOOKING_VALUES)
+    if intent in (None, Intent.BOOK) and under_way and not intents.asks_another(text):
+        intent = Intent.CORRECTION
+    return Proposal(
+        intent=intent or Intent.CORRECTION,
+        correction=CorrectionKind.AUTHORITY,
+        authority=boundary,
+        confidence=min(utterance.confidence, 1.0),
+        reason=f"authority boundary: {boundary}",
+    )

@@ -1,0 +1,172 @@
+"""A turn's values and the ones it takes back (part of the rule proposer).
+
+Negated stretches ("not Thursday") are read as withdrawals, and of two values of one field said
+in sequence ("from the 2nd to the 4th") the earlier is read as replaced. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date
+
+from agent.core.names import (
+    ASSET,
+    BOOKING_REF,
+    ITEM_CATEGORY,
+    OPENED,
+    PROCEDURE,
+    SITE,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+)
+from agent.understanding.nlu import corrections, lexicon, times
+from agent.understanding.nlu.reading import Mention, Reading, read
+from agent.understanding.nlu.slots import known_site_named
+from agent.understanding.proposals import ProposalContext, SlotValue
+
+# Fields whose disagreement between recognition alternatives changes what the agent does.
+DECISION_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", BOOKING_REF,
+                   ITEM_CATEGORY, OPENED, PROCEDURE, "language", "site")
+
+
+def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple[str, str], ...]]:
+    """Slots from the affirmed words; withdrawals from the negated stretches that name values."""
+    positive = text
+    withdrawn: list[tuple[str, str]] = []
+    for stretch in corrections.negated_stretches(text):
+        stretch, negated = _first_value_only(text, stretch, context)
+        # "not V-200" (an id that is none of the caller's) withdraws nothing the caller holds.
+        said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED
+                and not (s.field == ASSET and s.value is None and negated.foreign_assets)]
+        times = {s.text for s in said if s.field == VISIT_TIME}
+        # "not at 2" withdraws the time, not the afternoon it implies (3 pm may still do).
+        said = [s for s in said if not (s.field == VISIT_WINDOW and s.text in times)]
+        values = [_withdrawn_value(s, context) for s in said]
+        values = [v for v in values if v is not None]
+        if not any(s.field == SITE for s in said):
+            named = known_site_named(stretch.text, context.caller.assets)
+            values += [(SITE, named)] if named else []  # "not Harbour Road": the site we hold
+        if not values:
+            continue  # "I did not open it", "I'm not sure": not a withdrawal
+        withdrawn.extend(values)
+        positive = positive[:stretch.start] + " " * (stretch.end - stretch.start) \
+            + positive[stretch.end:]
+    positive = " ".join(positive.split())
+    reading = read(positive, context)
+    reading, replaced = _sequences(positive, reading)
+    return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
+
+
+def _first_value_only(text: str, stretch: corrections.Stretch, context: ProposalContext
+                      ) -> tuple[corrections.Stretch, Reading]:
+    """A negation governs the first value of a field after it, not the replacement that
+    follows without a comma ("instead of the 7th we'll take the 8th", "not the afternoon the
+    morning", "dont come wednesday friday works"). Returns the stretch and its reading."""
+    reading = read(stretch.text, context)
+    offset = text.find(stretch.text, stretch.start)
+    if offset <= stretch.start or not stretch.text:
+        return stretch, reading  # the value comes before its negation ("Wednesday is out")
+    mentions = reading.mentions
+    for index, first in enumerate(mentions):
+        later = [m for m in mentions[index + 1:] if m.field == first.field
+                 and (m.value, m.candidates) != (first.value, first.candidates)]
+        if later:
+            cut = first.end
+            shorter = corrections.Stretch(stretch.text[:cut].strip(), stretch.start,
+                                          offset + cut)
+            return shorter, read(shorter.text, context)
+    return stretch, reading
+_ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
+# The words that say the later of two values replaces the earlier: said between them ("from
+# X to Y", "swap X for Y", "X? no, Y", "I said X but meant Y", "X is out, Y works") or before
+# the first ("from X...", "I said X...", "swap X..."). Without one, two values stay two
+# candidates: a misheard "not" must never turn a correction round.
+_REPLACES_BETWEEN = re.compile(
+    r"\b(?:to|into|till|until|for|with|meant|mean|no|nope|nah|actually|sorry|rather|but"
+    r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
+    r"|prefer|would be|is better)\b")
+_REPLACES_BEFORE = re.compile(
+    r"\b(?:from|swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
+    r"|you've got|you put|told you|it says|instead of|rather than)\b")
+_FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
+_SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
+
+
+def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, str]]]:
+    """Two values of one field in one turn: the last one said is meant, the earlier replaced.
+
+    "from the 2nd to the 4th", "I said Wednesday, I meant Thursday", "swap the morning for the
+    afternoon", "Thursday? no, Friday": the order says which value is old. Values joined by
+    "or" stay alternatives (one ambiguous slot), and two words for one value ("Thursday the
+    10th") stay one mention. Explicit negation ("not X", "instead of X") was read before this.
+    """
+    slots = {s.field: s for s in reading.slots}
+    replaced: list[tuple[str, str]] = []
+    for name in _SEQUENCED:
+        said = [m for m in reading.mentions if m.field == name]
+        slot = slots.get(name)
+        if len(said) < 2 or slot is None or said[-1].value is None \
+                or len({m.value for m in said}) < 2:
+            continue
+        between = text[said[0].end:said[-1].start]
+        if _ALTERNATIVE.search(between) or (_FILLER.match(between) and _one_value_in_two_words(
+                text, said[0], said[-1])):
+            continue
+        if not (_REPLACES_BETWEEN.search(between) or _REPLACES_BEFORE.search(
+                text[:said[0].start])):
+            continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
+        last = said[-1].value
+        slots[name] = SlotValue(name, last, slot.text, slot.confidence)
+        replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
+    _when_in_order(reading, slots, replaced)
+    return replace(reading, slots=tuple(slots.values())), replaced
+
+
+def _one_value_in_two_words(text: str, first: Mention, last: Mention) -> bool:
+    """ "Thursday the 10th", "the 10th, a Thursday": a weekday and a date side by side."""
+    def names_weekday(m: Mention) -> bool:
+        return any(w in lexicon.WEEKDAYS for w in text[m.start:m.end].split())
+    return first.field == VISIT_DATE and names_weekday(first) != names_weekday(last)
+
+
+def _when_in_order(reading: Reading, slots: dict[str, SlotValue],
+                   replaced: list[tuple[str, str]]) -> None:
+    """A window and a time that disagree ("swap the morning for 3 pm"): the later one is meant."""
+    window, hour = slots.get(VISIT_WINDOW), slots.get(VISIT_TIME)
+    if window is None or hour is None or window.value is None or hour.value is None:
+        return
+    implied = times.window_of(hour.value)
+    if implied is None or implied == window.value:
+        return
+    said_window = [m for m in reading.mentions if m.field == VISIT_WINDOW]
+    said_time = [m for m in reading.mentions if m.field == VISIT_TIME]
+    if not said_window or not said_time:
+        return
+    if said_window[-1].start < said_time[-1].start:
+        replaced.append((VISIT_WINDOW, window.value))
+        slots[VISIT_WINDOW] = SlotValue(VISIT_WINDOW, implied, hour.text, hour.confidence)
+    else:
+        replaced.append((VISIT_TIME, hour.value))
+        del slots[VISIT_TIME]
+
+
+def _withdrawn_value(slot: SlotValue, context: ProposalContext) -> tuple[str, str] | None:
+    """The value the caller said "not" to; the ledger's own value when the words fit it."""
+    current = context.ledger.value(slot.field)
+    if slot.field == VISIT_DATE and current and _same_weekday(slot.text, current):
+        return (slot.field, current)  # "not Thursday" means the Thursday we hold
+    if slot.value is not None:
+        return (slot.field, slot.value)
+    if current is not None and current in slot.candidates:
+        return (slot.field, current)
+    return (slot.field, slot.candidates[0]) if slot.candidates else None
+
+
+def _same_weekday(words: str, iso: str) -> bool:
+    named = {lexicon.WEEKDAYS[w] for w in words.split() if w in lexicon.WEEKDAYS}
+    try:
+        return named == {date.fromisoformat(iso).weekday()}
+    except ValueError:
+        return False
