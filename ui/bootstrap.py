@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from agent.core.caller import Asset, CallerProfile
 from agent.core.clock import Clock, FixedClock, SystemClock
@@ -115,51 +115,55 @@ def rule_proposer(now: datetime | None = None) -> Proposer:
     return _PROPOSERS["rule"]
 
 
-class Ports(Protocol):
-    """What :func:`compose_controller` takes from a world: the caller and clock it defaults
-    to, the registry, and factories of a retriever and a booking client for a caller."""
+class WorldCalls:
+    """What a world does for a call, over the ports it holds (``caller``, ``clock``,
+    ``registry``, ``corpus``, ``sandbox``, ``refs``, ``retriever_factory``, ``client``).
+    :class:`World` and the tests' world of fakes both inherit it, so both wire a controller,
+    edit as staff, set faults and resync the same way."""
 
-    caller: CallerProfile
-    clock: Clock
-    registry: Resolver
+    def controller(self, sink: SpeechSink, trace: Trace | None = None, *,
+                   faults: AgentFaults | None = None, clock: Clock | None = None,
+                   caller: CallerProfile | None = None, proposer: Proposer | None = None,
+                   options: ControllerOptions | None = None,
+                   resolver: Resolver | None = None,
+                   retriever_factory: RetrieverFactory | None = None) -> Controller:
+        """A new session (controller) in this world: its registry, a retriever from its
+        ``retriever_factory``, a booking client from its ``client``, the safeguards the
+        ``faults`` leave (:func:`safeguards`). Nothing starts until ``start()``."""
+        caller = caller or self.caller
+        clock = clock or self.clock
+        # The retriever is built inside the controller, before its answer desk exists: the
+        # scope check reads the desk through this late-bound cell.
+        built: list[Controller] = []
 
-    def retriever_factory(self, caller: CallerProfile | None = None, *,
-                          current_scope: Callable[[], str | None] | None = None
-                          ) -> RetrieverFactory: ...
-    def client(self, caller: CallerProfile | None = None) -> Any: ...
+        def current_scope() -> str | None:
+            return built[0].answers.current_scope() if built else None
 
+        controller = Controller(caller, clock, proposer or rule_proposer(clock.now()),
+                                resolver or self.registry,
+                                retriever_factory or self.retriever_factory(
+                                    caller, current_scope=current_scope),
+                                self.client(caller), sink, trace or Trace(),
+                                safeguards(faults), options)
+        built.append(controller)
+        return controller
 
-def compose_controller(world: Ports, sink: SpeechSink, trace: Trace | None = None, *,
-                       faults: AgentFaults | None = None, clock: Clock | None = None,
-                       caller: CallerProfile | None = None, proposer: Proposer | None = None,
-                       options: ControllerOptions | None = None,
-                       resolver: Resolver | None = None,
-                       retriever_factory: RetrieverFactory | None = None) -> Controller:
-    """A controller wired to ``world``'s ports: its registry, a retriever from its
-    ``retriever_factory``, a booking client from its ``client``, the safeguards the ``faults``
-    leave (:func:`safeguards`). :class:`World` and the tests' world of fakes both build their
-    controllers here, so they are wired the same way."""
-    caller = caller or world.caller
-    clock = clock or world.clock
-    # The retriever is built inside the controller, before its answer desk exists: the
-    # scope check reads the desk through this late-bound cell.
-    built: list[Controller] = []
+    def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
+        """Change a booking as a staff member would (bumps its version)."""
+        return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
+                                             dict(changes), notify=notify)
 
-    def current_scope() -> str | None:
-        return built[0].answers.current_scope() if built else None
+    def set_faults(self, faults: Iterable[Mapping[str, object]]) -> None:
+        """Replace the sandbox's fault rules (docs/call-scripts.md ``sandbox.faults`` entries)."""
+        self.sandbox.faults.set(list(faults))
 
-    controller = Controller(caller, clock, proposer or rule_proposer(clock.now()),
-                            resolver or world.registry,
-                            retriever_factory or world.retriever_factory(
-                                caller, current_scope=current_scope),
-                            world.client(caller), sink, trace or Trace(),
-                            safeguards(faults), options)
-    built.append(controller)
-    return controller
+    def resync(self) -> None:
+        """Bring the retrieval corpus up to the registry's latest snapshot."""
+        self.corpus.sync(self.registry.revision_texts(), self.registry.snapshot)
 
 
 @dataclass
-class World:
+class World(WorldCalls):
     """One isolated set of systems a call talks to. Build sessions with :meth:`controller`."""
 
     caller: CallerProfile
@@ -206,30 +210,6 @@ class World:
         return lambda gate, trace: ScopedRetriever(
             self.corpus, gate, trace, roles=caller.roles, current_scope=current_scope,
             private=private)
-
-    def controller(self, sink: SpeechSink, trace: Trace | None = None, *,
-                   faults: AgentFaults | None = None, clock: Clock | None = None,
-                   caller: CallerProfile | None = None, proposer: Proposer | None = None,
-                   options: ControllerOptions | None = None,
-                   resolver: Resolver | None = None,
-                   retriever_factory: RetrieverFactory | None = None) -> Controller:
-        """A new session (controller) in this world. Nothing starts until ``start()``."""
-        return compose_controller(self, sink, trace, faults=faults, clock=clock, caller=caller,
-                                  proposer=proposer, options=options, resolver=resolver,
-                                  retriever_factory=retriever_factory)
-
-    def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
-        """Change a booking as a staff member would (bumps its version)."""
-        return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
-                                             dict(changes), notify=notify)
-
-    def set_faults(self, faults: Iterable[Mapping[str, object]]) -> None:
-        """Replace the sandbox's fault rules (docs/call-scripts.md ``sandbox.faults`` entries)."""
-        self.sandbox.faults.set(list(faults))
-
-    def resync(self) -> None:
-        """Bring the retrieval corpus up to the registry's latest snapshot."""
-        self.corpus.sync(self.registry.revision_texts(), self.registry.snapshot)
 
 
 def open_registry(path: str | Path | None, db_path: Path, clock: Clock):

@@ -19,24 +19,18 @@ from pathlib import Path
 
 from agent.core.caller import CallerProfile
 from agent.core.errors import InvalidInput
-from agent.core.ports import Resolver
-from agent.core.speech import SpeechSink
-from agent.core.trace import Trace
-from agent.service.controller import Controller, RetrieverFactory
-from agent.service.controls import AgentFaults
-from agent.service.dialogue import ControllerOptions
-from agent.understanding.proposals import Proposer
+from agent.service.controller import RetrieverFactory
 from registry.demo import demo_files
 from retrieval.query import private_values
 from tests.fakes.booking import FakeBookingPort, FakeSandbox
 from tests.fakes.clock import FakeClock
 from tests.fakes.registry import FakeRegistry
 from tests.fakes.retrieval import FakeCorpus, FakeRetriever, SearchControl
-from ui.bootstrap import DEFAULT_CALLER, compose_controller
+from ui.bootstrap import DEFAULT_CALLER, WorldCalls
 
 
 @dataclass
-class FakeWorld:
+class FakeWorld(WorldCalls):
     caller: CallerProfile
     clock: FakeClock
     sandbox: FakeSandbox
@@ -59,25 +53,6 @@ class FakeWorld:
         return lambda gate, trace: FakeRetriever(
             self.corpus, gate, trace, roles=caller.roles, current_scope=current_scope,
             private=private, control=self.search)
-
-    def controller(self, sink: SpeechSink, trace: Trace | None = None, *,
-                   faults: AgentFaults | None = None, clock=None,
-                   caller: CallerProfile | None = None, proposer: Proposer | None = None,
-                   options: ControllerOptions | None = None, resolver: Resolver | None = None,
-                   retriever_factory: RetrieverFactory | None = None) -> Controller:
-        return compose_controller(self, sink, trace, faults=faults, clock=clock, caller=caller,
-                                  proposer=proposer, options=options, resolver=resolver,
-                                  retriever_factory=retriever_factory)
-
-    def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
-        return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
-                                             dict(changes), notify=notify)
-
-    def set_faults(self, faults: Iterable[Mapping[str, object]]) -> None:
-        self.sandbox.faults.set(list(faults))
-
-    def resync(self) -> None:
-        self.corpus.sync(self.registry.revision_texts(), self.registry.snapshot)
 
 
 def fake_registry(path: str | Path | None, clock: FakeClock) -> FakeRegistry:
