@@ -50,7 +50,7 @@ from audio.generation_gate import GenerationGate
 from audio.latency import TurnClock
 from audio.services import SharedWhisperSTT
 from audio.trace_bridge import TraceBridge
-from audio.turn_intake import TurnIntake
+from audio.turn_intake import UNHEARD_TURN_SECS, TurnIntake
 from audio.turns import AudioClock
 
 
@@ -72,7 +72,7 @@ class ControllerAdapter(FrameProcessor):
 
     def __init__(self, gate: GenerationGate, trace: Trace, *, stt: SharedWhisperSTT | None = None,
                  noise_resume_secs: float = 1.0, lead_in_hold_secs: float = 0.7,
-                 bias: bool = True, **kwargs):
+                 unheard_turn_secs: float = UNHEARD_TURN_SECS, bias: bool = True, **kwargs):
         super().__init__(**kwargs)
         self.gate = gate
         self.stt = stt  # to wait for a segment still being transcribed when the turn ends
@@ -88,7 +88,8 @@ class ControllerAdapter(FrameProcessor):
                              noise_resume_secs=noise_resume_secs)
         self.intake = TurnIntake(gate, self.bridge, self.barge, self.voice, self.recogniser,
                                  timers, self.create_task, stt=stt,
-                                 lead_in_hold_secs=lead_in_hold_secs)
+                                 lead_in_hold_secs=lead_in_hold_secs,
+                                 unheard_turn_secs=unheard_turn_secs)
         self._outbox: asyncio.Queue[StampedSpeakFrame] = asyncio.Queue()
         self._pusher: asyncio.Task | None = None
 

@@ -42,6 +42,9 @@ def quiet_pipecat_logs() -> None:
         logger.add(sys.stderr, level="WARNING")
 
 
+# Released by the gate but not yet on the device: more than the output transport's re-chunking
+# can hold back (it sends 40 ms chunks).
+IN_FLIGHT_SLACK_S = 0.1
 SENTENCE_SLACK_S = 0.08  # a sentence whose audio played to within this is heard in full
 # After the caller's audio ends, this much more caller audio (silence) with nothing left to
 # recognise means the agent did not take it as a turn. Audio time, not wall-clock time: on a
@@ -93,6 +96,7 @@ class AudioMode:
         recogniser is done and TURN_SETTLE_AUDIO_S more caller audio passed with no turn in
         progress. Woken by trace events, the recogniser and the audio clock; no polling."""
         adapter = self.call.pipeline.adapter
+        stt = self.call.pipeline.stt  # the adapter's recogniser (its `stt` may be None)
         wake = asyncio.Event()
         settle_at = adapter.audio.now + TURN_SETTLE_AUDIO_S
 
@@ -107,7 +111,7 @@ class AudioMode:
             wake.set()
 
         self.trace.listeners.append(poke)
-        adapter.stt.settled_listeners.append(poke)
+        stt.settled_listeners.append(poke)
         alarm = adapter.audio.after(TURN_SETTLE_AUDIO_S, poke)
         try:
             while not taken() and not settled():
@@ -119,15 +123,29 @@ class AudioMode:
         finally:
             adapter.audio.cancel(alarm)
             self.trace.listeners.remove(poke)
-            adapter.stt.settled_listeners.remove(poke)
+            stt.settled_listeners.remove(poke)
 
     def barge_in(self) -> None:
         """Nothing to do: the caller's audio itself barges in (VAD onset pauses output)."""
 
     @property
     def speaking(self) -> bool:
+        """The agent is speaking as the caller hears it: the gate has audio queued, paused or
+        being synthesised, audio it released has not reached the caller's device yet, or the
+        device is still playing it. The gate's own playout estimate is not enough: on a busy
+        machine the output transport delivers late, and the device plays on after the gate
+        thinks it stopped (a caller who answered then would talk over the agent)."""
         gate = self.call.pipeline.gate
-        return gate.speaking or gate.paused
+        rec = self.call.recording
+        return gate.speaking or gate.paused or rec.playing() or self._in_flight(gate, rec)
+
+    @staticmethod
+    def _in_flight(gate, rec) -> bool:
+        """Audio of a live generation released by the gate and not yet written to the device
+        (a stale generation's is flushed on the way, so it never arrives)."""
+        return any(secs - rec.received.get(g, 0.0) > IN_FLIGHT_SLACK_S
+                   for g, secs in gate.counters.released_by_generation.items()
+                   if not gate.is_stale(g))
 
     async def wait_silent(self) -> None:
         while self.speaking:
@@ -259,20 +277,23 @@ class AudioMode:
         return out
 
     async def _watch_heard(self) -> None:
+        speaking = False
         while True:
             await asyncio.sleep(0.1)  # heard text grows with playback; sampled at 10 Hz
-            self._publish()
+            # the device going quiet is no trace event: tell the waiters it happened
+            was, speaking = speaking, self.speaking
+            self._publish(changed=was != speaking)
 
-    def _publish(self) -> None:
-        grew = False
+    def _publish(self, *, changed: bool = False) -> None:
+        wake = changed
         for h in self._heard_records():
             words = h.heard.split()
             done = self._heard_words.get(h.generation, 0)
             if len(words) > done:
                 self._stream.append(" ".join(words[done:]) + " ")
                 self._heard_words[h.generation] = len(words)
-                grew = True
-        if grew:
+                wake = True
+        if wake:
             for listener in tuple(self._listeners):
                 listener()
 

@@ -25,6 +25,7 @@ pause and flush, not the controller.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from agent.bench import BenchRow, median, percentile, register
 
@@ -101,10 +102,11 @@ def _stt_rows(quick: bool) -> list[BenchRow]:
     from audio import services, synth
     from audio.biasing import hotwords_for
     from audio.corpus import ASSETS, CORPUS, wer
+    from audio.wav_input import CallerAudio
 
     cmd = CMD_QUICK if quick else CMD
     hot = hotwords_for(ASSETS)
-    voices = {"piper joe": synth.piper}
+    voices: dict[str, Callable[[str], CallerAudio]] = {"piper joe": synth.piper}
     if synth.espeak_available() and not quick:
         voices["espeak-ng en-us"] = lambda t: synth.espeak(t, voice="en-us", speed=165)
         voices["espeak-ng en-gb female"] = lambda t: synth.espeak(t, voice="en-gb+f3",

@@ -35,13 +35,16 @@ import asyncio
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import cast
 
 import numpy as np
 
 from agent.bench import BenchRow
 from agent.core.caller import Asset, CallerProfile
 from agent.core.ledger import FieldOpKind, Ledger
-from agent.core.speech import Utterance
+from agent.core.ports import BookingPort
+from agent.core.speech import SpeechSink, Utterance
+from agent.core.trace import Trace
 from agent.understanding.proposals import ProposalContext, SlotValue
 from audio import corpus, voices
 
@@ -63,7 +66,7 @@ class Listener:
     """A Conversation that keeps every turn and says nothing: the pipeline alone is measured.
     It exposes ``caller`` so recognition is biased with the caller's assets, as in a call."""
 
-    def __init__(self, sink, trace):
+    def __init__(self, sink: SpeechSink, trace: Trace) -> None:
         from agent.core.speech import Generations
 
         self.sink, self.trace, self.caller = sink, trace, CALLER
@@ -129,6 +132,7 @@ async def _one_voice(voice: voices.Voice, phrases: tuple[str, ...],
     out = []
     async with LiveCall(Listener, config=PipelineConfig(preroll_secs=preroll)) as call:
         listener = call.conversation
+        assert isinstance(listener, Listener)  # LiveCall built it with Listener
         for phrase in phrases:
             heard = await _turns_for(call, listener, voices.speak(voice, phrase))
             out.append(Opening(voice.name, preroll, phrase, heard,
@@ -236,8 +240,11 @@ class _Reader:
                                               utterance.confidence) < trust.CONFIDENCE_FLOOR
 
         def accepted(uncertain: bool) -> tuple[str, ...]:
+            # A cast: validate() asks for a whole BookingPort but reads only get() (for a
+            # named booking), which is all _NoBookings has.
+            no_bookings = cast(BookingPort, _NoBookings())
             result = asyncio.run(validate(proposal, self.context.ledger, CALLER, self.now,
-                                          _NoBookings(), "utterance:bench",
+                                          no_bookings, "utterance:bench",
                                           uncertain=uncertain))
             return tuple(f"{op.name}={op.value}" for op in result.ops
                          if op.kind is FieldOpKind.SET and op.value)
@@ -256,7 +263,7 @@ class _Reader:
 class _NoBookings:
     """A booking port for turns that name no booking (validation never reads it then)."""
 
-    async def get(self, ref):
+    async def get(self, ref: str) -> None:
         return None
 
     async def bookings(self):

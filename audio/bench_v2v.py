@@ -240,7 +240,7 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
     if not answered:
         return [BenchRow("voice-to-voice, real agent", "n/a (no turn was answered)", "",
                          "≥ 20 turns", cmd)]
-    v2v = [s.v2v for s in answered]  # type: ignore[misc]
+    v2v = [s.v2v for s in samples if s.v2v is not None]  # seconds, of the answered turns
     rows += [
         BenchRow(f"voice-to-voice p50, real agent ({len(answered)} turns, "
                  f"{len(voices_used)} voice{'s' if len(voices_used) > 1 else ''})",
@@ -256,9 +256,9 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
         BenchRow("turns missed (no answer to time)", counts["missed"], "turns", "0", cmd),
     ]
     for kind in ("right", "wrong"):
-        these = [s.v2v for s in answered if s.outcome == kind]
+        these = [s.v2v for s in samples if s.v2v is not None and s.outcome == kind]
         for q, target in ((50, "≤ 600 ms"), (95, "≤ 900 ms")):
-            value: int | str = _ms(these, q) if these else "n/a (0 turns)"  # type: ignore
+            value: int | str = _ms(these, q) if these else "n/a (0 turns)"
             rows.append(BenchRow(f"voice-to-voice p{q}, {kind} turns ({len(these)})", value,
                                  "ms" if these else "", target, cmd))
     stages = [s.stages for s in answered if s.stages is not None]
@@ -542,7 +542,7 @@ async def measure(world_factory: Any, plan: Plan, *, quick: bool) -> list[BenchR
         said = {t for t, _ in clips[first][:plan.single_turns]}
         base = [(s, f) for s, f in zip(answered, measured_floors, strict=True)
                 if s.voice == first and s.said in said]
-        single = {DEFAULT_WHISPER: [s.v2v for s, _ in base]}
+        single = {DEFAULT_WHISPER: [s.v2v for s, _ in base if s.v2v is not None]}
         alone = {DEFAULT_WHISPER: [f.whisper for _, f in base]}
         few = {n: c[:plan.together_turns] for n, c in clips.items()}
         both = {DEFAULT_WHISPER: await together(world_factory, few, plan.together_calls)}

@@ -13,6 +13,11 @@ client -> server
     (at most 500 characters)
   * text JSON ``{"type": "ptt", "on": true|false}``: push-to-talk pressed/released (pressing
     it while the agent speaks pauses the agent, as speech onset would)
+  * text JSON ``{"type": "mic", "on": false}``: the microphone was switched off. After a
+    release or a switch-off the browser sends no audio, so the server adds
+    ``RELEASE_SILENCE_SECS`` of silence: the VAD and the end of turn count silence in audio
+    frames, never in wall-clock time, and a turn in progress ends as if the caller went
+    quiet
 
 server -> client
   * binary: 8-byte header (uint32 LE generation, uint32 LE sample rate) + PCM16 LE mono
@@ -45,8 +50,10 @@ from pipecat.frames.frames import (
     OutputTransportMessageFrame,
     OutputTransportMessageUrgentFrame,
 )
+from pipecat.processors.frame_processor import FrameDirection
 from pipecat.serializers.base_serializer import FrameSerializer
 from pipecat.transports.websocket.fastapi import (
+    FastAPIWebsocketInputTransport,
     FastAPIWebsocketOutputTransport,
     FastAPIWebsocketParams,
     FastAPIWebsocketTransport,
@@ -62,6 +69,9 @@ from audio.frames import UNSTAMPED, PushToTalkFrame, TypedTurnFrame, generation_
 from audio.pipeline import PipelineConfig, build_pipeline
 
 IN_RATE = 16000
+# Silence added after push-to-talk is released or the microphone switched off: more than the
+# VAD stop (0.2 s) plus the longest end-of-turn wait (0.9 s after an unfinished clause).
+RELEASE_SILENCE_SECS = 1.5
 MAX_TYPED = 500
 HEADER = struct.Struct("<II")
 
@@ -104,8 +114,25 @@ class VoiceSerializer(FrameSerializer):
             return TypedTurnFrame(text=text) if text else None
         if kind == "ptt" and isinstance(message.get("on"), bool):
             return PushToTalkFrame(on=message["on"])
+        if kind == "mic" and message.get("on") is False:
+            return PushToTalkFrame(on=False)  # the caller's audio stops, as on a release
         logger.warning(f"voice link: ignored message of unknown shape (type={kind!r})")
         return None
+
+
+class MicInput(FastAPIWebsocketInputTransport):
+    """The browser's microphone. When push-to-talk is released or the microphone switched off
+    the browser stops sending audio; this side then adds ``RELEASE_SILENCE_SECS`` of silence,
+    20 ms at a time, so the turn in progress ends exactly as if the caller had gone quiet.
+    (The VAD's own wall-clock idle timer is off: on a busy machine it fired while frames
+    were still queued and cut a sentence in two; see ``audio/pipeline.py``.)"""
+
+    async def push_frame(self, frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM):
+        await super().push_frame(frame, direction)
+        if isinstance(frame, PushToTalkFrame) and not frame.on:
+            silence = bytes(IN_RATE // 50 * 2)
+            for _ in range(round(RELEASE_SILENCE_SECS * 50)):
+                await self.push_audio_frame(InputAudioRawFrame(silence, IN_RATE, 1))
 
 
 class StampedWebsocketOutput(FastAPIWebsocketOutputTransport):
@@ -127,6 +154,7 @@ def voice_transport(websocket: WebSocket, out_rate: int = 24000) -> FastAPIWebso
         audio_out_sample_rate=out_rate, audio_out_end_silence_secs=0,
         serializer=VoiceSerializer(), add_wav_header=False, session_timeout=None)
     transport = FastAPIWebsocketTransport(websocket, params)
+    transport._input = MicInput(transport, transport._client, params, name="voice-in")
     transport._output = StampedWebsocketOutput(transport, transport._client, params,
                                                name="voice-out")
     return transport

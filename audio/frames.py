@@ -15,7 +15,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from pipecat.frames.frames import Frame, SystemFrame, TTSAudioRawFrame, TTSSpeakFrame
+from pipecat.frames.frames import (
+    Frame,
+    OutputAudioRawFrame,
+    SystemFrame,
+    TTSAudioRawFrame,
+    TTSSpeakFrame,
+)
 
 UNSTAMPED = -1
 
@@ -37,7 +43,8 @@ class TypedTurnFrame(SystemFrame):
 
 @dataclass
 class PushToTalkFrame(SystemFrame):
-    """The browser's push-to-talk button: ``on`` while held."""
+    """The browser's push-to-talk button: ``on`` while held. ``on=False`` also stands for the
+    microphone being switched off: either way the caller's audio stops there."""
 
     on: bool = False
 
@@ -87,7 +94,7 @@ def audio_class(generation: int, sentence: int = 0) -> type[GenerationAudio]:
     return cls
 
 
-def stamp_audio(frame: TTSAudioRawFrame | Frame, generation: int, audio: bytes | None = None,
+def stamp_audio(frame: OutputAudioRawFrame, generation: int, audio: bytes | None = None,
                 sample_rate: int | None = None) -> GenerationAudio:
     """A copy of an audio frame whose class carries ``generation`` (and its sentence)."""
     sentence = type(frame).sentence if isinstance(frame, GenerationAudio) else \

@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from pipecat.frames.frames import (
     CancelFrame,
@@ -41,6 +42,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from audio.frames import (
     UNSTAMPED,
+    GenerationAudio,
     generation_of_audio,
     generation_of_context,
     sentence_of_context,
@@ -62,7 +64,7 @@ class GateEvent:
     #            barge_in_paused | barge_in_resumed | tts_first_audio
     generation: int
     t: float
-    data: tuple[tuple[str, object], ...] = ()
+    data: tuple[tuple[str, Any], ...] = ()  # trace data, as in a TraceEvent
 
 
 @dataclass
@@ -282,7 +284,7 @@ class GenerationGate(FrameProcessor):
             await self._release(frame)
 
     async def _release(self, frame: Frame) -> None:
-        if isinstance(frame, OutputAudioRawFrame):
+        if isinstance(frame, GenerationAudio):  # all queued audio was stamped in _admit
             generation = type(frame).generation
             if self._playing != generation:
                 if self._playing is not None:

@@ -14,8 +14,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TypedDict
 
 from agent.core.trace import Trace
+
+
+class Milestones(TypedDict):
+    """The ``turn_latency`` data of one turn: ms after zero (None: not reached)."""
+
+    transcript_ms: float | None
+    decision_ms: float | None
+    first_tts_audio_ms: float | None
+    first_output_ms: float | None
+    vad_stop_ms: float | None
+    turn_end_ms: float | None
 
 
 @dataclass
@@ -32,7 +44,7 @@ class TurnTiming:
     vad_stop: float | None = None  # the last VAD stop before the turn ended (voice only)
     ended: float | None = None  # the turn was handed to the controller
 
-    def ms(self) -> dict[str, float | None]:
+    def ms(self) -> Milestones:
         def rel(t: float | None) -> float | None:
             return None if t is None else round((t - self.zero) * 1000, 1)
         return {"transcript_ms": rel(self.transcript), "decision_ms": rel(self.decision),

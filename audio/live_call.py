@@ -19,7 +19,7 @@ from pipecat.workers.runner import WorkerRunner
 
 from agent.core.session import Conversation
 from agent.core.speech import SpeechSink
-from agent.core.trace import Trace
+from agent.core.trace import Trace, TraceEvent
 from audio import services
 from audio.pipeline import CallPipeline, PipelineConfig, build_pipeline
 from audio.scripted import Recording, SaidTurn, ScriptedCaller
@@ -68,6 +68,7 @@ class LiveCall:
             self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
+        assert self._runner is not None  # launch() creates it before it starts this task
         await self._runner.add_workers(self.pipeline.worker)
         await self._runner.run()
 
@@ -93,7 +94,7 @@ class LiveCall:
         """The first trace event ``name`` at index >= ``after`` matching ``match``."""
         found = asyncio.Event()
 
-        def look(_event=None) -> object | None:
+        def look(_event: TraceEvent | None = None) -> TraceEvent | None:
             for e in self.trace.events[after:]:
                 if e.name == name and all(e.get(k, getattr(e, k, None)) == v
                                           for k, v in match.items()):
@@ -101,14 +102,17 @@ class LiveCall:
                     return e
             return None
 
+        def listener(event: TraceEvent) -> None:  # a trace listener returns nothing
+            look(event)
+
         hit = look()
         if hit is not None:
             return hit
-        self.trace.listeners.append(look)
+        self.trace.listeners.append(listener)
         try:
             await asyncio.wait_for(found.wait(), timeout=timeout)
         finally:
-            self.trace.listeners.remove(look)
+            self.trace.listeners.remove(listener)
         return look()
 
     async def wait_idle(self, *, quiet_secs: float = 0.3, timeout: float = 30.0) -> None:

@@ -47,6 +47,7 @@ from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.generation_gate import GenerationGate
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedWhisperSTT
+from audio.turn_intake import UNHEARD_TURN_SECS
 from audio.turns import AudioClockTurnStop, smart_turn
 
 
@@ -70,6 +71,9 @@ class PipelineConfig:
     turn_doubt_secs: float = 0.3
     turn_unfinished_secs: float = 0.9
     noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
+    # A sound this long (VAD onset to stop) that never became words, while the agent waited,
+    # is an unheard turn: the caller is asked again (audio/turn_intake.py).
+    unheard_turn_secs: float = UNHEARD_TURN_SECS
     flush: bool = True  # False only under the no_audio_flush agent fault
     bias: bool = True  # hotwords from the caller's asset ids (measured: audio/biasing.py)
     hotwords: str | None = None  # explicit hotwords (override the caller-derived ones)
@@ -99,8 +103,13 @@ class CallPipeline:
 def build_pipeline(transport: BaseTransport, trace: Trace,
                    config: PipelineConfig = PipelineConfig()) -> CallPipeline:
     """Wire one call's processors. Pure construction: models come from the shared cache."""
+    # No wall-clock idle stop (pipecat's default forces a VAD stop after 1 s without audio
+    # *processed*): on a busy machine the frames are queued, not missing, and a forced stop
+    # cut one sentence into two turns. Every transport here sends silence instead, the
+    # browser's adds it when push-to-talk is released (audio/browser.py).
     vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(
-        start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs)))
+        start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs)),
+        audio_idle_timeout=0)
     stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt,
                            preroll_secs=config.preroll_secs)
     end_of_turn = AudioClockTurnStop(
@@ -115,7 +124,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
         stop=[end_of_turn]), user_turn_stop_timeout=15.0)
     gate = GenerationGate(flush=config.flush)
     adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
-                                noise_resume_secs=config.noise_resume_secs)
+                                noise_resume_secs=config.noise_resume_secs,
+                                unheard_turn_secs=config.unheard_turn_secs)
     tts = GenerationPiperTTS()
     pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
                          transport.output()])

@@ -65,6 +65,12 @@ class Recording:
     controls: list[tuple[float, dict]] = field(default_factory=list)
     flushes: list[float] = field(default_factory=list)
     said: list[SaidTurn] = field(default_factory=list)
+    received: dict[int, float] = field(default_factory=dict)  # generation -> seconds written
+    play_end: float = 0.0  # monotonic time the audio scheduled so far stops playing
+
+    def playing(self) -> bool:
+        """The device still has audio to play (scheduled, not yet played out)."""
+        return time.monotonic() < self.play_end
 
     def played(self, until: float | None = None) -> list[PlayedChunk]:
         until = time.monotonic() if until is None else until
@@ -72,7 +78,8 @@ class Recording:
 
     def heard_seconds(self) -> dict[tuple[int, int], float]:
         """Seconds played per (generation, sentence), up to now."""
-        now, out = time.monotonic(), {}
+        now = time.monotonic()
+        out: dict[tuple[int, int], float] = {}
         for c in self.played(now):
             key = (c.generation, c.sentence)
             out[key] = out.get(key, 0.0) + min(c.end, now) - c.start
@@ -169,7 +176,6 @@ class ScriptedOutput(BaseOutputTransport):
     def __init__(self, params: TransportParams, recording: Recording, **kwargs):
         super().__init__(params, **kwargs)
         self._recording = recording
-        self._play_end = 0.0
 
     async def start(self, frame: StartFrame):
         await super().start(frame)
@@ -179,10 +185,13 @@ class ScriptedOutput(BaseOutputTransport):
         samples = np.frombuffer(frame.audio, dtype=np.int16).copy()
         generation = type(frame).generation if isinstance(frame, GenerationAudio) else UNSTAMPED
         sentence = type(frame).sentence if isinstance(frame, GenerationAudio) else 0
-        start = max(time.monotonic(), self._play_end)
+        rec = self._recording
+        start = max(time.monotonic(), rec.play_end)
         chunk = PlayedChunk(start, generation, sentence, samples, frame.sample_rate)
-        self._play_end = chunk.end
-        self._recording.chunks.append(chunk)
+        rec.play_end = chunk.end
+        rec.chunks.append(chunk)
+        rec.received[generation] = rec.received.get(generation, 0.0) + \
+            samples.size / frame.sample_rate
         return True
 
     async def send_message(self, frame: OutputTransportMessageFrame |
@@ -207,7 +216,7 @@ class ScriptedOutput(BaseOutputTransport):
             kept.append(c)
         self._recording.chunks[:] = kept
         self._recording.flushes.append(now)
-        self._play_end = now
+        self._recording.play_end = now
 
 
 class ScriptedCaller(BaseTransport):

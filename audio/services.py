@@ -21,6 +21,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from pipecat.frames.frames import (
@@ -395,6 +396,12 @@ class SharedWhisperSTT(WhisperSTTService):
         del self._tape[: self._heard]
         self._heard = 0
 
+    def turn_voiced_secs(self) -> float:
+        """Seconds of the turn's transcribed segments from each VAD onset to its stop (the
+        pre-roll before each onset not counted): how long the caller was heard making sound."""
+        tape = self._tape[: self._heard]
+        return sum(max(0, len(p.pcm) - p.lead) for p in tape) / 2 / max(1, self.sample_rate)
+
     def turn_audio(self, pieces: int | None = None) -> np.ndarray:
         """What Whisper is given for the turn's first ``pieces`` segments (default: all):
         silence up to ``preroll_secs`` of lead, the segments back to back (the last 25 s),
@@ -452,7 +459,7 @@ class SharedWhisperSTT(WhisperSTTService):
 class GenerationPiperTTS(PiperTTSService):
     """Piper over the shared voice; stamped speak frames get generation-naming context ids."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         voice = models.piper_voice()
         # PiperTTSService.__init__ would load the voice again; set up the TTSService part and
         # reuse the shared voice instead.
@@ -462,7 +469,7 @@ class GenerationPiperTTS(PiperTTSService):
         self._voice = piper_voice()
         self._next_generation: tuple[int, int] | None = None
 
-    async def process_frame(self, frame: Frame, direction: FrameDirection):
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         if isinstance(frame, StampedSpeakFrame):
             self._next_generation = (frame.generation, frame.sentence)
         try:

@@ -25,6 +25,8 @@ gate's event only for the others. It never reads the trace back.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent.core.session import Conversation
 from agent.core.speech import SpeechPlan
 from agent.core.trace import Trace, TraceEvent
@@ -103,7 +105,8 @@ class TraceBridge:
         """A turn goes to the conversation: open its latency row and trace it."""
         self.clock.turn(last_voiced, after_generation)
         where = self._where(after_generation)
-        extra = {"last_voiced_t": self.clock.trace_t(last_voiced)} if last_voiced else {}
+        extra: dict[str, Any] = (  # trace data may hold any value (Trace.emit's **data)
+            {"last_voiced_t": self.clock.trace_t(last_voiced)} if last_voiced else {})
         self.trace.emit("user_turn_voiced", **where, text=self.trace.private(text),
                         confidence=confidence, channel=channel, **extra)
 

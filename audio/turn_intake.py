@@ -12,6 +12,13 @@
 * A turn over agent speech that was only a backchannel or noise goes nowhere (it is traced as
   ``backchannel_ignored``); the barge-in control (:mod:`audio.barge_in_control`) decided
   what happened to the agent's speech meanwhile.
+* A turn the recogniser heard no words in is an *unheard* turn when the caller made sound
+  for at least ``unheard_turn_secs`` while the agent was waiting (not speaking, no turn of
+  theirs still being handled): it goes to the conversation with empty text and confidence
+  0, so the caller is asked again and a failed answer counts as one, exactly as a garbled
+  one does. A shorter sound (a cough, a click), or any sound over agent speech, goes
+  nowhere. Without this, an answer drowned in noise left the agent silent, waiting for a
+  turn that had already happened.
 * Turns go to the conversation one at a time, in order; a controller failure is kept for
   :meth:`TurnIntake.wait_turns`.
 """
@@ -30,6 +37,9 @@ from audio.services import SharedWhisperSTT
 from audio.trace_bridge import TraceBridge
 
 STT_BACKSTOP_SECS = 30.0  # bounds the wait for a hung recogniser; never orders events
+# An unheard turn: at least this long from VAD onset to stop (the stop itself is 0.2 s of
+# silence), i.e. about half a second of sound; a cough or a click is shorter.
+UNHEARD_TURN_SECS = 0.7
 
 
 class TurnIntake:
@@ -37,7 +47,8 @@ class TurnIntake:
 
     def __init__(self, gate: GenerationGate, bridge: TraceBridge, barge: BargeIn,
                  voice: CallerVoice, recogniser: Recogniser, timers: Timers, spawn: Spawn, *,
-                 stt: SharedWhisperSTT | None, lead_in_hold_secs: float):
+                 stt: SharedWhisperSTT | None, lead_in_hold_secs: float,
+                 unheard_turn_secs: float = UNHEARD_TURN_SECS):
         self.gate = gate
         self.conversation: Conversation | None = None
         self.transcripts: list[tuple[str, float]] = []  # every final STT result
@@ -51,6 +62,7 @@ class TurnIntake:
         self._spawn = spawn
         self._stt = stt
         self._lead_in_hold = lead_in_hold_secs
+        self._unheard_secs = unheard_turn_secs
         self._segments: list[tuple[str, float]] = []
         # What the recogniser knows beyond the text, for the turn so far: its words with their
         # probabilities and its no-speech probability (agent.core.speech.Utterance;
@@ -120,14 +132,19 @@ class TurnIntake:
         self._deliver_turn()
 
     def _deliver_turn(self) -> None:
+        voiced = 0.0
         if self._stt is not None:
+            voiced = self._stt.turn_voiced_secs()
             self._stt.reset_turn()
         text, segments = self._text(), self._segments
         words, no_speech = self._words, self._no_speech
         self._words, self._no_speech = (), 0.0
         self._segments = []
+        waiting = not self.gate.speaking and not self._deliveries
         overlapping, barged = self._barge.settle()
         if not text:
+            if voiced >= self._unheard_secs and waiting and not overlapping:
+                self.deliver("", 0.0, "voice", no_speech=1.0)  # heard sound, no words
             return
         if overlapping and not barged and classify_overlap(text) is not Overlap.TURN:
             self._bridge.backchannel_ignored(text, self.gate.latest)

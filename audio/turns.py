@@ -262,6 +262,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         """Ask Smart Turn about the pause (in its own thread); act on the answer if no new
         speech came meanwhile."""
         try:
+            assert self.analyzer is not None  # judging starts only with an analyzer
             state, metrics = await self.analyzer.analyze_end_of_turn()
         except Exception:  # noqa: BLE001 - a model failure must not hang the turn
             state, metrics = EndOfTurnState.INCOMPLETE, None

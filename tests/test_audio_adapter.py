@@ -33,6 +33,7 @@ from audio.barge_in_control import EARLY_RESUME_SECS
 from audio.frames import GenerationAudio, context_id_for
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.stand_in import Responder
+from audio.turn_intake import UNHEARD_TURN_SECS
 from tests.fakes.clock import FakeClock
 from tests.fakes.world import open_fake_world
 
@@ -58,10 +59,29 @@ def heard(text: str) -> list:
             SleepFrame(0.02)]
 
 
-async def drive(frames):
+class SoundOnly:
+    """The recogniser's side the turn intake reads, for a turn it heard no words in: the
+    turn's segments held ``voiced`` seconds of sound from VAD onset to stop."""
+
+    hotwords = "none"  # not biased: the adapter leaves it alone
+    pending = emitted = 0
+
+    def __init__(self, voiced: float):
+        self.voiced = voiced
+        self.settled_listeners: list = []
+        self.resets = 0
+
+    def turn_voiced_secs(self) -> float:
+        return self.voiced
+
+    def reset_turn(self) -> None:
+        self.resets += 1
+
+
+async def drive(frames, stt=None):
     trace = Trace(debug=True)
     gate = GenerationGate()
-    adapter = ControllerAdapter(gate, trace)
+    adapter = ControllerAdapter(gate, trace, stt=stt)
     conversation = EchoConversation(adapter.sink, trace)
     conversation.generations.current = 1  # generation 1 is "playing" below
     adapter.attach(conversation)
@@ -118,6 +138,35 @@ async def test_lead_in_then_breath_then_words_is_one_turn():
               VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.2)]
     _, _, conversation, _ = await drive(frames)
     assert [t.text for t in conversation.turns] == ["Sorry. Thursday morning, not Wednesday."]
+
+
+def sound_without_words():
+    return [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(), SleepFrame(0.05),
+            VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.2)]
+
+
+@pytest.mark.anyio
+async def test_a_long_sound_without_words_while_the_agent_waits_is_an_unheard_turn():
+    """An answer drowned in noise: the recogniser heard no words, but the caller made sound
+    for longer than UNHEARD_TURN_SECS while the agent waited. The conversation gets an empty
+    turn (confidence 0), so the agent asks again instead of waiting for a turn that
+    already happened."""
+    trace, gate, conversation, _ = await drive(sound_without_words(),
+                                               stt=SoundOnly(UNHEARD_TURN_SECS + 0.3))
+    assert [(t.text, t.confidence) for t in conversation.turns] == [("", 0.0)]
+    assert [e.get("text") for e in trace.named("user_turn_voiced")] == [""]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", ["short sound", "over agent speech"])
+async def test_a_cough_or_a_sound_over_agent_speech_is_no_turn(case):
+    stt = SoundOnly(UNHEARD_TURN_SECS - 0.2 if case == "short sound" else 2.0)
+    frames = sound_without_words()
+    if case == "over agent speech":
+        frames = [*speech(1, 60), SleepFrame(0.1), *frames]
+    trace, gate, conversation, _ = await drive(frames, stt=stt)
+    assert conversation.turns == [] and trace.named("user_turn_voiced") == []
+    assert stt.resets == 1 and not gate.paused
 
 
 def caller_audio(frames: int, *, loud: bool):

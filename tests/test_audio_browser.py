@@ -33,8 +33,60 @@ async def test_serializer_speaks_the_documented_protocol():
     assert isinstance(ptt, PushToTalkFrame) and ptt.on
     pcm = await ser.deserialize(b"\x00\x01\x02")  # odd length: the stray byte is dropped
     assert pcm.audio == b"\x00\x01" and pcm.sample_rate == 16000
-    for junk in ("not json", '{"type": "bogus"}', '{"type": "ptt", "on": "yes"}', "[1]", b""):
+    mic_off = await ser.deserialize('{"type": "mic", "on": false}')
+    assert isinstance(mic_off, PushToTalkFrame) and not mic_off.on
+    for junk in ("not json", '{"type": "bogus"}', '{"type": "ptt", "on": "yes"}', "[1]", b"",
+                 '{"type": "mic", "on": true}'):
         assert await ser.deserialize(junk) is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("message", ['{"type": "ptt", "on": false}',
+                                     '{"type": "mic", "on": false}'])
+async def test_when_the_browser_stops_sending_audio_the_server_adds_the_silence(message):
+    """Released push-to-talk or a microphone switched off: the browser sends no more audio,
+    and the VAD has no wall-clock idle timer, so the input adds RELEASE_SILENCE_SECS of
+    silence in 20 ms frames: the turn ends in audio time, as if the caller went quiet."""
+    from audio.browser import RELEASE_SILENCE_SECS, MicInput
+
+    pushed: list = []
+    mic = MicInput.__new__(MicInput)  # only push_frame is exercised: no websocket needed
+
+    async def audio(frame):
+        pushed.append(frame)
+
+    async def other(self, frame, direction):
+        pushed.append(frame)
+
+    mic.push_audio_frame = audio
+    base = MicInput.__mro__[1]
+    original = base.push_frame
+    base.push_frame = other
+    try:
+        await mic.push_frame(await VoiceSerializer().deserialize(message))
+        await mic.push_frame(PushToTalkFrame(on=True))
+    finally:
+        base.push_frame = original
+    assert isinstance(pushed[0], PushToTalkFrame) and isinstance(pushed[-1], PushToTalkFrame)
+    silence = pushed[1:-1]
+    assert len(silence) == round(RELEASE_SILENCE_SECS * 50)
+    assert all(f.audio == bytes(640) and f.sample_rate == 16000 for f in silence)
+
+
+def test_the_vad_has_no_wall_clock_idle_stop():
+    """pipecat's VAD forces a speech stop after 1 s without audio *processed*: on a busy
+    machine the frames are only queued, and the forced stop cut a sentence into two turns."""
+    from audio.pipeline import build_pipeline
+    from audio.scripted import ScriptedCaller
+
+    call = build_pipeline(ScriptedCaller(), Trace())
+    def walk(processor):
+        yield processor
+        for inner in processor.processors:
+            yield from walk(inner)
+
+    vads = [p for p in walk(call.worker.pipeline) if type(p).__name__ == "VADProcessor"]
+    assert len(vads) == 1 and vads[0]._vad_controller._audio_idle_timeout == 0
 
 
 class Server:

@@ -143,7 +143,7 @@ def test_proposal_copies_args_and_records_basis():
 
 @pytest.mark.parametrize("start", list(ActionStatus))
 def test_transition_table_is_explicit(start):
-    action = Action("a", "op", (), "q", 0, (), "k", start)
+    action = Action("a", "create_booking", (), "q", 0, (), "k", start)
     for target in ActionStatus:
         if target in TRANSITIONS[start]:
             assert action.to(target).status is target
@@ -157,3 +157,15 @@ def test_terminal_states_have_no_way_out():
         assert TRANSITIONS[status] == frozenset()
     # A cancellation request is not a cancellation: the target may have completed anyway.
     assert ActionStatus.COMMITTED in TRANSITIONS[ActionStatus.CANCEL_REQUESTED]
+
+
+def test_an_action_op_is_an_op_with_a_spec():
+    """An op given by its value is the Op (so `action.op is Op.X` holds); an op without a
+    spec in agent/core/ops.py is refused when the action is built."""
+    from agent.core.ops import SPECS, Op
+
+    action = Action("a", "reschedule_booking", (), "q", 0, (), "k")
+    assert action.op is Op.RESCHEDULE_BOOKING and set(SPECS) == set(Op)
+    with pytest.raises(ValueError):
+        Action("a", "send_email", (), "q", 0, (), "k")
+

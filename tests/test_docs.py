@@ -79,7 +79,8 @@ COMMAND_START = re.compile(r"^(\$ |amend\b|make\b|\.venv/|python3?\b|pytest\b|pi
 EXPECT = re.compile(r"(?:^|\s)#\s*expect:\s*(.+?)\s*$")
 EXPECT_EXIT = re.compile(r"(?:^|\s)#\s*expect-exit:\s*(\d+)\s*$")
 COPY_IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache", ".hypothesis",
+    ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache", ".mypy_cache",
+    ".hypothesis",
     "build", "dist", "artifacts", "test-artifacts", "*.db", "*.db-wal", "*.db-shm", "*.pyc")
 
 

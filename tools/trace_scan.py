@@ -400,6 +400,8 @@ class Scanner:
         out: Keys = {}
         assigned = False
         for stmt, guard, conditional in _statements(func.node.body):
+            if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                stmt = ast.Assign([stmt.target], stmt.value, lineno=stmt.lineno)  # x: T = ...
             if isinstance(stmt, ast.Assign) and stmt.lineno < use.lineno:
                 for target in stmt.targets:
                     if isinstance(target, ast.Name) and target.id == name:

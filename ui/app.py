@@ -13,6 +13,7 @@ from typing import Any
 import gradio as gr
 
 from agent.core.errors import AmendError
+from agent.core.ops import SANDBOX_OPS
 from ui import panels
 from ui.scripted import ScriptRunner
 from ui.session_hub import SessionHub, TabScope
@@ -21,7 +22,7 @@ from ui.session_view import PanelHTML, render_all
 STATIC = Path(__file__).with_name("static")
 HEAD = ('<link rel="stylesheet" href="/static/amend.css">'
         '<script src="/static/voice-widget.js"></script>')
-FAULT_OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
+FAULT_OPS = SANDBOX_OPS
 STAFF_FIELDS = ("date", "window", "time", "units", "site", "contact", "status")
 
 VOICE_WIDGET = """
@@ -64,7 +65,7 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
             return (idle,) + ("",) * 8
         return _panel_values(await render_all(session))
 
-    sent: dict[str, tuple[str, ...]] = {}  # per tab: what the page shows now
+    sent: dict[str | None, tuple[str, ...]] = {}  # per tab: what the page shows now
 
     async def changed_panels(request: gr.Request) -> tuple[Any, ...]:
         """The timer's refresh: only panels that changed, so scroll positions and focus stay."""

@@ -92,5 +92,5 @@ def controller_costs(quick: bool):
 
 
 if __name__ == "__main__":
-    for row in controller_costs(quick=False):
+    for row in controller_costs(False):  # quick=False: registered, it takes it by position
         print(f"{row.figure}: {row.value:.3g} {row.unit} (target {row.target})")

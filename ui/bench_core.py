@@ -14,7 +14,7 @@ from agent.core.ledger import Ledger
 
 
 def _timed_ns(fn, repeats: int) -> list[float]:
-    samples = []
+    samples: list[float] = []
     for _ in range(repeats):
         start = time.perf_counter_ns()
         fn()

@@ -20,13 +20,13 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agent.core.caller import Asset, CallerProfile
 from agent.core.clock import Clock, FixedClock, SystemClock
 from agent.core.errors import InvalidInput
 from agent.core.gate import GateMode
-from agent.core.ports import Resolver
+from agent.core.ports import BookingPort, Resolver, RevisionSource
 from agent.core.speech import SpeechSink
 from agent.core.trace import Trace
 from agent.service.controller import Controller, RetrieverFactory
@@ -115,13 +115,33 @@ def rule_proposer(now: datetime | None = None) -> Proposer:
     return _PROPOSERS["rule"]
 
 
+class WorldRegistry(Resolver, RevisionSource, Protocol):
+    """A world's registry: it resolves documents and hands its revisions to the corpus."""
+
+
+class WorldPorts(Protocol):
+    """The ports a world holds, which :class:`WorldCalls` works over (its ``self`` type)."""
+
+    caller: CallerProfile
+    clock: Clock
+    registry: WorldRegistry
+    corpus: Any  # retrieval.corpus.Corpus
+    sandbox: Any  # tools_sandbox.server.SandboxHandle
+    refs: dict[str, str]
+
+    def client(self, caller: CallerProfile | None = None) -> BookingPort: ...
+
+    def retriever_factory(self, caller: CallerProfile | None = None, *,
+                          current_scope: Callable[[], str | None] | None = None
+                          ) -> RetrieverFactory: ...
+
+
 class WorldCalls:
-    """What a world does for a call, over the ports it holds (``caller``, ``clock``,
-    ``registry``, ``corpus``, ``sandbox``, ``refs``, ``retriever_factory``, ``client``).
+    """What a world does for a call, over the ports it holds (:class:`WorldPorts`).
     :class:`World` and the tests' world of fakes both inherit it, so both wire a controller,
     edit as staff, set faults and resync the same way."""
 
-    def controller(self, sink: SpeechSink, trace: Trace | None = None, *,
+    def controller(self: WorldPorts, sink: SpeechSink, trace: Trace | None = None, *,
                    faults: AgentFaults | None = None, clock: Clock | None = None,
                    caller: CallerProfile | None = None, proposer: Proposer | None = None,
                    options: ControllerOptions | None = None,
@@ -148,16 +168,17 @@ class WorldCalls:
         built.append(controller)
         return controller
 
-    def staff_edit(self, ref: str, changes: Mapping[str, object], notify: bool = False) -> dict:
+    def staff_edit(self: WorldPorts, ref: str, changes: Mapping[str, object],
+                   notify: bool = False) -> dict:
         """Change a booking as a staff member would (bumps its version)."""
         return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
                                              dict(changes), notify=notify)
 
-    def set_faults(self, faults: Iterable[Mapping[str, object]]) -> None:
+    def set_faults(self: WorldPorts, faults: Iterable[Mapping[str, object]]) -> None:
         """Replace the sandbox's fault rules (docs/call-scripts.md ``sandbox.faults`` entries)."""
         self.sandbox.faults.set(list(faults))
 
-    def resync(self) -> None:
+    def resync(self: WorldPorts) -> None:
         """Bring the retrieval corpus up to the registry's latest snapshot."""
         self.corpus.sync(self.registry.revision_texts(), self.registry.snapshot)
 
@@ -169,7 +190,7 @@ class World(WorldCalls):
     caller: CallerProfile
     clock: Clock
     sandbox: Any  # tools_sandbox.server.SandboxHandle
-    registry: Resolver
+    registry: WorldRegistry
     corpus: Any  # retrieval.corpus.Corpus
     tmp: Path
     client_timeout: float = 3.0

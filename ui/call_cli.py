@@ -108,7 +108,7 @@ def mode_factory(mode: str, verify_heard: bool = False):
 
         return TextMode
     try:
-        from audio import audio_mode  # type: ignore[attr-defined]
+        from audio import audio_mode
     except ImportError:
         raise click.UsageError("audio mode is not available in this build yet; "
                                "run with --mode text") from None

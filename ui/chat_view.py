@@ -6,12 +6,17 @@ stale shows as it dies (cancelled, withdrawn, reconciled). Read-only on the cont
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from agent.core.speech import SpeechKind, SpeechPlan
 from agent.core.trace import Trace, TraceEvent
+
+if TYPE_CHECKING:
+    from agent.service.controller import Controller
 
 _ACTION_STYLE = {"action_proposed": "cyan", "action_dispatched": "blue",
                  "action_committed": "green", "action_cancelled": "red",
@@ -23,11 +28,11 @@ class ChatView:
     def __init__(self, console: Console, trace: Trace):
         self.console = console
         self.trace = trace
-        self.controller = None
+        self.controller: Controller | None = None  # set by attach(), before any command
         self._values: dict[str, str | None] = {}
         trace.listeners.append(self.on_event)
 
-    def attach(self, controller) -> None:
+    def attach(self, controller: Controller) -> None:
         self.controller = controller
 
     # -- SpeechSink -------------------------------------------------------------------------
@@ -81,6 +86,7 @@ class ChatView:
 
     # -- commands -------------------------------------------------------------------------------
     def print_ledger(self) -> None:
+        assert self.controller is not None
         snap = self.controller.snapshot
         table = Table(title=f"ledger {snap.question} revision {snap.revision}")
         for column in ("field", "value", "status", "version", "revision", "source"):
@@ -92,6 +98,7 @@ class ChatView:
         self.console.print(table)
 
     def print_actions(self) -> None:
+        assert self.controller is not None
         table = Table(title="actions")
         for column in ("id", "op", "status", "based_on_revision", "key", "args"):
             table.add_column(column, overflow="fold")
@@ -110,6 +117,7 @@ class ChatView:
                                markup=False)
 
     def print_bookings(self, rows: list[dict]) -> None:
+        assert self.controller is not None
         account = self.controller.caller.account
         table = Table(title=f"bookings of {account}")
         for column in ("ref", "asset", "date", "window", "time", "status", "version"):

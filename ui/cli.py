@@ -64,7 +64,7 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from agent.bench import registered
+    from agent.bench import BenchRow, registered
 
     for name in BENCH_MODULES:
         _optional_import(name)
@@ -75,7 +75,7 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...]) -> None:
             f"unknown benchmark group(s): {', '.join(sorted(unknown))}; "
             f"choose from {', '.join(sorted(groups))}")
     console = Console(stderr=True)
-    rows = []
+    rows: list[tuple[str, BenchRow]] = []  # (group, row)
     for name, fn in groups.items():
         if only and name not in only:
             continue

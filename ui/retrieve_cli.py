@@ -106,6 +106,7 @@ def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
         resolution = registry.resolve(query)
         if resolution.outcome is not RegistryOutcome.RESOLVED or resolution.token is None:
             return resolution, None
+        assert resolution.revision is not None  # a RESOLVED answer names its revision
         corpus = Corpus()
         corpus.sync_from(registry)
         needs = registry.sections_for(resolution.edition or resolution.revision, fields).needs

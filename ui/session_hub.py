@@ -139,7 +139,7 @@ class SessionHub:
     def get(self, tab: str | None) -> TabSession | None:
         return self._tabs.get(tab or "")
 
-    async def open(self, tab: str, persona_id: str | None = None) -> TabSession:
+    async def open(self, tab: str | None, persona_id: str | None = None) -> TabSession:
         """Build a fresh session for ``tab`` (closing any previous one) and greet the caller."""
         if not tab:
             raise InvalidInput("tab id: empty; reload the page")
@@ -157,9 +157,9 @@ class SessionHub:
         await world.conversation.start()
         return session
 
-    async def close(self, tab: str) -> None:
+    async def close(self, tab: str | None) -> None:
         """End the tab's session: the conversation closes, the world is torn down."""
-        session = self._tabs.pop(tab, None)
+        session = self._tabs.pop(tab or "", None)
         if session is None:
             return
         try:

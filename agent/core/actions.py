@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypedDict, Unpack
 
 from agent.core.errors import IllegalTransition
 from agent.core.ledger import LedgerSnapshot
+from agent.core.ops import Op
 
 
 class ActionStatus(StrEnum):
@@ -52,12 +54,18 @@ class Basis:
     value: str | None
 
 
+class ActionChanges(TypedDict, total=False):
+    """What a status change may change besides the status: the verified result."""
+
+    result: tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """An intended side effect. Immutable: :meth:`to` returns the next state."""
 
     id: str
-    op: str
+    op: Op
     args: tuple[tuple[str, str], ...]
     question: str
     based_on_revision: int
@@ -66,6 +74,10 @@ class Action:
     status: ActionStatus = ActionStatus.PROPOSED
     result: tuple[tuple[str, str], ...] = ()
 
+    def __post_init__(self) -> None:
+        # an op given by its value ("create_booking") is the Op; an unknown one is refused
+        object.__setattr__(self, "op", Op(self.op))
+
     @property
     def dependency_vector(self) -> tuple[tuple[str, int], ...]:
         return tuple((b.field, b.version) for b in self.basis)
@@ -73,7 +85,7 @@ class Action:
     def arg(self, name: str) -> str | None:
         return dict(self.args).get(name)
 
-    def to(self, status: ActionStatus, **changes: object) -> Action:
+    def to(self, status: ActionStatus, **changes: Unpack[ActionChanges]) -> Action:
         """Return this action in ``status``. Raises IllegalTransition for a forbidden edge."""
         status = ActionStatus(status)
         if status not in TRANSITIONS[self.status]:
@@ -90,7 +102,7 @@ def idempotency_key_for(question: str, action_id: str) -> str:
     return f"{question}:{action_id}"
 
 
-def propose(action_id: str, op: str, args: dict[str, str], snapshot: LedgerSnapshot,
+def propose(action_id: str, op: Op, args: dict[str, str], snapshot: LedgerSnapshot,
             reads: tuple[str, ...]) -> Action:
     """Build a proposed action from the ledger now. ``args`` is copied, never aliased."""
     basis = tuple(Basis(name, snapshot.version(name), snapshot.value(name))

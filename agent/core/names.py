@@ -1,10 +1,10 @@
-"""The names the call's parts share: ledger field names and booking op names.
+"""The names the call's parts share: the ledger's field names.
 
 Plain constants, nothing else, so understanding (:mod:`agent.understanding.proposals`,
 ``agent/understanding/nlu``), the controller and its desks, and retrieval (``retrieval/query.py``)
 can all name a field without importing one another. The values are public: call scripts
 (docs/call-scripts.md: ``expect.fields``, ``clarified``, trace events) and the sandbox's API use
-them as written.
+them as written. The booking ops are :class:`agent.core.ops.Op`.
 """
 
 from __future__ import annotations
@@ -27,10 +27,3 @@ ITEM_CATEGORY = "item_category"  # return policies: procedure of family "returns
 OPENED = "opened"  # "yes" | "no"
 
 BOOKING_FIELDS = (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME, UNITS, SITE, CONTACT)
-
-# -- booking ops (an action's ``op``; the sandbox's operation names) -------------------------
-CREATE_BOOKING = "create_booking"
-RESCHEDULE_BOOKING = "reschedule_booking"
-CANCEL_BOOKING = "cancel_booking"
-
-BOOKING_OPS = (CREATE_BOOKING, RESCHEDULE_BOOKING, CANCEL_BOOKING)

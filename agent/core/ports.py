@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from agent.core.gate import Stamp
+from agent.core.ops import Visit, VisitChanges
 
 # --------------------------------------------------------------------------- registry
 
@@ -239,11 +240,12 @@ class HandoffState:
 
 
 class BookingPort(Protocol):
-    async def create(self, key: str, revision: int,
-                     booking: dict[str, object]) -> BookingOutcome: ...
+    """The system of record for bookings (``tools_sandbox/client.py``; routes: ``ops.py``)."""
+
+    async def create(self, key: str, revision: int, booking: Visit) -> BookingOutcome: ...
 
     async def reschedule(self, key: str, revision: int, ref: str, expected_version: int,
-                         changes: dict[str, object]) -> BookingOutcome: ...
+                         changes: VisitChanges) -> BookingOutcome: ...
 
     async def cancel(self, key: str, revision: int, ref: str,
                      expected_version: int) -> BookingOutcome: ...

@@ -19,7 +19,11 @@ from typing import Any
 CATALOG: dict[str, str] = {
     # speech: the caller's turns and the agent's playback
     "user_turn_final": "The agent took one caller turn (a final transcript) and starts on it.",
-    "user_turn_voiced": "Audio mode: a spoken or typed turn ended and goes to the agent.",
+    "user_turn_voiced": ("Audio mode: a spoken or typed turn ended and goes to the agent. "
+                         "`text` is empty for an unheard turn: the caller made sound for at "
+                         "least 0.7 s (VAD onset to stop) while the agent waited and the "
+                         "recogniser heard no words; the agent asks again, and in a repair "
+                         "it counts as a failed answer."),
     "backchannel_ignored": "Audio mode: a short sound over agent speech (\"mm-hm\") was not a "
                            "turn; playback went on.",
     "agent_speech_started": "Speech of one generation began to play.",

@@ -48,11 +48,12 @@ from agent.service.dialogue import CallContext
 from agent.service.repair import field_question
 from agent.service.scope_now import scope_now
 from agent.service.spoken import language_name
+from agent.service.vocabulary import HandoffReason
 
 
 class AnswerDesk:
     def __init__(self, ctx: CallContext, resolver: Resolver, retriever: Retriever,
-                 handoff: Callable[[str, tuple[str, ...]], Awaitable[None]]):
+                 handoff: Callable[[HandoffReason, tuple[str, ...]], Awaitable[None]]):
         self.ctx = ctx
         self.resolver = resolver
         self.retriever = retriever
@@ -124,7 +125,8 @@ class AnswerDesk:
         elif outcome is RegistryOutcome.UNRESOLVED_AUTHORITY:
             self._spoken(outcome, ("The documents for this disagree.",
                                    "Nobody has decided yet which one applies, so I won't guess."))
-            await self.handoff("unresolved_authority", ("registry: unresolved authority",))
+            await self.handoff(HandoffReason.UNRESOLVED_AUTHORITY,
+                               ("registry: unresolved authority",))
         elif outcome is RegistryOutcome.NO_EQUIVALENT_EDITION:
             original = resolution.language if resolution.language not in (
                 None, query.language) else "en"

@@ -73,7 +73,8 @@ def resolution_query(topic: Topic, caller: CallerProfile, snap: LedgerSnapshot
     # A purchase region: the session's, else the one region all the caller's assets share.
     fallback = caller.region or (regions.pop() if len(regions) == 1 else None)
     region = snap.value(REGION) or (fallback if policy else None)
-    fields = ((OPENED, snap.value(OPENED)),) if policy and snap.value(OPENED) else ()
+    opened = snap.value(OPENED)
+    fields = ((OPENED, opened),) if policy and opened else ()
     return ResolutionQuery(
         tenant=caller.tenant, roles=tuple(caller.roles),
         family=RETURNS if policy else snap.value(FAMILY),

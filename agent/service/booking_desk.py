@@ -15,6 +15,7 @@ from agent.core.actions import TERMINAL, Action, ActionStatus, propose
 from agent.core.dependencies import Dependent, DependentKind, Invalidation
 from agent.core.gate import Disposition, Stamp, classify
 from agent.core.names import ASSET, BOOKING_REF
+from agent.core.ops import Op, spec
 from agent.core.ports import BookingPort, BookingRecord
 from agent.core.speech import SpeechKind
 from agent.service.booking_questions import (
@@ -109,7 +110,7 @@ class BookingDesk(Desk):
             self.dispatcher.supersede(draft.id, "caller_cancelled")
         for action in self.actions:
             if action.status is ActionStatus.COMMITTING:
-                self.withdrawn_for_cancel = action.op == "create_booking"
+                self.withdrawn_for_cancel = action.op is Op.CREATE_BOOKING
                 self.dispatcher.supersede(action.id)
         if self.target_ref is None and not self.in_flight():
             self.goal = Goal.NONE
@@ -160,8 +161,8 @@ class BookingDesk(Desk):
             elif record.status == "cancelled":
                 self.goal = Goal.NONE
                 ctx.say((f"Booking {record.ref} is already cancelled.",))
-            elif draft is None or draft.op != "cancel_booking":
-                self.offer(self.new_action("cancel_booking", self.cancel_args(record),
+            elif draft is None or draft.op is not Op.CANCEL_BOOKING:
+                self.offer(self.new_action(Op.CANCEL_BOOKING, self.cancel_args(record),
                                            (BOOKING_REF,)))
             return
         if self.goal is Goal.RESCHEDULE and self.target_ref is None:
@@ -171,10 +172,10 @@ class BookingDesk(Desk):
         if slot is not None:
             if draft is not None:
                 self.dispatcher.drop(draft, "missing_" + slot)
-            record = snap.get(slot)
-            candidates = ((record.candidates if record is not None else ())
+            held = snap.get(slot)
+            candidates = ((held.candidates if held is not None else ())
                           or self.ctx.candidates.get(slot, ()))
-            if record is not None and len(candidates) == 1:
+            if held is not None and len(candidates) == 1:
                 together = held_together(snap, slot)
                 if together:
                     check_together(ctx, slot, together)
@@ -189,14 +190,14 @@ class BookingDesk(Desk):
             return
         record = self.records.get(self.target_ref or "")
         if record is None:
-            self.offer(self.new_action("create_booking", self.create_args(),
+            self.offer(self.new_action(Op.CREATE_BOOKING, self.create_args(),
                                        present_reads(snap)))
             return
-        if snap.value(ASSET) not in (None, record.asset) and self.goal is not Goal.CANCEL:
+        if snap.value(ASSET) not in (None, record.asset):  # (a cancel returned above)
             # A booking cannot move to another asset: the caller wants a visit for that one.
             # The first booking stays exactly as the system of record holds it.
             self.target_ref, self.goal = None, Goal.BOOK
-            self.offer(self.new_action("create_booking", self.create_args(),
+            self.offer(self.new_action(Op.CREATE_BOOKING, self.create_args(),
                                        present_reads(snap)),
                        (f"Booking {record.ref} for {record.asset} stays as it is.",))
             return
@@ -215,7 +216,7 @@ class BookingDesk(Desk):
             prefix = notice_already_sent(record)
         args = {**changes, "ref": record.ref, "expected_version": str(record.version),
                 "asset": record.asset}
-        self.offer(self.new_action("reschedule_booking", args,
+        self.offer(self.new_action(Op.RESCHEDULE_BOOKING, args,
                                    present_reads(snap) + (BOOKING_REF,)), prefix)
 
     # -- building blocks ------------------------------------------------------------------------
@@ -228,11 +229,11 @@ class BookingDesk(Desk):
                 "asset": record.asset, "date": record.date, "window": record.window or "",
                 "time": record.time or ""}
 
-    def new_action(self, op: str, args: dict[str, str], reads: tuple[str, ...]) -> Action:
+    def new_action(self, op: Op, args: dict[str, str], reads: tuple[str, ...]) -> Action:
         """Propose an action from the ledger now (``action_proposed``)."""
         snap = self.ctx.ledger.current
         action = propose(self.ctx.next_id("a"), op, args, snap, reads)
-        all_reads = BOOKING_READS + ((BOOKING_REF,) if op != "create_booking" else ())
+        all_reads = BOOKING_READS + ((BOOKING_REF,) if spec(op).changes_record else ())
         self.dispatcher.add(action, Stamp.of(snap, all_reads, request=action.idempotency_key))
         self.ctx.deps = self.ctx.deps.with_dependent(
             Dependent(DependentKind.ACTION, action.id), all_reads)

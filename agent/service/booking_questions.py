@@ -8,11 +8,12 @@ Nothing here touches the ledger or an action: the desk records which action wait
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import assert_never
 
 from agent.core.actions import Action
 from agent.core.caller import CallerProfile
 from agent.core.ledger import LedgerSnapshot
-from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.core.ops import Op, spec
 from agent.core.ports import BookingRecord
 from agent.service.dialogue import CallContext
 from agent.service.render import (
@@ -25,26 +26,27 @@ from agent.service.repair import CONFIRMATION, Question, field_question
 from agent.service.repair_words import confirm_plainly
 from agent.service.slots import BOOKING_READS
 
-# The fields a confirmation question names (docs/call-scripts.md: confirmation_requested `fields`).
-CONFIRM_FIELDS = {"create_booking": (ASSET, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
-                  "reschedule_booking": (BOOKING_REF, VISIT_DATE, VISIT_WINDOW, VISIT_TIME),
-                  "cancel_booking": (BOOKING_REF,)}
-
 
 def confirm_fields(snap: LedgerSnapshot, op: str) -> list[str]:
-    """The fields the confirmation of ``op`` names: those of ``CONFIRM_FIELDS`` usable now."""
-    return [f for f in CONFIRM_FIELDS[op] if snap.get(f) is not None and snap.get(f).usable]
+    """The fields the confirmation of ``op`` names (its spec's ``confirms``; docs/call-scripts.md:
+    confirmation_requested ``fields``): those usable now."""
+    return [f for f in spec(op).confirms
+            if (record := snap.get(f)) is not None and record.usable]
 
 
 def confirmation_question(action: Action, records: Mapping[str, BookingRecord],
                           caller: CallerProfile, prefix: tuple[str, ...] = ()) -> Question:
     """The read-back of ``action`` (a change or a cancel from the record it changes)."""
-    if action.op == "create_booking":
-        sentences = confirm_create(dict(action.args), caller)
-    elif action.op == "reschedule_booking":
-        sentences = confirm_reschedule(records[action.arg("ref")], dict(action.args), caller)
+    args = dict(action.args)  # a change or a cancel always names its record's "ref"
+    op = action.op
+    if op is Op.CREATE_BOOKING:
+        sentences = confirm_create(args, caller)
+    elif op is Op.RESCHEDULE_BOOKING:
+        sentences = confirm_reschedule(records[args["ref"]], args, caller)
+    elif op is Op.CANCEL_BOOKING:
+        sentences = confirm_cancel(records[args["ref"]], caller)
     else:
-        sentences = confirm_cancel(records[action.arg("ref")], caller)
+        assert_never(op)  # an Op without its read-back here is a type error (make lint)
     return confirmation(action, sentences, prefix)
 
 

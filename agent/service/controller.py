@@ -31,6 +31,7 @@ from agent.service.handoff import handoff as hand_over
 from agent.service.replies import describe
 from agent.service.safeguards import Safeguards
 from agent.service.turn_steps import take_turn
+from agent.service.vocabulary import Focus, HandoffReason
 from agent.understanding.proposals import Proposer
 
 RetrieverFactory = Callable[[AdmissionGate, Trace], Retriever]
@@ -52,7 +53,7 @@ class Controller:
         self._retriever_factory = retriever_factory
         self.answers = AnswerDesk(self.ctx, resolver, retriever_factory(self.ctx.gate, trace),
                                   self.handoff)
-        self.focus: str | None = None  # "booking" | "question"
+        self.focus: Focus | None = None
         self.offered_person = False
         self._turns = 0
 
@@ -146,7 +147,7 @@ class Controller:
         self.bookings.start_task()
         self.ctx.emit("question_started", reason=reason)
 
-    async def handoff(self, reason: str, ambiguity: tuple[str, ...]) -> None:
+    async def handoff(self, reason: HandoffReason, ambiguity: tuple[str, ...]) -> None:
         """Hand the call to a person, with the state they need (agent/service/handoff.py)."""
         await hand_over(self.ctx, self.port, self.bookings.actions, reason, ambiguity)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, fields
 from agent.core.actions import Action, ActionStatus, CommitDecision
 from agent.core.caller import CallerProfile
 from agent.core.errors import InvalidInput
-from agent.core.names import CANCEL_BOOKING, CREATE_BOOKING, RESCHEDULE_BOOKING
+from agent.core.ops import spec
 from agent.core.ports import BookingRecord
 from agent.service.safeguards import Claim, RecheckFn, Unanswered
 from agent.service.spoken import spoken_when
@@ -68,8 +68,7 @@ def agent_faults(names: list[str] | tuple[str, ...] | None) -> AgentFaults:
 def from_plan(op: str, args: Mapping[str, str], caller: CallerProfile | None = None
               ) -> tuple[str, ...]:
     """A naive agent's confirmation: claims the PLAN happened. Never use it elsewhere."""
-    verb = {CREATE_BOOKING: "booked", RESCHEDULE_BOOKING: "moved",
-            CANCEL_BOOKING: "cancelled"}.get(op, "done")
+    verb = spec(op).done
     noun = caller.noun_for(args.get("asset")) if caller is not None else "unit"
     return (f"It's {verb}.", f"{noun.capitalize()} {args.get('asset')}, {spoken_when(args)}.")
 

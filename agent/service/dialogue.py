@@ -184,10 +184,11 @@ class CallContext:
                     self.heard.pop(op.name, None)
         if result.outcome is UpdateOutcome.ACCEPTED and result.changed:
             snap = self.ledger.current
+            records = dict(snap.fields)  # every changed field has its record now
             self.emit("field_accepted", fields=list(result.changed), source=provenance,
                       versions={n: snap.version(n) for n in result.changed},
                       values={n: self.trace.private(snap.value(n)) for n in result.changed},
-                      statuses={n: str(snap.get(n).status) for n in result.changed})
+                      statuses={n: str(records[n].status) for n in result.changed})
         return result
 
     def reject(self, field: str, reason: str, value: str | None = None) -> None:

@@ -12,12 +12,14 @@ and whatever stays uncertain goes to a person with an explicit :class:`HandoffSt
 from __future__ import annotations
 
 import asyncio
+from typing import Any, Unpack, assert_never
 
-from agent.core.actions import Action, ActionStatus, CommitDecision, may_commit
+from agent.core.actions import Action, ActionChanges, ActionStatus, CommitDecision, may_commit
 from agent.core.dependencies import Dependent, DependentKind
 from agent.core.gate import Disposition, Stamp, classify
 from agent.core.ledger import FieldOp
 from agent.core.names import BOOKING_REF
+from agent.core.ops import Op, changes_of, visit_of
 from agent.core.ports import (
     BookingOutcome,
     BookingOutcomeKind,
@@ -39,6 +41,7 @@ from agent.service.policy import (
 from agent.service.reconcile import Dispatching, resolve_unknown, withdraw
 from agent.service.render import staff_changed
 from agent.service.safeguards import Unanswered
+from agent.service.vocabulary import HandoffReason
 from agent.service.workflow import Desk, Goal
 
 IN_FLIGHT = frozenset({ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED,
@@ -60,14 +63,15 @@ class Dispatcher(Dispatching, Unanswered):
         self.actions[action.id] = action
         self.stamps[action.id] = stamp
 
-    def set_status(self, action: Action, status: ActionStatus, **changes: object) -> Action:
+    def set_status(self, action: Action, status: ActionStatus,
+                   **changes: Unpack[ActionChanges]) -> Action:
         moved = action.to(status, **changes)
         self.actions[action.id] = moved
         if status in (ActionStatus.CANCELLED, ActionStatus.FAILED, ActionStatus.COMMITTED):
             self.ctx.deps = self.ctx.deps.without(Dependent(DependentKind.ACTION, action.id))
         return moved
 
-    def emit(self, name: str, action: Action, **data: object) -> None:
+    def emit(self, name: str, action: Action, **data: Any) -> None:
         self.ctx.emit(name, op=action.op, request=action.idempotency_key, action=action.id,
                       **data)
 
@@ -114,10 +118,11 @@ class Dispatcher(Dispatching, Unanswered):
         claim = self.ctx.safeguards.confirmations.queued(action, self.ctx.caller)
         if claim is not None:
             plan = self.ctx.say(claim.sentences, SpeechKind.CONFIRMATION)
+            values: dict[str, Any] = {
+                k: self.ctx.trace.private(v) for k, v in claim.values.items()
+                if k in ("asset", "date", "window", "time")}
             self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
-                          ref=None, version=None, spoken_generation=plan.generation,
-                          **{k: self.ctx.trace.private(v) for k, v in claim.values.items()
-                             if k in ("asset", "date", "window", "time")})
+                          ref=None, version=None, spoken_generation=plan.generation, **values)
         self.tasks[action.id] = self.ctx.spawn(self._dispatch(action, retried),
                                                f"dispatch:{action.id}")
 
@@ -154,25 +159,18 @@ class Dispatcher(Dispatching, Unanswered):
             await self._on_outcome(action.id, outcome, retried)
 
     async def _call(self, action: Action) -> BookingOutcome:
-        args = dict(action.args)
+        args, op = dict(action.args), action.op
         key, revision = action.idempotency_key, action.based_on_revision
         try:
-            if action.op == "create_booking":
-                payload: dict[str, object] = {k: args[k] for k in
-                                              ("asset", "date", "site", "contact")}
-                payload["units"] = int(args.get("units", "1"))
-                for optional in ("window", "time"):
-                    if args.get(optional):
-                        payload[optional] = args[optional]
-                return await self.port.create(key, revision, payload)
+            if op is Op.CREATE_BOOKING:
+                return await self.port.create(key, revision, visit_of(args))
             ref, expected = args["ref"], int(args["expected_version"])
-            if action.op == "reschedule_booking":
-                changes = {k: args[k] for k in ("date", "window", "time", "site")
-                           if args.get(k)}
-                if args.get("units"):
-                    changes["units"] = int(args["units"])
-                return await self.port.reschedule(key, revision, ref, expected, changes)
-            return await self.port.cancel(key, revision, ref, expected)
+            if op is Op.RESCHEDULE_BOOKING:
+                return await self.port.reschedule(key, revision, ref, expected,
+                                                  changes_of(args))
+            if op is Op.CANCEL_BOOKING:
+                return await self.port.cancel(key, revision, ref, expected)
+            assert_never(op)  # an Op without its call here is a type error (make lint)
         except Exception as exc:  # noqa: BLE001 - an unobserved result is UNKNOWN, never "failed"
             return BookingOutcome(BookingOutcomeKind.UNKNOWN, detail=f"{type(exc).__name__}")
 
@@ -184,6 +182,7 @@ class Dispatcher(Dispatching, Unanswered):
         # judges it); a commit without a record counts as UNKNOWN (policy.dispatch_answer).
         step = self.decide(after_dispatch(dispatch_answer(outcome)), action)
         if step is Step.CONFIRM:  # dispatch_answer: a COMMITTED key always has its record
+            assert outcome.record is not None
             self.commit(action, outcome.record)
         elif step is Step.EXPLAIN_AND_ASK:
             await self._explain_conflict(action)
@@ -205,13 +204,13 @@ class Dispatcher(Dispatching, Unanswered):
     def verify(self, action: Action, record: BookingRecord) -> bool:
         """The record is the one this action asked for, on the version it expected."""
         args = dict(action.args)
-        if action.op == "cancel_booking":
+        if action.op is Op.CANCEL_BOOKING:
             return record.status == "cancelled" and record.ref == args["ref"] and \
                 record.version == int(args["expected_version"]) + 1
         wanted = {k: args[k] for k in ("asset", "date", "window", "time") if args.get(k)}
         if any(str(getattr(record, k) or "") != v for k, v in wanted.items()):
             return False
-        if action.op == "reschedule_booking":
+        if action.op is Op.RESCHEDULE_BOOKING:
             return record.version == int(args["expected_version"]) + 1
         return record.account == self.ctx.caller.account
 
@@ -226,18 +225,21 @@ class Dispatcher(Dispatching, Unanswered):
             self.ctx.emit("commit_unverified", request=action.idempotency_key, op=action.op,
                           ref=record.ref, version=record.version)
             self.records[record.ref] = record
-            self.ctx.spawn(self._locked_handoff("unverified_commit"), f"handoff:{action.id}")
+            self.ctx.spawn(self._locked_handoff(HandoffReason.UNVERIFIED_COMMIT),
+                           f"handoff:{action.id}")
             return
         self.adopt(record, action.op)
-        if action.op == "cancel_booking":
+        if action.op is Op.CANCEL_BOOKING:
             self.desk.goal = Goal.NONE
         claim = self.ctx.safeguards.confirmations.verified(action, record, self.ctx.caller)
         plan = self.ctx.say(claim.sentences, SpeechKind.CONFIRMATION,
                             record=(record.ref, record.version))
+        values: dict[str, Any] = {
+            k: self.ctx.trace.private(v) for k, v in claim.values.items()
+            if k in ("asset", "date", "window", "time", "status")}
         self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
                       ref=record.ref, version=record.version, spoken_generation=plan.generation,
-                      **{k: self.ctx.trace.private(v) for k, v in claim.values.items() if k in
-                         ("asset", "date", "window", "time", "status")})
+                      **values)
 
     def adopt(self, record: BookingRecord, op: str) -> None:
         """A verified record becomes the booking this task works on (ledger: ``booking_ref``).
@@ -257,11 +259,11 @@ class Dispatcher(Dispatching, Unanswered):
         self.emit("action_reconciled", action, state="REJECTED_STALE", ref=ref,
                    version=latest.version if latest else None)
         if latest is None:
-            await self.desk_handoff("record_vanished")
+            await self.desk_handoff(HandoffReason.RECORD_VANISHED)
             return
         self.records[ref] = latest
         wanted = dict(action.args)
-        if action.op == "cancel_booking":
+        if action.op is Op.CANCEL_BOOKING:
             redo = self.desk.new_action(action.op, self.desk.cancel_args(latest), (BOOKING_REF,))
         else:
             wanted["expected_version"] = str(latest.version)
@@ -276,11 +278,11 @@ class Dispatcher(Dispatching, Unanswered):
         self.ctx.emit("confirmation_requested", fields=[b.field for b in redo.basis],
                       op=redo.op, request=redo.idempotency_key, reason="staff_changed")
 
-    async def _locked_handoff(self, reason: str) -> None:
+    async def _locked_handoff(self, reason: HandoffReason) -> None:
         async with self.ctx.lock:
             await self.desk_handoff(reason)
 
-    async def desk_handoff(self, reason: str, ambiguity: tuple[str, ...] = ()) -> None:
+    async def desk_handoff(self, reason: HandoffReason, ambiguity: tuple[str, ...] = ()) -> None:
         await handoff(self.ctx, self.port, self.actions.values(), reason, ambiguity)
 
     # Reconciliation by key lives in agent.service.reconcile (one concept per module).

@@ -8,10 +8,11 @@ from agent.core.actions import Action, ActionStatus
 from agent.core.ports import BookingPort, HandoffState
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
+from agent.service.vocabulary import HandoffReason
 
 
-async def handoff(ctx: CallContext, port: BookingPort, actions: Iterable[Action], reason: str,
-                  ambiguity: tuple[str, ...] = ()) -> None:
+async def handoff(ctx: CallContext, port: BookingPort, actions: Iterable[Action],
+                  reason: HandoffReason, ambiguity: tuple[str, ...] = ()) -> None:
     """Give a person the explicit state (field versions, pending effects, ambiguity).
 
     Side effects: one handoff in the sandbox queue, a ``handoff`` event, a spoken notice;

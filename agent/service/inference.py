@@ -15,6 +15,7 @@ from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
 from agent.core.ports import BookingPort
 from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
+from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal
 from agent.understanding.proposals import ProposalContext
 
@@ -55,7 +56,7 @@ def offered_values(standing: Asked | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*standing.options, *(v for _, v in standing.proposes))))
 
 
-def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
+def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: Focus | None,
                 ops: list[FieldOp], source: str) -> list[FieldOp]:
     """Values the trusted records imply: the only asset, its configuration and region."""
     snap = ctx.ledger.current
@@ -66,7 +67,7 @@ def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: str | None,
             and len(ctx.caller.assets) == 1 and ASSET not in names:
         asset = ctx.caller.assets[0].id
         extra.append(FieldOp.set(ASSET, asset, f"asset:{asset}"))
-    if focus == "question":
+    if focus is Focus.QUESTION:
         probe = snap if asset is None else with_value(snap, ASSET, asset)
         extra += [op for op in answers.scope_ops(probe, source) if op.name not in names]
     return extra

@@ -24,6 +24,7 @@ from agent.service.booking_questions import confirmation
 from agent.service.dialogue import CallContext
 from agent.service.invalidation import invalidate_dependents
 from agent.service.repair import PERSON, REQUEST, Question
+from agent.service.vocabulary import Focus, HandoffReason, Offer, OfferKind
 from agent.service.workflow import Goal
 from agent.understanding.proposals import CorrectionKind, Intent, Proposal
 
@@ -34,15 +35,15 @@ class Call(Protocol):
     ctx: CallContext
     bookings: BookingDesk
     answers: AnswerDesk
-    focus: str | None  # "booking" | "question"
+    focus: Focus | None
     offered_person: bool  # the last reply offered a person
 
     def new_question(self, reason: str) -> None: ...
-    async def handoff(self, reason: str, ambiguity: tuple[str, ...]) -> None: ...
+    async def handoff(self, reason: HandoffReason, ambiguity: tuple[str, ...]) -> None: ...
 
 
 # A handler gets the offer the last reply made (see take_offer); True when it settled the turn.
-Handler = Callable[[Call, "str | None"], Awaitable[bool]]
+Handler = Callable[[Call, Offer | None], Awaitable[bool]]
 
 
 # -- before the turn's values -----------------------------------------------------------------
@@ -74,17 +75,17 @@ def another_visit(call: Call, p: Proposal) -> bool:
     return False
 
 
-def take_offer(call: Call) -> str | None:
-    """The offer the agent's last response made, now cleared: "person", "language:xx", or
-    "repair:<field>" (a person offered because questions about that field kept failing)."""
+def take_offer(call: Call) -> Offer | None:
+    """The offer the agent's last response made, now cleared: a person, an answer in another
+    language, or a person because questions about a field kept failing."""
     answers, ctx = call.answers, call.ctx
     offer = None
     if answers.offered_language:
-        offer = f"language:{answers.offered_language}"
+        offer = Offer(OfferKind.LANGUAGE, answers.offered_language)
     elif ctx.repair_offer:
-        offer = f"repair:{ctx.repair_offer}"
+        offer = Offer(OfferKind.REPAIR, ctx.repair_offer)
     elif call.offered_person or answers.offered_person:
-        offer = "person"
+        offer = Offer(OfferKind.PERSON)
     call.offered_person = answers.offered_person = False
     answers.offered_language = ctx.repair_offer = None
     return offer
@@ -114,35 +115,35 @@ def set_focus(call: Call, p: Proposal) -> None:
     """The desk the intent puts in focus, and the booking goal or question topic it sets."""
     desk = call.bookings
     if p.intent in (Intent.BOOK, Intent.RESCHEDULE):
-        call.focus = "booking"
+        call.focus = Focus.BOOKING
         wanted = Goal.BOOK if p.intent is Intent.BOOK else Goal.RESCHEDULE
         if desk.goal in (Goal.NONE, Goal.CANCEL) or wanted is Goal.RESCHEDULE:
             desk.goal = wanted if desk.target_ref is None or wanted is Goal.RESCHEDULE \
                 else Goal.RESCHEDULE
     elif p.intent is Intent.CANCEL:
-        call.focus = "booking"
+        call.focus = Focus.BOOKING
         if desk.target_ref is None and desk.draft() is None and not desk.in_flight():
             desk.goal = Goal.CANCEL  # a booking made before this call: find which one
     elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION):
-        call.focus = "question"
+        call.focus = Focus.QUESTION
         call.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION
                               else Topic.MAINTENANCE)
 
 
 # -- the handlers -----------------------------------------------------------------------------
-async def to_person(call: Call, offer: str | None) -> bool:
+async def to_person(call: Call, offer: Offer | None) -> bool:
     """The caller asked for a person: hand the call over."""
-    await call.handoff("caller_asked", ())
+    await call.handoff(HandoffReason.CALLER_ASKED, ())
     return True
 
 
-async def goodbye(call: Call, offer: str | None) -> bool:
+async def goodbye(call: Call, offer: Offer | None) -> bool:
     """The caller said goodbye: say it back."""
     call.ctx.say(("Thanks for calling.", "Goodbye."))
     return True
 
 
-async def cancel(call: Call, offer: str | None) -> bool:
+async def cancel(call: Call, offer: Offer | None) -> bool:
     """The caller wants to cancel: settled here when a draft was all there was to cancel."""
     if call.bookings.cancel_intent():
         call.ctx.say(("Okay, I've dropped that request.", "Nothing was booked."))
@@ -150,25 +151,23 @@ async def cancel(call: Call, offer: str | None) -> bool:
     return False
 
 
-async def agree(call: Call, offer: str | None) -> bool:
+async def agree(call: Call, offer: Offer | None) -> bool:
     """The caller agreed to what was last put to them: the standing offer, else the draft."""
-    if offer == "person":
-        await call.handoff("caller_accepted_person", ())
-        return True
-    if offer is not None and offer.startswith("repair:"):
-        await call.handoff("repair_failed", (f"repair: {offer.partition(':')[2]}",))
-        return True
-    if offer is not None and offer.startswith("language:"):
-        language = offer.partition(":")[2]
-        result = call.ctx.accept([FieldOp.set(LANGUAGE, language, "agent_offer_accepted")],
+    if offer is None:
+        return call.bookings.yes()
+    if offer.kind is OfferKind.PERSON:
+        await call.handoff(HandoffReason.CALLER_ACCEPTED_PERSON, ())
+    elif offer.kind is OfferKind.REPAIR:
+        await call.handoff(HandoffReason.REPAIR_FAILED, (f"repair: {offer.value}",))
+    else:  # the answer in the language offered
+        result = call.ctx.accept([FieldOp.set(LANGUAGE, offer.value, "agent_offer_accepted")],
                                  "agent_offer_accepted")
         invalidate_dependents(call.ctx, call.bookings, result.changed)
         await call.answers.pursue()
-        return True
-    return call.bookings.yes()
+    return True
 
 
-async def decline(call: Call, offer: str | None) -> bool:
+async def decline(call: Call, offer: Offer | None) -> bool:
     """The caller said no to the draft awaiting a yes (a no to an offer just lets it lapse)."""
     if offer is None and call.bookings.no():
         call.ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
@@ -189,9 +188,9 @@ BEFORE_VALUES = frozenset({Intent.HUMAN, Intent.GOODBYE})
 
 async def next_step(call: Call, invalidation: Invalidation, asked: bool) -> None:
     """The desk in focus takes its next step; with nothing in focus, ask how to help."""
-    if call.focus == "booking":
+    if call.focus is Focus.BOOKING:
         await call.bookings.realign()
-    elif call.focus == "question":
+    elif call.focus is Focus.QUESTION:
         # Answer again only when asked again or when something the answer read changed.
         answers = call.answers
         if asked or answers.stale_after(invalidation) or answers.last_resolution is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from agent.core.actions import ActionStatus
 from agent.core.ports import BookingOutcome, BookingOutcomeKind, RequestState
@@ -166,9 +166,9 @@ AFTER_TIMEOUT_LOOKUP: Table[tuple[LookupAnswer, bool]] = Table("after_timeout", 
     for retried, step in ((False, first), (True, again))
 }, slug=lambda key: key[0].lower() + ("_retried" if key[1] else ""))
 
-# Every table, in the order docs/architecture.md shows them.
-TABLES: tuple[Table, ...] = (ON_CORRECTION, BEFORE_DISPATCH, AFTER_DISPATCH, AFTER_LOOKUP,
-                             AFTER_TIMEOUT_LOOKUP)
+# Every table, in the order docs/architecture.md shows them (each keyed by its own type).
+TABLES: tuple[Table[Any], ...] = (ON_CORRECTION, BEFORE_DISPATCH, AFTER_DISPATCH, AFTER_LOOKUP,
+                                  AFTER_TIMEOUT_LOOKUP)
 
 
 # -- the lookups the deciding code makes --------------------------------------------------------
@@ -216,6 +216,7 @@ def lookup_answer(outcome: BookingOutcome | None) -> LookupAnswer:
     """The key of the lookup tables: the request's state, or NO_ANSWER when the lookup got no
     answer (``None``, no state) or said SUCCEEDED without the record to speak from."""
     state = outcome.request_state if outcome is not None else None
-    if state is None or (state is RequestState.SUCCEEDED and outcome.record is None):
+    if outcome is None or state is None \
+            or (state is RequestState.SUCCEEDED and outcome.record is None):
         return LookupAnswer.NO_ANSWER
     return LookupAnswer(state)

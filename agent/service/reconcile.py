@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Protocol
+from typing import Protocol, Unpack
 
-from agent.core.actions import Action, ActionStatus, CommitDecision
+from agent.core.actions import Action, ActionChanges, ActionStatus, CommitDecision
 from agent.core.gate import Stamp
 from agent.core.ports import BookingOutcome, BookingPort, BookingRecord, RequestState
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
 from agent.service.policy import Row, Step, after_lookup, after_timeout_lookup, lookup_answer
+from agent.service.vocabulary import HandoffReason
 from agent.service.workflow import Desk, Goal
 
 
@@ -42,7 +43,8 @@ class Dispatching(Protocol):
     tasks: dict[str, asyncio.Task[None]]
 
     def add(self, action: Action, stamp: Stamp) -> None: ...
-    def set_status(self, action: Action, status: ActionStatus, **changes: object) -> Action: ...
+    def set_status(self, action: Action, status: ActionStatus,
+                   **changes: Unpack[ActionChanges]) -> Action: ...
     def emit(self, name: str, action: Action, **data: object) -> None: ...
     def decide(self, row: Row, action: Action) -> Step: ...
     def drop(self, action: Action, reason: str) -> None: ...
@@ -50,7 +52,8 @@ class Dispatching(Protocol):
     def recheck(self, action: Action | None) -> CommitDecision: ...
     def commit(self, action: Action, record: BookingRecord) -> None: ...
     def adopt(self, record: BookingRecord, op: str) -> None: ...
-    async def desk_handoff(self, reason: str, ambiguity: tuple[str, ...] = ()) -> None: ...
+    async def desk_handoff(self, reason: HandoffReason,
+                           ambiguity: tuple[str, ...] = ()) -> None: ...
 
 
 async def lookup(d: Dispatching, key: str) -> BookingOutcome | None:
@@ -83,6 +86,7 @@ async def withdraw(d: Dispatching, action_id: str) -> None:
             # It completed before the cancellation arrived: it is history now, and the
             # ledger's new values become a change of THAT booking, never a second create.
             record = outcome.record
+            assert record is not None  # lookup_answer: SUCCEEDED only with its record
             d.set_status(action, ActionStatus.COMMITTED,
                       result=(("ref", record.ref), ("version", str(record.version))))
             d.adopt(record, action.op)
@@ -94,7 +98,7 @@ async def withdraw(d: Dispatching, action_id: str) -> None:
             await d.desk.realign()
         else:  # Step.HANDOFF
             d.set_status(action, ActionStatus.UNKNOWN)
-            await d.desk_handoff("cancellation_unconfirmed")
+            await d.desk_handoff(HandoffReason.CANCELLATION_UNCONFIRMED)
 
 async def resolve_unknown(d: Dispatching, action_id: str, retried: bool) -> None:
     """No answer: look the request up by key before any new action (never a new key)."""
@@ -106,6 +110,7 @@ async def resolve_unknown(d: Dispatching, action_id: str, retried: bool) -> None
         d.emit("action_reconciled", action, state=str(state) if state else "no_answer")
         step = d.decide(after_timeout_lookup(lookup_answer(outcome), retried=retried), action)
         if step is Step.CONFIRM and outcome is not None:  # SUCCEEDED: the record came back
+            assert outcome.record is not None  # lookup_answer: SUCCEEDED only with its record
             d.commit(action, outcome.record)
             await d.desk.realign(quiet=True)  # a correction may have arrived meanwhile
         elif step is Step.RETRY_SAME_KEY:
@@ -124,10 +129,10 @@ async def resolve_unknown(d: Dispatching, action_id: str, retried: bool) -> None
             d.emit("action_cancelled", action, reason="target_cancelled", dispatched=True)
             await d.desk.realign()
         else:  # Step.HANDOFF
-            await d.desk_handoff("outcome_unknown")
+            await d.desk_handoff(HandoffReason.OUTCOME_UNKNOWN)
 
 
-async def wait_while_pending(d: Dispatching, action) -> BookingOutcome | None:
+async def wait_while_pending(d: Dispatching, action: Action) -> BookingOutcome | None:
     """Look the request up by key until the target settles it or the budget runs out.
 
     The target still working on it (PENDING) is not an answer: never a retry, never a new key.

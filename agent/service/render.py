@@ -28,6 +28,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.core.ops import spec
 from agent.core.ports import BookingRecord
 from agent.service.slots import window_of_time
 from agent.service.spoken import heard_line, spoken_date, spoken_time, spoken_when
@@ -209,9 +210,8 @@ def _record_values(record: BookingRecord) -> dict[str, str | None]:
 # -- pending, waiting and residual effects ---------------------------------------------------
 
 def requested(op: str) -> tuple[str, ...]:
-    noun = {"create_booking": "the booking", "reschedule_booking": "the change",
-            "cancel_booking": "the cancellation"}.get(op, "it")
-    return (f"I've requested {noun}.", "I'll tell you as soon as the booking system confirms.")
+    return (f"I've requested {spec(op).requested}.",
+            "I'll tell you as soon as the booking system confirms.")
 
 
 def notice_already_sent(record: BookingRecord) -> tuple[str, ...]:

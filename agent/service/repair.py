@@ -265,11 +265,11 @@ def _build(step: Step, failures: int, q: Question, last: Asked | None, turn: int
     if q.together:
         return asked(q.prefix + (f"Shall I put {heard_line(q.together)}?",),
                      options=options, proposes=q.together)
-    sentences = repair_yes_no(q.field, _spoken(q, options[:1], setting)[0]) if options \
+    yes_no = repair_yes_no(q.field, _spoken(q, options[:1], setting)[0]) if options \
         else None
-    if sentences is None:
+    if yes_no is None:
         return asked(q.prefix + repair_rephrase(q.field, noun, 2), Step.REPHRASE)
-    return asked(q.prefix + sentences, options=options[:1],
+    return asked(q.prefix + yes_no, options=options[:1],
                  proposes=((q.field, options[0]),))
 
 

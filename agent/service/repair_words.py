@@ -25,6 +25,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.core.ops import spec
 from agent.service.spoken import spoken_date, spoken_day, spoken_time, spoken_when
 
 # What the agent is after when a question about a field keeps failing ("getting the date right").
@@ -112,11 +113,8 @@ def repair_yes_no(field: str, option: str) -> tuple[str, ...] | None:
 
 def confirm_plainly(op: str, args: Mapping[str, str]) -> str:
     """The action on the table in one yes/no sentence (the yes/no step of a confirmation)."""
-    if op == "create_booking":
-        return f"Shall I book the visit for {args.get('asset')} on {spoken_when(args)}?"
-    if op == "reschedule_booking":
-        return f"Shall I move booking {args.get('ref')} to {spoken_when(args)}?"
-    return f"Shall I cancel booking {args.get('ref')}?"
+    return spec(op).ask.format(asset=args.get("asset"), ref=args.get("ref"),
+                               when=spoken_when(args))
 
 
 def repair_rephrase(field: str, noun: str, nth: int) -> tuple[str, ...]:

@@ -27,19 +27,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, Unpack
 
-from agent.core.actions import Action, ActionStatus, CommitDecision
+from agent.core.actions import Action, ActionChanges, ActionStatus, CommitDecision
 from agent.core.caller import CallerProfile
 from agent.core.gate import GateMode
-from agent.core.names import CANCEL_BOOKING, CREATE_BOOKING, RESCHEDULE_BOOKING
+from agent.core.ops import Op
 from agent.core.ports import BookingRecord
 from agent.service.render import booked, cancelled, requested, rescheduled
 from agent.service.workflow import Desk
 
 # The confirmation of a verified record, by op: built from the BookingRecord only.
-VERIFIED_TEXT = {CREATE_BOOKING: booked, RESCHEDULE_BOOKING: rescheduled,
-                 CANCEL_BOOKING: cancelled}
+VERIFIED_TEXT = {Op.CREATE_BOOKING: booked, Op.RESCHEDULE_BOOKING: rescheduled,
+                 Op.CANCEL_BOOKING: cancelled}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +128,8 @@ class Unanswered(Protocol):
         """The call's lock: every change of an action happens under it."""
         ...
 
-    def set_status(self, action: Action, status: ActionStatus, **changes: object) -> Action: ...
+    def set_status(self, action: Action, status: ActionStatus,
+                   **changes: Unpack[ActionChanges]) -> Action: ...
     def emit(self, name: str, action: Action, **data: object) -> None: ...
     def go(self, action: Action, *, retried: bool = False) -> None: ...
 

@@ -36,6 +36,7 @@ from agent.service.repair import TARGET, Question
 from agent.service.repair_answers import read_answer
 from agent.service.replies import acknowledge, ask_yes_or_no, say_error, speak_rejections
 from agent.service.spoken import values_line
+from agent.service.vocabulary import HandoffReason, Offer
 from agent.understanding import trust
 from agent.understanding.proposals import CorrectionKind, Intent, Proposal, Proposer
 
@@ -55,7 +56,7 @@ class Turn:
     uid: str
     proposal: Proposal
     expect: trust.Expected  # what the call expects to hear (agent/understanding/trust.py)
-    offer: str | None = None  # the offer the last reply made (orient)
+    offer: Offer | None = None  # the offer the last reply made (orient)
     ops: list[FieldOp] = field(default_factory=list)  # the validated values (validate)
     changed: tuple[str, ...] = ()  # the fields the revision changed (revise)
     invalidation: Invalidation = field(default_factory=Invalidation)  # (invalidate)
@@ -235,7 +236,7 @@ async def repair_handoff(call: TurnCall) -> None:
     ctx = call.ctx
     if ctx.repair_handoff is not None:
         name, ctx.repair_handoff = ctx.repair_handoff, None
-        await call.handoff("repair_exhausted", (f"repair: {name}",))
+        await call.handoff(HandoffReason.REPAIR_EXHAUSTED, (f"repair: {name}",))
 
 
 def plan_speech(call: TurnCall, before: int) -> None:

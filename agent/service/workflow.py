@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from agent.core.actions import Action
+from agent.core.ops import Op
 from agent.core.ports import BookingRecord
 
 
@@ -32,7 +33,7 @@ class Desk(Protocol):
     target_ref: str | None  # the booking this task changes or cancels
     awaiting: str | None  # the draft waiting for the caller's yes
 
-    def new_action(self, op: str, args: dict[str, str], reads: tuple[str, ...]) -> Action:
+    def new_action(self, op: Op, args: dict[str, str], reads: tuple[str, ...]) -> Action:
         """Propose an action from the ledger now."""
         ...
 

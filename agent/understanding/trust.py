@@ -136,7 +136,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     cues = [utterance.words[i - 1][1] for span in spans for i in span[:1]
             if i > 0 and i - 1 not in span]
     others = [s for s in slots if s.value is not None and s.field not in VALUE_FIELDS]
-    vouched = bool(spans) and all(spans) and not others and weakest >= VOUCH_WORD \
+    vouched = bool(spans) and all(spans) and not others \
+        and weakest is not None and weakest >= VOUCH_WORD \
         and min(cues, default=1.0) >= CUE_WORD and utterance.confidence >= VOUCH_CONFIDENCE
     if vouched:
         return Hearing(True, "expected values heard clearly", weakest)
@@ -168,7 +169,7 @@ def _month_left_out(text: str, values: Sequence[SlotValue]) -> bool:
     "the fifteenth of March", read as 15 December). "May" is left aside: it is mostly a verb.
     With a month named, a date value that is not an ISO date counts as left out too."""
     named = {_MONTH_NUMBER[t] for t in _tokens(text) if t in _MONTH_NUMBER}
-    days = [s.value for s in values if s.field == VISIT_DATE]
+    days = [s.value for s in values if s.field == VISIT_DATE and s.value is not None]
     if not named or not days:
         return False
     try:

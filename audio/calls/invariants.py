@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from agent.core.ops import Op
 from agent.core.trace import TraceEvent
 from audio.calls.evidence import Evidence
 
@@ -19,7 +20,7 @@ QUERY_FIELDS = ("asset", "family", "procedure", "configuration", "region", "lang
                 "item_category", "opened")
 RECORD_OF_FIELD = {"asset": "asset", "visit_date": "date", "visit_window": "window",
                    "visit_time": "time", "site": "site"}
-OPS = ("create_booking", "reschedule_booking", "cancel_booking")
+OPS = tuple(Op)  # every booking op (agent/core/ops.py): none is dispatched unasked
 LATE_AUDIO_S = 0.25  # playback may end this long after an invalidation (scheduling slack)
 
 
@@ -37,7 +38,7 @@ def _reads(event: TraceEvent | None, default: tuple[str, ...]) -> set[str]:
                 return set(value)
             if value:
                 return {item[0] if isinstance(item, (list, tuple)) else
-                        item.get("field") if isinstance(item, dict) else str(item)
+                        item.get("field", "") if isinstance(item, dict) else str(item)
                         for item in value}
     return set(default)
 

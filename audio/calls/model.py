@@ -12,9 +12,10 @@ from typing import Any
 
 from agent.core.caller import CallerProfile
 from agent.core.errors import InvalidInput
+from agent.core.ops import SANDBOX_OPS
 
 MODES = ("text", "audio")
-FAULT_OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
+FAULT_OPS = SANDBOX_OPS
 FAULT_FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",
                "ignore_precondition")
 BOOKING_KEYS = ("ref", "account", "asset", "date", "window", "time", "units", "site",

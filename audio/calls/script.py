@@ -74,6 +74,8 @@ def _script(r: Reader, root) -> CallScript | None:
     expect = _expect(r, top["expect"]) if "expect" in top else Expect()
     if r.errors:
         return None
+    # Both keys are required, and a missing or unreadable one is an error above.
+    assert clock is not None and caller is not None
     return CallScript(r.path, sid or "", title or "", clock, caller, registry, modes,
                       turns, bookings, faults, edits, agent_faults, expect)
 
@@ -119,9 +121,10 @@ def _caller(r: Reader, node) -> CallerProfile | None:
         r.error(keys["assets"], "caller.assets", "list at least one asset")
     if None in get.values() or roles is None or r.errors:
         return None
-    return CallerProfile(tenant=get["tenant"], subject=get["subject"], roles=roles,
-                         account=get["account"], assets=tuple(assets),
-                         name=get.get("name") or "", region=get.get("region"))
+    text = {k: v for k, v in get.items() if v is not None}  # all of get: none is None
+    return CallerProfile(tenant=text["tenant"], subject=text["subject"], roles=roles,
+                         account=text["account"], assets=tuple(assets),
+                         name=text.get("name") or "", region=text.get("region"))
 
 
 def _registry(r: Reader, node) -> str:

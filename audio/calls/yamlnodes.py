@@ -118,7 +118,8 @@ class Reader:
         if items is None:
             return None
         out = [self.text(item, f"{where}[{i}]") for i, item in enumerate(items)]
-        return None if any(v is None for v in out) else tuple(out)  # type: ignore[misc]
+        texts = tuple(v for v in out if v is not None)
+        return None if len(texts) < len(out) else texts
 
     def regex(self, node: Node | None, where: str) -> str | None:
         pattern = self.text(node, where)

@@ -3,6 +3,7 @@
 // Protocol (audio/browser.py owns the server side):
 //   client -> server  binary: PCM16 LE mono 16 kHz, 20 ms frames
 //                     text:   {"type":"text","text":...} | {"type":"ptt","on":bool}
+//                             {"type":"mic","on":false} (the audio stops: end the turn)
 //   server -> client  binary: uint32 LE generation, uint32 LE sample rate, PCM16 LE mono
 //                     text:   {"type":"clear"|"pause"|"resume","generation":N}
 //                             {"type":"event","event":{...trace event...}}
@@ -171,6 +172,7 @@
     if (V.stream) V.stream.getTracks().forEach((t) => t.stop());
     if (V.capture) V.capture.disconnect();
     V.stream = null; V.capture = null; V.micOn = false;
+    if (V.open()) V.ws.send(JSON.stringify({type: "mic", on: false}));  // the audio stops here
     setStatus(V.open() ? "connected (microphone off)" : V.status);
     refreshControls();
   };

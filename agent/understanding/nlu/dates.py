@@ -245,9 +245,9 @@ def _reading(match: re.Match[str], kind: str, text: str, today: date,
     if not found:
         return None
     isos = tuple(dict.fromkeys(d.isoformat() for d in found))
-    value = isos[0] if len(isos) == 1 else None
+    iso = isos[0] if len(isos) == 1 else None
     past = all(d < today for d in found)
-    return DateReading(said, match.start(), match.end(), value, isos if value is None else (),
+    return DateReading(said, match.start(), match.end(), iso, isos if iso is None else (),
                        past, weekday)
 
 

@@ -61,10 +61,11 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
             and _asks_for_a_visit(slots, context, booked_ok=True):
         return Intent.BOOK, False  # "and P-200 needs a visit too": a visit more, not a move
     if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
-            and intents.answer_intent(text) is not None and not _news(slots, context):
+            and (answer := intents.answer_intent(text)) is not None \
+            and not _news(slots, context):
         # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
         # on the table; it restates the request rather than making a new one.
-        return intents.answer_intent(text), False
+        return answer, False
     if explicit is not None:
         return explicit, corrective
     if corrective:

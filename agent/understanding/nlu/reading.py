@@ -104,10 +104,10 @@ def read(text: str, context: ProposalContext) -> Reading:
     visit_date = _date_slot(date_readings)
 
     time_readings = times.read_times(text, bare_hour=context.expecting == VISIT_TIME)
-    for reading in time_readings:
-        text = _mask(text, reading.start, reading.end)
-        said.append(Mention(VISIT_TIME, reading.value, getattr(reading, "candidates", ()),
-                            reading.start, reading.end))
+    for found_time in time_readings:
+        text = _mask(text, found_time.start, found_time.end)
+        said.append(Mention(VISIT_TIME, found_time.value, getattr(found_time, "candidates", ()),
+                            found_time.start, found_time.end))
     visit_time = _time_slot(time_readings)
     window_readings = times.read_windows(text)
     said.extend(Mention(VISIT_WINDOW, w.value, (), w.start, w.end) for w in window_readings)
@@ -171,9 +171,9 @@ def _asset_slot(mentions: tuple[catalog.AssetMention, ...], held: str | None) ->
 
 def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
     # "Thursday the 10th": a date that falls on the weekday said pins it.
-    dated = [r for r in readings if r.weekday is None and r.value is not None]
+    days = [r.value for r in readings if r.weekday is None and r.value is not None]
     readings = tuple(r for r in readings if r.weekday is None or not any(
-        date.fromisoformat(d.value).weekday() == r.weekday for d in dated))
+        date.fromisoformat(day).weekday() == r.weekday for day in days))
     if not readings:
         return None
     if len(readings) == 1 and readings[0].value is not None:

@@ -226,6 +226,8 @@ def _reading(kind: str, match: re.Match[str], daypart: str | None) -> TimeReadin
         return None
     hour, minute, twenty_four = clock
     text = match.group(0)
+    value: str | None
+    candidates: tuple[str, ...]
     if twenty_four:
         value, candidates = f"{hour:02d}:{minute:02d}", ()
     else:

@@ -43,8 +43,8 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
         times = {s.text for s in said if s.field == VISIT_TIME}
         # "not at 2" withdraws the time, not the afternoon it implies (3 pm may still do).
         said = [s for s in said if not (s.field == VISIT_WINDOW and s.text in times)]
-        values = [_withdrawn_value(s, context) for s in said]
-        values = [v for v in values if v is not None]
+        found = [_withdrawn_value(s, context) for s in said]
+        values = [v for v in found if v is not None]
         if not any(s.field == SITE for s in said):
             named = known_site_named(stretch.text, context.caller.assets)
             values += [(SITE, named)] if named else []  # "not Harbour Road": the site we hold
