@@ -45,6 +45,8 @@ def _fmt(scope) -> str:
 
 def _candidate_reason(rev: RevisionSpec, q: ResolutionQuery, key: int, tenant: str | None):
     """None if ``rev`` is a step-2 candidate, else why not."""
+    # explain() stops at MISSING_SCOPE, so every scope input is given here.
+    assert q.procedure and q.configuration and q.region
     if rev.kind == "translation":
         return f"translation (of {rev.interp.equivalent_to}): never an authority candidate"
     if rev.interp.status != "approved":
@@ -65,7 +67,8 @@ def _candidate_reason(rev: RevisionSpec, q: ResolutionQuery, key: int, tenant: s
 
 def _path(state: dict[str, RevisionSpec], procedure: str, start: str, goal: str) -> list[str]:
     """A supersession chain start → … → goal for ``procedure`` with decisions, or []."""
-    todo, back = [start], {start: None}
+    todo = [start]
+    back: dict[str, tuple[str, str] | None] = {start: None}  # node -> (superseder, decision)
     while todo:
         node = todo.pop(0)
         for edge in (state[node].interp.supersedes if node in state else ()):
@@ -75,8 +78,8 @@ def _path(state: dict[str, RevisionSpec], procedure: str, start: str, goal: str)
     if goal not in back:
         return []
     steps, node = [], goal
-    while back[node] is not None:
-        prev, decision = back[node]
+    while (link := back[node]) is not None:
+        prev, decision = link
         steps.append(f"{prev} supersedes {node} ({decision})")
         node = prev
     return list(reversed(steps))
@@ -87,7 +90,10 @@ def explain(registry: Registry, query: ResolutionQuery) -> Explanation:
     resolution = registry.resolve(query)
     if resolution.outcome is RegistryOutcome.MISSING_SCOPE:
         return Explanation(resolution, ())
-    key = registry.instant_of(query)[1]
+    instant = registry.instant_of(query)
+    # Past MISSING_SCOPE the instant and every scope input were given.
+    assert instant is not None and query.procedure
+    key = instant[1]
     with registry._lock:  # noqa: SLF001 - same adapter, same connection
         state = store.load_state(registry.db, resolution.known_at)
     family = {rid: rev for rid, rev in state.items() if rev.family == query.family}

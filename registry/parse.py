@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -38,7 +39,8 @@ SECTION_KEYS = ("id", "when", "text")
 
 
 # libyaml's parser when present (about 10x faster on large files); same safe constructors.
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Chosen at run time, so the checker cannot know which class: typed as Any.
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _StringTimes(_BaseLoader):
@@ -209,8 +211,10 @@ def _revision(problems: _Problems, i: int, raw: object, time: TimeKind) -> Revis
     content = _sections(problems, where, raw)
     if len(problems.items) > before or content is None:
         return None
-    interp = Interpretation(fields["status"], tuple(roles or ()), tuple(scopes), tuple(edges),
-                            equivalent)
+    # Every None above recorded a problem, so with no problems these filters drop nothing.
+    interp = Interpretation(fields["status"], tuple(roles or ()),
+                            tuple(s for s in scopes if s is not None),
+                            tuple(e for e in edges if e is not None), equivalent)
     return RevisionSpec(fields["id"], fields["family"], fields["kind"], fields["language"],
                         fields["tenant"], content[0], content[1], interp)
 

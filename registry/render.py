@@ -28,6 +28,8 @@ def spoken_label(resolution: Resolution) -> str:
 
 def token_text(resolution: Resolution) -> str:
     """The scope token as an opaque string (base64url of its canonical JSON)."""
+    if resolution.token is None:
+        raise ValueError("this resolution carries no scope token (only RESOLVED answers do)")
     data = json.dumps(asdict(resolution.token), sort_keys=True, separators=(",", ":"))
     return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
 
@@ -35,6 +37,7 @@ def token_text(resolution: Resolution) -> str:
 def resolution_json(resolution: Resolution, sections=None) -> dict:
     out: dict = {"outcome": resolution.outcome.value}
     if resolution.outcome is RegistryOutcome.RESOLVED:
+        assert resolution.valid is not None, "a RESOLVED answer always carries its interval"
         out.update(revision=resolution.revision, edition=resolution.edition,
                    language=resolution.language, valid=list(resolution.valid))
     out.update(known_at=resolution.known_at, instant=resolution.instant,
@@ -59,6 +62,7 @@ def resolution_line(resolution: Resolution, sections=None) -> str:
         return f"MISSING_SCOPE: ask for {', '.join(resolution.missing)} ({label})"
     if resolution.outcome is not RegistryOutcome.RESOLVED:
         return f"{resolution.outcome.value} ({label})"
+    assert resolution.valid is not None, "a RESOLVED answer always carries its interval"
     start, end = resolution.valid
     line = (f"RESOLVED {resolution.revision}, edition {resolution.edition} "
             f"({resolution.language}), valid [{start}, {'∞' if end is None else end}), {label}")

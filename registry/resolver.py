@@ -11,6 +11,7 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import sqlite_utils
 
@@ -52,6 +53,14 @@ class Candidate:
     language: str
     roles: tuple[str, ...]
     valid: tuple[int | str | None, int | str | None]
+
+
+class _AnswerBase(TypedDict):
+    """The :class:`Resolution` fields every answer past step 1 carries."""
+
+    known_at: int
+    instant: str
+    historical: bool
 
 
 def usable(roles: tuple[str, ...], subject: tuple[str, ...]) -> bool:
@@ -165,8 +174,9 @@ class Registry:
             return Resolution(RegistryOutcome.MISSING_SCOPE, known_at=known_at,
                               instant=instant[0] if instant else "", historical=historical,
                               missing=missing)
+        assert instant is not None  # a None instant added "at" to missing, answered above
         text, key = instant
-        base = {"known_at": known_at, "instant": text, "historical": historical}
+        base: _AnswerBase = {"known_at": known_at, "instant": text, "historical": historical}
         params = {"family": query.family, "procedure": query.procedure, "region": query.region,
                   "configuration": query.configuration, "at": key, "k": known_at,
                   "tenant": query.tenant}

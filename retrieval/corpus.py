@@ -89,16 +89,18 @@ class Corpus:
         db = self._db
         if "revisions" in db.table_names():
             return
-        db["revisions"].create({"id": str, "digest": str, "language": str, "tenant": str,
-                                "family": str, "roles": str, "valid": str,
-                                "equivalent_to": str}, pk="id")
-        db["passages"].create({"id": int, "revision": str, "idx": int, "chunk": str,
-                               "digest": str, "section": str, "when_json": str, "text": str,
-                               "terms": str, "tf": str, "length": int}, pk="id")
-        db["passages"].create_index(["revision"])
-        db["meta"].create({"key": str, "value": str}, pk="key")
+        # ``db.table(name)`` is always a Table; ``db[name]`` might be a View, which cannot create.
+        db.table("revisions").create({"id": str, "digest": str, "language": str,
+                                      "tenant": str, "family": str, "roles": str, "valid": str,
+                                      "equivalent_to": str}, pk="id")
+        db.table("passages").create({"id": int, "revision": str, "idx": int, "chunk": str,
+                                     "digest": str, "section": str, "when_json": str,
+                                     "text": str, "terms": str, "tf": str, "length": int},
+                                    pk="id")
+        db.table("passages").create_index(["revision"])
+        db.table("meta").create({"key": str, "value": str}, pk="key")
         # Only ``terms`` (our own normalised tokens) is indexed: see retrieval.terms.
-        db["passages"].enable_fts(["terms"], create_triggers=True, tokenize="unicode61")
+        db.table("passages").enable_fts(["terms"], create_triggers=True, tokenize="unicode61")
 
     @property
     def snapshot(self) -> int | None:

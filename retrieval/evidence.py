@@ -59,7 +59,10 @@ def valid_at(intervals: Sequence[Interval], instant: str) -> Interval:
     for low, high in intervals:
         lo, hi = _point(low), _point(high)
         try:
-            if point is not None and (lo is None or lo <= point) and (hi is None or point < hi):
+            # A tick against an instant raises TypeError (handled below); mypy cannot see
+            # that the operands are otherwise of one kind, hence the ignores.
+            if (point is not None and (lo is None or lo <= point)  # type: ignore[operator]
+                    and (hi is None or point < hi)):  # type: ignore[operator]
                 return (low, high)
         except TypeError:  # a tick compared with an instant: this interval cannot cover it
             continue

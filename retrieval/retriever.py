@@ -149,7 +149,7 @@ class ScopedRetriever:
                part: int | None = None) -> RetrievalResult:
         """The gate, synchronously: use the answer before the next await."""
         stamp, token = request.stamp, request.token
-        extra = {} if part is None else {"part": part}
+        extra: dict[str, object] = {} if part is None else {"part": part}
         if (stamp.scope is not None and stamp.scope != token.cache_key) or not in_scope(
                 hits, token):
             return self._reject(request, Disposition.OUT_OF_SCOPE, **extra)

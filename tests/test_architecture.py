@@ -452,3 +452,52 @@ def test_retrieval_names_fields_through_the_core_names_module():
                        t.startswith("agent.understanding.nlu"))
              for m, targets in graph.items() if m.startswith("retrieval")}
     assert not {m: t for m, t in reach.items() if t}, reach
+
+
+# ------------------------------------------------------------ one owner of the booking task
+WORKFLOW_STATE = frozenset({"_goal", "_target", "_awaiting", "_confirmed_once",
+                            "_consent_revision", "_withdrawn_for_cancel", "goal", "target",
+                            "target_ref", "awaiting", "confirmed_once", "consent_revision",
+                            "withdrawn_for_cancel"})
+WORKFLOW_OWNER = "agent/service/workflow.py"
+
+
+def workflow_writes(source: str) -> list[str]:
+    """Where ``source`` assigns a field of the booking task (``x.goal = ...``, augmented or
+    in a tuple), or sets one through ``setattr``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for t in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                if isinstance(t, ast.Attribute) and t.attr in WORKFLOW_STATE:
+                    found.append(f"line {t.lineno}: {ast.unparse(t)}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "setattr" and len(node.args) > 1 \
+                and isinstance(node.args[1], ast.Constant) and node.args[1].value in WORKFLOW_STATE:
+            found.append(f"line {node.lineno}: setattr(..., {node.args[1].value!r})")
+    return found
+
+
+def test_only_the_workflow_assigns_the_booking_task():
+    """Goal, target, the awaited draft and the consent change only through BookingWorkflow's
+    transitions (agent/service/workflow.py); every other module reads them."""
+    offenders = {}
+    for path in sorted((ROOT / "agent").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel != WORKFLOW_OWNER and (found := workflow_writes(path.read_text())):
+            offenders[rel] = found
+    assert offenders == {}
+
+
+def test_the_workflow_owner_check_bites():
+    old = ("desk.goal = Goal.CANCEL\n"
+           "self.target_ref, self.goal = None, Goal.BOOK\n"
+           "call.bookings.consent_revision += 1\n"
+           "setattr(desk, 'awaiting', None)\n"
+           "desk.workflow.on(GoalEvent.SETTLED)\n")
+    assert len(workflow_writes(old)) == 5

@@ -37,7 +37,7 @@ from agent.service.slots import (
     missing_slot,
     present_reads,
 )
-from agent.service.workflow import Desk, Goal
+from agent.service.workflow import BookingWorkflow, Desk, Goal, GoalEvent, Phase
 
 
 class BookingDesk(Desk):
@@ -45,24 +45,33 @@ class BookingDesk(Desk):
 
     def __init__(self, ctx: CallContext, port: BookingPort):
         self.ctx = ctx
-        self.goal = Goal.NONE
-        self.target_ref: str | None = None  # the booking this task changes or cancels
-        self.awaiting: str | None = None  # the draft waiting for the caller's yes
-        self.confirmed_once = False  # the caller has said yes in this task
-        self.consent_revision: int | None = None  # a correction that itself said "go ahead"
+        self.workflow = BookingWorkflow()  # goal, target, awaited draft, consent: its alone
         self.told_notice: set[tuple[str, int]] = set()
-        self.withdrawn_for_cancel = False  # a cancel met a create still in flight
         self.dispatcher = Dispatcher(ctx, port, self)
 
     def start_task(self) -> None:
         """Forget the previous task's goal and target; its actions stay as history."""
-        self.goal = Goal.NONE
-        self.target_ref = None
-        self.awaiting = None
-        self.confirmed_once = False
-        self.consent_revision = None
+        self.workflow.on(GoalEvent.NEW_TASK)
 
     # -- views ---------------------------------------------------------------------------
+    @property
+    def goal(self) -> Goal:
+        return self.workflow.goal
+
+    @property
+    def target_ref(self) -> str | None:
+        """The booking this task changes or cancels."""
+        return self.workflow.target
+
+    @property
+    def awaiting(self) -> str | None:
+        """The draft waiting for the caller's yes."""
+        return self.workflow.awaiting
+
+    @property
+    def phase(self) -> Phase:
+        return self.workflow.phase(self.in_flight())
+
     @property
     def actions(self) -> tuple[Action, ...]:
         return tuple(self.dispatcher.actions.values())
@@ -82,7 +91,7 @@ class BookingDesk(Desk):
 
     def consent_now(self) -> bool:
         """The caller already confirmed this task and the latest correction said go ahead."""
-        return self.confirmed_once and self.consent_revision == self.ctx.ledger.revision
+        return self.workflow.consent_at(self.ctx.ledger.revision)
 
     # -- a correction meets the actions (seed 001 decision matrix) -----------------------------
     def on_change(self, invalidation: Invalidation) -> None:
@@ -104,36 +113,36 @@ class BookingDesk(Desk):
 
         Returns True when nothing booked remains to cancel (the draft was all there was).
         """
-        self.goal = Goal.CANCEL
+        self.workflow.on(GoalEvent.WANT_CANCEL)
         draft = self.draft()
         if draft is not None:
             self.dispatcher.supersede(draft.id, "caller_cancelled")
         for action in self.actions:
             if action.status is ActionStatus.COMMITTING:
-                self.withdrawn_for_cancel = action.op is Op.CREATE_BOOKING
+                self.workflow.withdrew_create(action.op is Op.CREATE_BOOKING)
                 self.dispatcher.supersede(action.id)
         if self.target_ref is None and not self.in_flight():
-            self.goal = Goal.NONE
+            self.workflow.on(GoalEvent.SETTLED)
             return draft is not None
         return False
 
     def yes(self) -> bool:
         """Dispatch the draft the caller just confirmed. False when nothing was awaiting."""
-        if self.awaiting is None:
+        awaiting = self.workflow.answered()
+        if awaiting is None:
             return False
-        action = self.dispatcher.actions.get(self.awaiting)
-        self.awaiting = None
+        action = self.dispatcher.actions.get(awaiting)
         if action is None or action.status is not ActionStatus.PROPOSED:
             return False
-        self.confirmed_once = True
+        self.workflow.confirmed()
         self.consent(action, Consent.YES)
         return True
 
     def no(self) -> bool:
-        if self.awaiting is None:
+        awaiting = self.workflow.answered()
+        if awaiting is None:
             return False
-        action = self.dispatcher.actions.get(self.awaiting)
-        self.awaiting = None
+        action = self.dispatcher.actions.get(awaiting)
         if action is not None and action.status is ActionStatus.PROPOSED:
             self.consent(action, Consent.NO)
         return True
@@ -152,14 +161,15 @@ class BookingDesk(Desk):
         draft = self.draft()
         if self.goal is Goal.CANCEL:
             record = self.records.get(self.target_ref or "")
-            if record is None and self.withdrawn_for_cancel:
-                self.goal, self.withdrawn_for_cancel = Goal.NONE, False
+            if record is None and self.workflow.withdrawn_for_cancel:
+                self.workflow.on(GoalEvent.SETTLED)
+                self.workflow.withdrew_create(False)
                 ctx.say(("The request was withdrawn before it was booked.",
                          "Nothing was booked."))
             elif record is None:
                 ask_field(ctx, BOOKING_REF)
             elif record.status == "cancelled":
-                self.goal = Goal.NONE
+                self.workflow.on(GoalEvent.SETTLED)
                 ctx.say((f"Booking {record.ref} is already cancelled.",))
             elif draft is None or draft.op is not Op.CANCEL_BOOKING:
                 self.offer(self.new_action(Op.CANCEL_BOOKING, self.cancel_args(record),
@@ -185,7 +195,7 @@ class BookingDesk(Desk):
         if draft is not None and self.is_current(draft):
             # Already proposed from exactly these values: put the same question again (one
             # confirmation per action, so no new confirmation_requested event).
-            self.awaiting = draft.id
+            self.workflow.await_yes(draft.id)
             ctx.ask(confirmation(draft, ("Shall I go ahead with that?",)))
             return
         record = self.records.get(self.target_ref or "")
@@ -196,7 +206,7 @@ class BookingDesk(Desk):
         if snap.value(ASSET) not in (None, record.asset):  # (a cancel returned above)
             # A booking cannot move to another asset: the caller wants a visit for that one.
             # The first booking stays exactly as the system of record holds it.
-            self.target_ref, self.goal = None, Goal.BOOK
+            self.workflow.on(GoalEvent.OTHER_ASSET)  # no target: a new booking
             self.offer(self.new_action(Op.CREATE_BOOKING, self.create_args(),
                                        present_reads(snap)),
                        (f"Booking {record.ref} for {record.asset} stays as it is.",))
@@ -268,7 +278,7 @@ class BookingDesk(Desk):
         """The one yes/no question about ``action`` (``confirmation_requested``)."""
         fields = confirm_fields(self.ctx.ledger.current, action.op)
         question = confirmation_question(action, self.records, self.ctx.caller, prefix)
-        self.awaiting = action.id
+        self.workflow.await_yes(action.id)
         self.ctx.ask(question)
         self.ctx.emit("confirmation_requested", fields=fields, op=action.op,
                       request=action.idempotency_key)

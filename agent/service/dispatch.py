@@ -42,7 +42,7 @@ from agent.service.reconcile import Dispatching, resolve_unknown, withdraw
 from agent.service.render import staff_changed
 from agent.service.safeguards import Unanswered
 from agent.service.vocabulary import HandoffReason
-from agent.service.workflow import Desk, Goal
+from agent.service.workflow import Desk, GoalEvent
 
 IN_FLIGHT = frozenset({ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED,
                        ActionStatus.UNKNOWN})
@@ -88,8 +88,7 @@ class Dispatcher(Dispatching, Unanswered):
         """A draft that was never dispatched dies here; no worker may commit it later."""
         self.set_status(action, ActionStatus.CANCELLED)
         self.emit("action_cancelled", action, reason=reason, dispatched=False)
-        if self.desk.awaiting == action.id:
-            self.desk.awaiting = None
+        self.desk.workflow.draft_gone(action.id)
 
     def supersede(self, action_id: str, reason: str = "superseded") -> None:
         """A correction met this action: take the ON_CORRECTION row for its status."""
@@ -230,7 +229,7 @@ class Dispatcher(Dispatching, Unanswered):
             return
         self.adopt(record, action.op)
         if action.op is Op.CANCEL_BOOKING:
-            self.desk.goal = Goal.NONE
+            self.desk.workflow.on(GoalEvent.SETTLED)
         claim = self.ctx.safeguards.confirmations.verified(action, record, self.ctx.caller)
         plan = self.ctx.say(claim.sentences, SpeechKind.CONFIRMATION,
                             record=(record.ref, record.version))
@@ -248,7 +247,7 @@ class Dispatcher(Dispatching, Unanswered):
         """
         self.records[record.ref] = record
         self.notified.add((record.ref, record.version))
-        self.desk.target_ref = record.ref
+        self.desk.workflow.adopt(record.ref)
         self.ctx.accept([FieldOp.set(BOOKING_REF, record.ref, f"tool:{op}")], f"tool:{op}")
 
     async def _explain_conflict(self, action: Action) -> None:
@@ -273,7 +272,7 @@ class Dispatcher(Dispatching, Unanswered):
         if self.decide(before_dispatch(Consent.NOT_GIVEN), redo) is Step.DISPATCH:
             self.go(redo)
             return
-        self.desk.awaiting = redo.id
+        self.desk.workflow.await_yes(redo.id)
         self.ctx.say(staff_changed(latest, wanted), SpeechKind.QUESTION)
         self.ctx.emit("confirmation_requested", fields=[b.field for b in redo.basis],
                       op=redo.op, request=redo.idempotency_key, reason="staff_changed")

@@ -97,7 +97,7 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         return []
     record = mine[0]
     desk.records[record.ref] = record
-    desk.target_ref = record.ref
+    desk.workflow.adopt(record.ref)
     source = f"tool:booking:{record.ref}"
     return [FieldOp.set(BOOKING_REF, record.ref, source), FieldOp.set(ASSET, record.asset, source)]
 

@@ -25,7 +25,7 @@ from agent.service.dialogue import CallContext
 from agent.service.invalidation import invalidate_dependents
 from agent.service.repair import PERSON, REQUEST, Question
 from agent.service.vocabulary import Focus, HandoffReason, Offer, OfferKind
-from agent.service.workflow import Goal
+from agent.service.workflow import GoalEvent
 from agent.understanding.proposals import CorrectionKind, Intent, Proposal
 
 
@@ -68,7 +68,7 @@ def another_visit(call: Call, p: Proposal) -> bool:
                  "is, then we can book the other visit."), SpeechKind.WAITING)
         return True
     if draft is not None:
-        desk.awaiting = draft.id
+        desk.workflow.await_yes(draft.id)
         ctx.ask(confirmation(draft, ("Shall I go ahead with the one I just read back?",),
                              ("Let's finish the first visit before the next one.",)))
         return True
@@ -116,14 +116,12 @@ def set_focus(call: Call, p: Proposal) -> None:
     desk = call.bookings
     if p.intent in (Intent.BOOK, Intent.RESCHEDULE):
         call.focus = Focus.BOOKING
-        wanted = Goal.BOOK if p.intent is Intent.BOOK else Goal.RESCHEDULE
-        if desk.goal in (Goal.NONE, Goal.CANCEL) or wanted is Goal.RESCHEDULE:
-            desk.goal = wanted if desk.target_ref is None or wanted is Goal.RESCHEDULE \
-                else Goal.RESCHEDULE
+        desk.workflow.on(GoalEvent.WANT_BOOK if p.intent is Intent.BOOK
+                         else GoalEvent.WANT_RESCHEDULE)
     elif p.intent is Intent.CANCEL:
         call.focus = Focus.BOOKING
         if desk.target_ref is None and desk.draft() is None and not desk.in_flight():
-            desk.goal = Goal.CANCEL  # a booking made before this call: find which one
+            desk.workflow.on(GoalEvent.FIND_CANCEL)  # made before this call: find which one
     elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION):
         call.focus = Focus.QUESTION
         call.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION

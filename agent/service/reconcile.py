@@ -92,7 +92,7 @@ async def withdraw(d: Dispatching, action_id: str) -> None:
             d.adopt(record, action.op)
             d.emit("action_committed", action, ref=record.ref, version=record.version,
                        superseded=True)
-            then = ("So it needs cancelling." if d.desk.goal is Goal.CANCEL
+            then = ("So it needs cancelling." if d.desk.workflow.goal is Goal.CANCEL
                     else "I'll change that booking instead.")
             d.ctx.say(("The earlier request had already gone through.", then))
             await d.desk.realign()

@@ -169,7 +169,7 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
     ctx.heard.update(checked.heard)  # "I don't see V-200 on your account" when asked
     for record in checked.records:
         call.bookings.records[record.ref] = record
-        call.bookings.target_ref = record.ref
+        call.bookings.workflow.adopt(record.ref)
     turn.ops = list(checked.ops)
     return False
 
@@ -220,7 +220,7 @@ async def invalidate(call: TurnCall, turn: Turn) -> bool:
 async def decide(call: TurnCall, turn: Turn) -> bool:
     """The intent's handler acts on the revised ledger, else the desk in focus takes a step."""
     if turn.proposal.go_ahead and turn.changed:
-        call.bookings.consent_revision = call.ctx.ledger.revision
+        call.bookings.workflow.go_ahead_at(call.ctx.ledger.revision)
     handler = HANDLERS.get(turn.acting_intent)
     if handler is None or not await handler(call, turn.offer):
         await next_step(call, turn.invalidation, turn.asked)
