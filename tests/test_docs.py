@@ -491,3 +491,16 @@ def test_readme_links_the_design_docs_and_guides():
               "docs/guide-plug-in-a-proposer.md", "docs/guide-add-a-registry-family.md"]
     missing = [w for w in wanted if f"]({w})" not in text]
     assert not missing, "README.md does not link: " + ", ".join(missing)
+
+
+def test_the_walkthrough_follows_one_correction_through_at_most_twelve_files():
+    """docs/walkthrough.md names each code file it walks through in its table, with its role,
+    and names no other code file (tests pin the steps; they are not part of the walk)."""
+    text = (ROOT / "docs" / "walkthrough.md").read_text(encoding="utf-8")
+    table = re.findall(r"^\| *\d+ *\| *`([^`]+\.py)` *\| *([^|]+?) *\|$", text, re.MULTILINE)
+    files = [f for f, _ in table]
+    assert 0 < len(files) <= 12 and len(set(files)) == len(files)
+    assert all(role and (ROOT / f).is_file() for f, role in table)
+    named = {m for m in re.findall(r"`([\w/]+\.py)", text) if not m.startswith("tests/")}
+    assert named == set(files), f"named but not in the table: {sorted(named - set(files))}"
+
