@@ -23,8 +23,9 @@ from tools_sandbox.service import booking_json
 from tools_sandbox.store import now_iso
 
 router = APIRouter(prefix="/admin", tags=["admin (test mode only)"])
-SeedRef = m.code(m.REF_PATTERN, "a booking ref: 1-64 of A-Z a-z 0-9 _ . : -")
-Capacity = m.integer(0, 10_000)
+SeedRef = Annotated[str, *m.code(m.REF_PATTERN, "a booking ref: 1-64 of A-Z a-z 0-9 _ . : -")]
+Capacity = Annotated[int, *m.integer(0, 10_000)]
+SeedText = Annotated[str, *m.text(200, min_length=0)]
 
 
 class SeedBooking(m.Slot):
@@ -36,8 +37,8 @@ class SeedBooking(m.Slot):
     account: m.Name
     asset: m.Name
     units: m.Units = 1
-    site: m.text(200, min_length=0) = ""
-    contact: m.text(200, min_length=0) = ""
+    site: SeedText = ""
+    contact: SeedText = ""
     status: Literal["confirmed", "cancelled"] = "confirmed"
     version: m.Version = 1
 

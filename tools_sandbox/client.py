@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 import httpx
 
 from agent.core.errors import AmendError
+from agent.core.ops import Op, Visit, VisitChanges, spec
 from agent.core.ports import (
     BookingOutcome,
     BookingOutcomeKind,
@@ -80,24 +81,25 @@ class SandboxClient:
 
     # ------------------------------------------------------------------ writes
 
-    async def create(self, key: str, revision: int, booking: dict[str, object]) -> BookingOutcome:
+    async def create(self, key: str, revision: int, booking: Visit) -> BookingOutcome:
         """POST /v1/bookings. ``account`` is implied by the token and is not sent."""
         body = {k: v for k, v in booking.items() if v is not None and k != "account"}
-        return await self._write("create_booking", "/v1/bookings", key, revision, body, None)
+        return await self._write(Op.CREATE_BOOKING, key, revision, body, None)
 
     async def reschedule(self, key: str, revision: int, ref: str, expected_version: int,
-                         changes: dict[str, object]) -> BookingOutcome:
+                         changes: VisitChanges) -> BookingOutcome:
         body = {k: v for k, v in changes.items() if v is not None}
-        return await self._write("reschedule_booking", f"/v1/bookings/{ref}/reschedule", key,
-                                 revision, body, expected_version)
+        return await self._write(Op.RESCHEDULE_BOOKING, key, revision, body, expected_version,
+                                 ref)
 
     async def cancel(self, key: str, revision: int, ref: str,
                      expected_version: int) -> BookingOutcome:
-        return await self._write("cancel_booking", f"/v1/bookings/{ref}/cancel", key, revision,
-                                 None, expected_version)
+        return await self._write(Op.CANCEL_BOOKING, key, revision, None, expected_version, ref)
 
-    async def _write(self, op: str, path: str, key: str, revision: int, body: dict | None,
-                     expected: int | None) -> BookingOutcome:
+    async def _write(self, op: Op, key: str, revision: int, body: dict[str, object] | None,
+                     expected: int | None, ref: str | None = None) -> BookingOutcome:
+        """POST to the op's route (agent/core/ops.py), keyed; the answer as one outcome."""
+        path = spec(op).path(ref)
         headers = {"Idempotency-Key": key, "Amend-Revision": str(revision)}
         if expected is not None:
             headers["If-Match"] = f'"{expected}"'

@@ -27,7 +27,7 @@ Ref = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-
 # The headers' schemas in /openapi.json: exactly the values the dependencies below accept.
 # (The dependencies read them as optional strings so that a bad value is a 400 naming it.
 # A route that needs one says so with REQUIRES_IF_MATCH; a missing one is then a 428.)
-HEADER_SCHEMAS = {
+HEADER_SCHEMAS: dict[str, dict[str, object]] = {
     "Idempotency-Key": {"type": "string", "minLength": 1, "maxLength": 255,
                         "pattern": "^[!-~]+$"},
     "Amend-Revision": {"type": "string", "pattern": "^[0-9]{1,9}$"},

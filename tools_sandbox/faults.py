@@ -188,17 +188,18 @@ class FaultPlan:
         with self._lock:
             n = self._calls.get(op, 0) + 1
             self._calls[op] = n
-            merged: dict[str, object] = {}
+            delay_ms = 0
+            flags: dict[str, bool] = {}
             for rule in self._rules:
                 if rule.op != op or (rule.nth is not None and rule.nth != n):
                     continue
                 # Draw for every matching rule, hit or miss, so the sequence is replayable.
                 if rule.probability < 1 and self._rngs[op].random() >= rule.probability:
                     continue
-                merged["delay_ms"] = max(int(merged.get("delay_ms", 0)), rule.delay_ms)
+                delay_ms = max(delay_ms, rule.delay_ms)
                 for name in FLAGS:
-                    merged[name] = bool(merged.get(name)) or getattr(rule, name)
-        return FaultDecision(op=op, call=n, **merged)
+                    flags[name] = flags.get(name, False) or getattr(rule, name)
+        return FaultDecision(op=op, call=n, delay_ms=delay_ms, **flags)
 
     # ------------------------------------------------------------------ holds
 

@@ -61,6 +61,7 @@ class Handoffs:
             if cur.rowcount != 1:
                 raise RuntimeError(f"handoff {row['id']} changed inside its own transaction")
         fresh = self._store.one("SELECT * FROM handoffs WHERE id = ?", row["id"])
+        assert fresh is not None  # updated just above
         return with_etag(Reply(200, handoff_json(fresh)))
 
     def update_state(self, caller: Caller, hid: str, expected: int, state: dict) -> Reply:

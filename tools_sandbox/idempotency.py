@@ -36,6 +36,10 @@ class RequestStatus(StrEnum):
     CANCELLED = "CANCELLED"  # cancellation was requested in time; nothing written
 
 
+# What a key is remembered under: (tenant, account, Idempotency-Key).
+Scope = tuple[str, str, str]
+
+
 @dataclass(frozen=True, slots=True)
 class Caller:
     """The identity behind a token: never taken from a request body."""
@@ -91,8 +95,8 @@ class Executor:
         self._max_hold_s = max_hold_s
         self._spawn = spawn
         self._after_commit = after_commit
-        self._wake: dict[tuple[str, str, str], asyncio.Event] = {}
-        self._settled: dict[tuple[str, str, str], asyncio.Event] = {}
+        self._wake: dict[Scope, asyncio.Event] = {}
+        self._settled: dict[Scope, asyncio.Event] = {}
         self._last_purge = 0.0
         # A PENDING row left by a stopped server wrote nothing (commit and SUCCEEDED are one
         # transaction), so it is safe to let its key run again.
@@ -143,7 +147,8 @@ class Executor:
             self._wake.pop(scope, None)
             self._settled.pop(scope, None)
 
-    async def _execute(self, scope, decision: FaultDecision, work, wake) -> Reply:
+    async def _execute(self, scope: Scope, decision: FaultDecision,
+                       work: Callable[[FaultDecision], Work], wake: asyncio.Event) -> Reply:
         if decision.delay_ms:
             await self._faults.hold(decision.delay_ms / 1000,
                                     None if decision.uncancellable else wake)
@@ -173,13 +178,13 @@ class Executor:
             await self._faults.hold(self._max_hold_s)
         return Reply(done.status, done.body)
 
-    def _fail_retryable(self, scope, code: str, message: str) -> Reply:
+    def _fail_retryable(self, scope: Scope, code: str, message: str) -> Reply:
         reply = error(503, code, message)
         self._store.finish_request(*scope, RequestStatus.FAILED, response_status=503,
                                    body=reply.body, retryable=True)
         return Reply(reply.status, reply.body, (("Retry-After", "1"),))
 
-    def _cancel_requested(self, scope) -> bool:
+    def _cancel_requested(self, scope: Scope) -> bool:
         row = self._store.request(*scope)
         return bool(row and row["cancel_requested"])
 

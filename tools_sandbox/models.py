@@ -19,6 +19,7 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 
 Window = Literal["morning", "afternoon"]
 TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"  # any HH:MM (told apart for the message)
@@ -87,7 +88,10 @@ WindowTime = Annotated[str, BeforeValidator(_check_time), WithJsonSchema(
      "description": "HH:MM within a window: 08:00-12:00 (morning) or 13:00-17:00 (afternoon)"})]
 
 
-def text(max_length: int, min_length: int = 1):
+# text(), code() and integer() return the metadata of an ``Annotated`` type, unpacked where
+# the type is named: ``Name = Annotated[str, *text(64)]`` (a type checker needs the type
+# spelled out, not a function call that builds it).
+def text(max_length: int, min_length: int = 1) -> tuple[BeforeValidator, WithJsonSchema]:
     """A string that is stripped, then kept if not blank; ``max_length`` counts what was sent."""
 
     def check(value: object) -> object:
@@ -101,10 +105,10 @@ def text(max_length: int, min_length: int = 1):
     schema: dict = {"type": "string", "maxLength": max_length}
     if min_length:
         schema.update(minLength=1, pattern=NOT_BLANK_PATTERN)
-    return Annotated[str, BeforeValidator(check), WithJsonSchema(schema)]
+    return BeforeValidator(check), WithJsonSchema(schema)
 
 
-def code(pattern: str, description: str):
+def code(pattern: str, description: str) -> tuple[BeforeValidator, WithJsonSchema]:
     """An identifier matching ``pattern`` exactly, as sent (never stripped)."""
 
     def check(value: object) -> object:
@@ -112,8 +116,8 @@ def code(pattern: str, description: str):
             raise ValueError(f"{value!r} is not {description}")
         return value
 
-    return Annotated[str, BeforeValidator(check), WithJsonSchema(
-        {"type": "string", "pattern": pattern, "description": description})]
+    return BeforeValidator(check), WithJsonSchema(
+        {"type": "string", "pattern": pattern, "description": description})
 
 
 def _json_integer(value: object) -> object:
@@ -129,21 +133,21 @@ def _json_boolean(value: object) -> object:
     return value
 
 
-def integer(ge: int, le: int):
+def integer(ge: int, le: int) -> tuple[FieldInfo, BeforeValidator]:
     """A JSON integer in ``ge..le`` (bounds before the validator: the schema says them)."""
-    return Annotated[int, Field(ge=ge, le=le), BeforeValidator(_json_integer)]
+    return Field(ge=ge, le=le), BeforeValidator(_json_integer)
 
 
 Int = Annotated[int, BeforeValidator(_json_integer)]
 Bool = Annotated[bool, BeforeValidator(_json_boolean)]
-Units = integer(1, 100)
-Version = integer(1, MAX_VERSION)
-Revision = integer(0, MAX_VERSION)
-Name = text(64)
-Text = text(200)
-Reason = text(500)
-Note = text(2000)
-Summary = text(2000, min_length=0)
+Units = Annotated[int, *integer(1, 100)]
+Version = Annotated[int, *integer(1, MAX_VERSION)]
+Revision = Annotated[int, *integer(0, MAX_VERSION)]
+Name = Annotated[str, *text(64)]
+Text = Annotated[str, *text(200)]
+Reason = Annotated[str, *text(500)]
+Note = Annotated[str, *text(2000)]
+Summary = Annotated[str, *text(2000, min_length=0)]
 REF_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
 
 

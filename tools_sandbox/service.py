@@ -175,6 +175,7 @@ class BookingService:
         if not self.store.update_booking(row["ref"], row["version"], diff):
             raise RuntimeError(f"booking {row['ref']} changed inside its own transaction")
         new = self.store.booking(row["ref"])
+        assert new is not None  # updated just above, in this transaction
         self.store.record_event(new["ref"], new["version"], event, actor, key, expected,
                                 row["version"], revision)
         nid = self.store.add_notification(new, kind, message(kind, new)) if kind else None

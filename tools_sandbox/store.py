@@ -27,37 +27,38 @@ def now_iso() -> str:
 
 def _create_schema(db: sqlite_utils.Database) -> None:
     """Create every table if missing (side effect: DDL on ``db``)."""
-    db["tokens"].create({"token": str, "tenant": str, "subject": str, "account": str,
-                         "role": str, "created_at": str}, pk="token", if_not_exists=True)
-    db["slots"].create({"date": str, "window": str, "capacity": int},
-                       pk=("date", "window"), if_not_exists=True)
-    db["bookings"].create({
+    # db.table(name) is a Table; db[name] could also be a View, which has no create().
+    db.table("tokens").create({"token": str, "tenant": str, "subject": str, "account": str,
+                               "role": str, "created_at": str}, pk="token", if_not_exists=True)
+    db.table("slots").create({"date": str, "window": str, "capacity": int},
+                             pk=("date", "window"), if_not_exists=True)
+    db.table("bookings").create({
         "ref": str, "tenant": str, "account": str, "asset": str, "date": str, "window": str,
         "time": str, "units": int, "site": str, "contact": str, "status": str, "version": int,
         "created_key": str, "revision": int, "created_at": str, "updated_at": str,
     }, pk="ref", not_null={"tenant", "account", "asset", "date", "window", "status", "version"},
         if_not_exists=True)
-    db["bookings"].create_index(["tenant", "account"], if_not_exists=True)
-    db["bookings"].create_index(["date", "window", "status"], if_not_exists=True)
+    db.table("bookings").create_index(["tenant", "account"], if_not_exists=True)
+    db.table("bookings").create_index(["date", "window", "status"], if_not_exists=True)
     # Every version a booking ever had, with who wrote it and the version it was built on:
     # the history checker's evidence for "no stale commit".
-    db["booking_events"].create({
+    db.table("booking_events").create({
         "id": int, "ref": str, "version": int, "op": str, "actor": str, "key": str,
         "expected_version": int, "prior_version": int, "revision": int, "at": str,
     }, pk="id", if_not_exists=True)
-    db["requests"].create({
+    db.table("requests").create({
         "tenant": str, "account": str, "key": str, "op": str, "fingerprint": str,
         "status": str, "cancel_requested": int, "retryable": int, "revision": int,
         "booking_ref": str, "response_status": int, "response_body": str,
         "created_at": str, "updated_at": str, "created_ts": float,
     }, pk=("tenant", "account", "key"), if_not_exists=True)
-    db["notifications"].create({
+    db.table("notifications").create({
         "id": int, "tenant": str, "account": str, "booking_ref": str, "booking_version": int,
         "kind": str, "contact": str, "dedupe_key": str, "body": str, "status": str,
         "attempts": int, "deliveries": int, "created_at": str, "delivered_at": str,
     }, pk="id", if_not_exists=True)
-    db["notifications"].create_index(["dedupe_key"], unique=True, if_not_exists=True)
-    db["handoffs"].create({
+    db.table("notifications").create_index(["dedupe_key"], unique=True, if_not_exists=True)
+    db.table("handoffs").create({
         "id": str, "tenant": str, "account": str, "status": str, "version": int,
         "state": str, "resolution": str, "created_at": str, "updated_at": str,
     }, pk="id", if_not_exists=True)
@@ -197,7 +198,8 @@ class Store:
             (booking["tenant"], booking["account"], booking["ref"], booking["version"], kind,
              booking["contact"], f"{booking['ref']}:v{booking['version']}:{kind}", body,
              now_iso()))
-        return int(cur.lastrowid)
+        assert cur.lastrowid is not None  # an INSERT always sets it
+        return cur.lastrowid
 
     def notification(self, nid: int) -> dict | None:
         return self.one("SELECT * FROM notifications WHERE id = ?", nid)
