@@ -22,8 +22,9 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 
 from agent.core.errors import InvalidInput
+from agent.core.ops import SANDBOX_OPS
 
-OPS = ("create_booking", "reschedule_booking", "cancel_booking", "send_notification")
+OPS = SANDBOX_OPS  # every agent op (agent/core/ops.py) and the outbox's deliveries
 FLAGS = ("drop_response", "fail_before_commit", "hang", "duplicate_delivery",
          "ignore_precondition", "uncancellable")
 
