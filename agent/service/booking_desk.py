@@ -37,6 +37,7 @@ from agent.service.slots import (
     missing_slot,
     present_reads,
 )
+from agent.service.vocabulary import CancelReason
 from agent.service.workflow import BookingWorkflow, Desk, Goal, GoalEvent, Phase
 
 
@@ -116,7 +117,7 @@ class BookingDesk(Desk):
         self.workflow.on(GoalEvent.WANT_CANCEL)
         draft = self.draft()
         if draft is not None:
-            self.dispatcher.supersede(draft.id, "caller_cancelled")
+            self.dispatcher.supersede(draft.id, CancelReason.CALLER_CANCELLED)
         for action in self.actions:
             if action.status is ActionStatus.COMMITTING:
                 self.workflow.withdrew_create(action.op is Op.CREATE_BOOKING)
@@ -181,7 +182,7 @@ class BookingDesk(Desk):
         slot = missing_slot(snap)
         if slot is not None:
             if draft is not None:
-                self.dispatcher.drop(draft, "missing_" + slot)
+                self.dispatcher.drop(draft, CancelReason.MISSING_FIELD, slot)
             held = snap.get(slot)
             candidates = ((held.candidates if held is not None else ())
                           or self.ctx.candidates.get(slot, ()))
@@ -270,7 +271,7 @@ class BookingDesk(Desk):
                 self.ctx.say(prefix, SpeechKind.INFO)
             self.dispatcher.go(action)
         elif step is Step.DROP:
-            self.dispatcher.drop(action, "caller_declined")
+            self.dispatcher.drop(action, CancelReason.CALLER_DECLINED)
         else:  # Step.ASK_CONFIRMATION
             self.ask_confirmation(action, prefix)
 

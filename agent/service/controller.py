@@ -31,7 +31,7 @@ from agent.service.handoff import handoff as hand_over
 from agent.service.replies import describe
 from agent.service.safeguards import Safeguards
 from agent.service.turn_steps import take_turn
-from agent.service.vocabulary import Focus, HandoffReason
+from agent.service.vocabulary import CancelReason, Focus, HandoffReason
 from agent.understanding.proposals import Proposer
 
 RetrieverFactory = Callable[[AdmissionGate, Trace], Retriever]
@@ -114,7 +114,7 @@ class Controller:
         async with self.ctx.lock:
             draft = self.bookings.draft()
             if draft is not None:  # never confirmed: it dies with the call
-                self.bookings.dispatcher.drop(draft, "call_ended")
+                self.bookings.dispatcher.drop(draft, CancelReason.CALL_ENDED)
             self.ctx.closed = True
             self.ctx.ledger.close()
         tasks = tuple(self.ctx.tasks)

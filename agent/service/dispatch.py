@@ -41,7 +41,7 @@ from agent.service.policy import (
 from agent.service.reconcile import Dispatching, resolve_unknown, withdraw
 from agent.service.render import staff_changed
 from agent.service.safeguards import Unanswered
-from agent.service.vocabulary import HandoffReason
+from agent.service.vocabulary import CancelReason, HandoffReason
 from agent.service.workflow import Desk, GoalEvent
 
 IN_FLIGHT = frozenset({ActionStatus.COMMITTING, ActionStatus.CANCEL_REQUESTED,
@@ -84,13 +84,14 @@ class Dispatcher(Dispatching, Unanswered):
         return row.step
 
     # -- invalidation --------------------------------------------------------------------------
-    def drop(self, action: Action, reason: str) -> None:
+    def drop(self, action: Action, reason: CancelReason, detail: str = "") -> None:
         """A draft that was never dispatched dies here; no worker may commit it later."""
         self.set_status(action, ActionStatus.CANCELLED)
-        self.emit("action_cancelled", action, reason=reason, dispatched=False)
+        self.emit("action_cancelled", action, reason=reason, detail=detail, dispatched=False)
         self.desk.workflow.draft_gone(action.id)
 
-    def supersede(self, action_id: str, reason: str = "superseded") -> None:
+    def supersede(self, action_id: str,
+                  reason: CancelReason = CancelReason.SUPERSEDED) -> None:
         """A correction met this action: take the ON_CORRECTION row for its status."""
         action = self.actions[action_id]
         step = self.decide(on_correction(action.status), action)
@@ -143,7 +144,7 @@ class Dispatcher(Dispatching, Unanswered):
                 message, live, self.recheck)
             if sending is None or not decision.allowed:
                 if live is not None and live.status is ActionStatus.PROPOSED:
-                    self.drop(live, f"recheck_{decision}")
+                    self.drop(live, CancelReason.RECHECK_REFUSED, str(decision))
                 self.ctx.emit("dispatch_refused", request=message.idempotency_key,
                               op=message.op, reason=str(decision))
                 return

@@ -27,7 +27,7 @@ from agent.core.ports import BookingOutcome, BookingPort, BookingRecord, Request
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
 from agent.service.policy import Row, Step, after_lookup, after_timeout_lookup, lookup_answer
-from agent.service.vocabulary import HandoffReason
+from agent.service.vocabulary import CancelReason, HandoffReason
 from agent.service.workflow import Desk, Goal
 
 
@@ -47,7 +47,7 @@ class Dispatching(Protocol):
                    **changes: Unpack[ActionChanges]) -> Action: ...
     def emit(self, name: str, action: Action, **data: object) -> None: ...
     def decide(self, row: Row, action: Action) -> Step: ...
-    def drop(self, action: Action, reason: str) -> None: ...
+    def drop(self, action: Action, reason: CancelReason, detail: str = "") -> None: ...
     def go(self, action: Action, *, retried: bool = False) -> None: ...
     def recheck(self, action: Action | None) -> CommitDecision: ...
     def commit(self, action: Action, record: BookingRecord) -> None: ...
@@ -80,7 +80,8 @@ async def withdraw(d: Dispatching, action_id: str) -> None:
         step = d.decide(after_lookup(lookup_answer(outcome)), action)
         if step is Step.PROPOSE_NEW:
             d.set_status(action, ActionStatus.CANCELLED)
-            d.emit("action_cancelled", action, reason="withdrawn", dispatched=True)
+            d.emit("action_cancelled", action, reason=CancelReason.WITHDRAWN, detail="",
+                   dispatched=True)
             await d.desk.realign()
         elif step is Step.CONFIRM and outcome is not None:  # SUCCEEDED: the record came back
             # It completed before the cancellation arrived: it is history now, and the
@@ -122,11 +123,12 @@ async def resolve_unknown(d: Dispatching, action_id: str, retried: bool) -> None
             if d.recheck(retry).allowed:
                 d.go(retry, retried=True)
             else:
-                d.drop(retry, "stale_on_retry")
+                d.drop(retry, CancelReason.STALE_ON_RETRY)
                 await d.desk.realign()
         elif step is Step.PROPOSE_NEW:
             d.set_status(action, ActionStatus.CANCELLED)
-            d.emit("action_cancelled", action, reason="target_cancelled", dispatched=True)
+            d.emit("action_cancelled", action, reason=CancelReason.TARGET_CANCELLED, detail="",
+                   dispatched=True)
             await d.desk.realign()
         else:  # Step.HANDOFF
             await d.desk_handoff(HandoffReason.OUTCOME_UNKNOWN)

@@ -1,7 +1,9 @@
 """The dialogue's closed sets: the desk in :class:`Focus`, the :class:`Offer` a reply leaves
-standing for the next turn, and why a call goes to a person (:class:`HandoffReason`).
+standing for the next turn, why a call goes to a person (:class:`HandoffReason`) and why an
+action was cancelled (:class:`CancelReason`).
 
-The values are public where they reach the trace (``handoff`` ``reason``; docs/call-scripts.md).
+The values are public where they reach the trace (``handoff`` and ``action_cancelled``
+``reason``; docs/call-scripts.md).
 """
 
 from __future__ import annotations
@@ -45,3 +47,19 @@ class HandoffReason(StrEnum):
     CANCELLATION_UNCONFIRMED = "cancellation_unconfirmed"
     OUTCOME_UNKNOWN = "outcome_unknown"  # a request's result could not be learned
     UNRESOLVED_AUTHORITY = "unresolved_authority"  # the registry cannot say which revision
+
+
+class CancelReason(StrEnum):
+    """Why an action was cancelled (``action_cancelled``/``action_cancel_requested`` ``reason``;
+    ``detail`` names the field or the re-check's decision where there is one)."""
+
+    SUPERSEDED = "superseded"  # a correction met it (the ON_CORRECTION row)
+    CALLER_CANCELLED = "caller_cancelled"  # the caller cancelled while it was a draft
+    CALLER_DECLINED = "caller_declined"  # the caller said no to its read-back
+    MISSING_FIELD = "missing_field"  # a field it needs was cleared (detail: the field)
+    RECHECK_REFUSED = "recheck_refused"  # the re-check before sending said no (detail: why)
+    CALL_ENDED = "call_ended"  # the call ended with it still a draft
+    WITHDRAWN = "withdrawn"  # dispatched, then withdrawn before the target committed it
+    TARGET_CANCELLED = "target_cancelled"  # the system of record cancelled it on request
+    STALE_ON_RETRY = "stale_on_retry"  # a retry's basis changed meanwhile
+
