@@ -15,11 +15,13 @@ import threading
 import time
 import wave
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from fastapi import APIRouter, WebSocket
 
 from agent.core.errors import InvalidInput
+from agent.core.session import Conversation
 from agent.core.speech import SpeechPlan, Utterance
 from agent.core.trace import Trace
 from ui.session_hub import SessionHub
@@ -105,16 +107,17 @@ class ToneVoice:
 
     def __init__(self, ws: WebSocket):
         self.ws = ws
-        self.conversation = None  # set once the factory made it
+        self.conversation: Conversation | None = None  # set once the factory made it
         self.trace: Trace | None = None
         self.generation = 0
         self.until = 0.0  # monotonic time the current generation stops sounding
         self.paused = False
         self.voiced = 0
         self.task: asyncio.Task | None = None
-        self.stats = {"pause_sent": None, "clear_sent": None}
+        self.stats: dict[str, float | None] = {"pause_sent": None, "clear_sent": None}
 
-    def _emit(self, name: str, **data: object) -> None:
+    def _emit(self, name: str, **data: Any) -> None:  # as Trace.emit takes them
+        assert self.conversation is not None and self.trace is not None  # set before speech
         snap = self.conversation.ledger.current
         self.trace.emit(name, question=snap.question, revision=snap.revision,
                                 generation=self.generation, **data)
@@ -162,6 +165,7 @@ class ToneVoice:
                                                     "generation": self.generation}))
             self.voiced += 1
             if self.voiced >= self.REAL_TURN_FRAMES:
+                assert self.conversation is not None  # set before any speech can be heard
                 self.conversation.barge_in()
         elif rms < self.ONSET_RMS and not speaking:
             self.voiced = 0

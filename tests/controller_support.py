@@ -29,7 +29,7 @@ from agent.service.controller import Controller
 from agent.service.controls import AgentFaults
 from tests.fakes.clock import FakeClock
 from tests.fakes.world import FakeWorld, open_fake_world
-from ui.bootstrap import DEFAULT_CALLER, fixed_clock, open_world
+from ui.bootstrap import DEFAULT_CALLER, World, fixed_clock, open_world
 
 CLOCK = "2026-12-01T09:00:00+01:00"  # a Tuesday
 ONE_PUMP = DEFAULT_CALLER.__class__(
@@ -149,6 +149,7 @@ async def call(*, caller=None, clock: str = CLOCK, faults: Iterable[Mapping] = (
                backend: str = "fake") -> AsyncIterator[Call]:
     """A started call in a fresh world (``backend`` "fake" or "real"). The trace is in debug
     mode so values are readable."""
+    world_cm: contextlib.AbstractAsyncContextManager[World | FakeWorld]
     if backend == "real":
         world_cm = open_world(caller=caller or DEFAULT_CALLER, clock=fixed_clock(clock),
                               sandbox_faults=faults, bookings=bookings,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import TypedDict, Unpack
 
 from agent.core.caller import Asset, CallerProfile
 from agent.core.fields import FieldRecord
@@ -40,9 +41,20 @@ def ledger(**values: str) -> LedgerSnapshot:
     return LedgerSnapshot("q1", 1, fields)
 
 
-def context(now: datetime = TUESDAY, caller: CallerProfile = TWO_PUMPS, **kwargs: object
-            ) -> ProposalContext:
-    values = kwargs.pop("values", {})
+class ContextOptions(TypedDict, total=False):
+    """The ``ProposalContext`` fields ``context`` passes on as given."""
+
+    expecting: str | None
+    pending_confirmation: bool
+    active_date_fields: tuple[str, ...]
+    bookings: tuple[tuple[str, str, str], ...]
+    offered: tuple[str, ...]
+
+
+def context(now: datetime = TUESDAY, caller: CallerProfile = TWO_PUMPS, *,
+            values: dict[str, str] | None = None,
+            **kwargs: Unpack[ContextOptions]) -> ProposalContext:
+    values = values or {}
     return ProposalContext(now=now, ledger=ledger(**values), caller=caller,
                            procedures=PROCEDURES, **kwargs)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agent.core.ports import ResolutionQuery
 from registry import schema, store
@@ -22,9 +23,9 @@ def registry_from(*files: str | Path, now_tick: int | None = None, **kwargs) -> 
     return Registry(db, now_tick=now_tick, **kwargs)
 
 
-def seed_query(**overrides) -> ResolutionQuery:
+def seed_query(**overrides: Any) -> ResolutionQuery:
     """The seed's defaults: pump-seal / seal-torque, tenant acme, role technician, en."""
-    base = {"tenant": "acme", "roles": ("technician",), "family": "pump-seal",
+    base: dict[str, Any] = {"tenant": "acme", "roles": ("technician",), "family": "pump-seal",
             "procedure": "seal-torque", "configuration": "C2", "region": "EU",
             "mode": "historical", "at": None, "language": "en"}
     base.update(overrides)

@@ -49,7 +49,7 @@ async def test_when_the_browser_stops_sending_audio_the_server_adds_the_silence(
     silence in 20 ms frames: the turn ends in audio time, as if the caller went quiet."""
     from audio.browser import RELEASE_SILENCE_SECS, MicInput
 
-    pushed: list = []
+    pushed = []
     mic = MicInput.__new__(MicInput)  # only push_frame is exercised: no websocket needed
 
     async def audio(frame):
@@ -116,7 +116,7 @@ class Server:
 
 
 class Client:
-    def __init__(self, ws):
+    def __init__(self, ws) -> None:
         self.ws = ws
         self.log: list[tuple[str, object]] = []  # ("audio", generation) / ("json", message)
 

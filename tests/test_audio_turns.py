@@ -85,7 +85,8 @@ async def _turn_ends(stop: AudioClockTurnStop, frames) -> list[float]:
         fired.append(round(stop.clock.now, 2))
         await stop.handle_user_turn_stopped()
 
-    stop.trigger_user_turn_stopped = record
+    # Replaces the bound method on this instance, to record each end of turn it triggers.
+    stop.trigger_user_turn_stopped = record  # type: ignore[method-assign]
     await stop.setup(SimpleNamespace(task_manager=TaskManager(loop=asyncio.get_running_loop()),
                                      audio_in_sample_rate=16000))
     for frame in frames:

@@ -10,6 +10,7 @@ import threading
 import numpy as np
 import pytest
 from pipecat.frames.frames import (
+    Frame,
     InputAudioRawFrame,
     TranscriptionFrame,
     VADUserStartedSpeakingFrame,
@@ -180,7 +181,8 @@ def test_first_words_are_kept_and_no_wrong_value_is_accepted_in_other_voices(too
 
 
 @pytest.mark.anyio
-async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(monkeypatch):
+async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A busy machine: the caller goes on while the first segment is being transcribed. The
     next run hears every segment queued meanwhile at once; Whisper never runs on a transcript
     already out of date."""
@@ -218,7 +220,7 @@ async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(monkey
     monkeypatch.setattr(services, "whisper_model", lambda: object())
     monkeypatch.setattr(services, "recognise", fake_recognise)
     stt = Busy(preroll_secs=0.5)
-    sent = [*frames(ROOM, 1.0)]
+    sent: list[Frame] = [*frames(ROOM, 1.0)]
     for value in (SPEECH, SPEECH + 1, SPEECH + 2):
         sent += [VADUserStartedSpeakingFrame(), *frames(value, 0.4), VADUserStoppedSpeakingFrame(),
                  *frames(ROOM, 0.2)]

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def mic_wav(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server():
+def server() -> Iterator[LiveServer]:
     hub = SessionHub(build_fake_world, load_personas())
     voices: list = []
     live = LiveServer(build_app(hub, tone_voice_router(hub, voices)), hub).start()
@@ -55,7 +56,7 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def real_server():
+def real_server() -> Iterator[LiveServer]:
     """The real controller, sandbox and demo registry per tab, on a fixed Tuesday."""
     from ui.bootstrap import fixed_clock
     from ui.demo_world import world_builder

@@ -34,7 +34,7 @@ def test_an_invalidation_holds_exactly_the_readers_of_the_changed_fields():
 class _Spy:
     """Records every invalidation the map computes and what each reader was handed."""
 
-    def __init__(self, monkeypatch):
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.computed: list[Invalidation] = []
         self.readers_of: list[frozenset[str]] = []  # every DependencyMap.invalidated_by call
         self.desk: list[Invalidation] = []

@@ -190,7 +190,7 @@ def test_lookup_answer_is_the_state_or_no_answer(outcome, key):
 def _step_uses(source: str) -> list[tuple[int, str]]:
     """Every ``Step.X`` in ``source`` that is not one side of a comparison (``is``, ``==``)."""
     tree = ast.parse(source)
-    compared = set()
+    compared: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             compared.update(id(n) for n in [node.left, *node.comparators])

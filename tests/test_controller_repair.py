@@ -42,7 +42,9 @@ SETTING = Setting(TWO_PUMPS, date(2026, 12, 1))
 
 
 def _visit(ref: str, asset: str, day: str, window: str) -> dict:
-    site = TWO_PUMPS.asset(asset).site
+    pump = TWO_PUMPS.asset(asset)
+    assert pump is not None, asset  # only the caller's pumps are booked here
+    site = pump.site
     return {"ref": ref, "asset": asset, "date": day, "window": window, "units": 1,
             "site": site, "contact": "tech-17", "status": "confirmed"}
 

@@ -58,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,6 +214,7 @@ def _start_sandbox(env: dict[str, str], work: Path):
          "--port", "0", "--db", str(work / "sandbox.db"), "--caller", SANDBOX_CALLER],
         cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert proc.stdout is not None  # stdout=PIPE
     lines: queue.Queue[str | None] = queue.Queue()
 
     def pump():
@@ -223,7 +225,7 @@ def _start_sandbox(env: dict[str, str], work: Path):
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     url = token = None
-    seen = []
+    seen: list[str] = []
     while url is None or token is None:
         try:
             line = lines.get(timeout=60)
@@ -291,7 +293,7 @@ def run_block(block: Block) -> Outcome:
 
 
 @pytest.fixture(scope="module")
-def block_runs(request):
+def block_runs(request) -> Iterator[dict[str, Future[Outcome]]]:
     """Start every selected runnable block (longest first), a few at a time."""
     selected = [item.callspec.params["block"] for item in request.session.items
                 if item.module is request.module and hasattr(item, "callspec")

@@ -1,5 +1,6 @@
 """`make lint` inside the test suite, so CI runs it: ruff on the whole repository, and mypy on
-every package, strict on ``agent/`` (the configuration is ``[tool.mypy]`` in pyproject.toml).
+the whole project (every package, the tests, the tools), strict on ``agent/`` (the
+configuration is ``[tool.mypy]`` in pyproject.toml).
 Types are part of what Amend teaches: an op is an ``Op`` with a spec, a request a ``Visit``."""
 
 from __future__ import annotations
@@ -27,3 +28,5 @@ def test_mypy_finds_nothing_and_is_strict_on_agent():
         done.stdout + done.stderr
     config = (ROOT / "pyproject.toml").read_text()
     assert 'module = ["agent.*"]' in config and "disallow_untyped_defs = true" in config
+    assert 'files = ["agent", "audio", "retrieval", "registry", "tools_sandbox", "ui", "tests", ' \
+        '"tools"]' in config  # the whole project

@@ -63,7 +63,9 @@ def number_words(digits: str) -> str:
 
 
 def parts(asset_id: str) -> tuple[str, str]:
-    letters, digits = re.fullmatch(r"([A-Z]+)-?(\d+)", asset_id).groups()
+    match = re.fullmatch(r"([A-Z]+)-?(\d+)", asset_id)
+    assert match is not None, asset_id  # every asset id is letters, a dash, digits
+    letters, digits = match.groups()
     return letters.lower(), digits
 
 

@@ -43,9 +43,14 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def _project(requirement: str) -> str:
+    match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement.strip())
+    assert match is not None, requirement  # every requirement starts with its project name
+    return match.group(0)
+
+
 def _declared(requirements: list[str]) -> set[str]:
-    return {_canonical(re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", r.strip()).group(0))
-            for r in requirements}
+    return {_canonical(_project(r)) for r in requirements}
 
 
 def _local_modules() -> set[str]:

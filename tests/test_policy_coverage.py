@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pytest
 
 from agent.core.actions import ActionStatus
+from agent.core.ops import Visit
 from agent.core.ports import BookingOutcome, BookingOutcomeKind, RequestState
 from agent.service.dialogue import ControllerOptions
 from agent.service.policy import TABLES
@@ -42,7 +43,8 @@ class Network:
     answers), ``"no_answer"`` or a :class:`RequestState`; the last one repeats.
     """
 
-    def __init__(self, real, *, creates: tuple[str, ...] = (), lookups: tuple = (),
+    def __init__(self, real, *, creates: tuple[str, ...] = (),
+                 lookups: tuple[str | RequestState, ...] = (),
                  cut: asyncio.Event | None = None):
         self.real = real
         self.creates = list(creates)
@@ -52,7 +54,7 @@ class Network:
     def __getattr__(self, name: str):
         return getattr(self.real, name)
 
-    async def create(self, key: str, revision: int, booking: dict) -> BookingOutcome:
+    async def create(self, key: str, revision: int, booking: Visit) -> BookingOutcome:
         fate = self.creates.pop(0) if self.creates else "send"
         if fate == "send":
             return await self.real.create(key, revision, booking)
@@ -70,6 +72,7 @@ class Network:
             return await self.real.lookup(key)
         if answer == "no_answer":
             raise ConnectionError("the lookup got no answer (scripted)")
+        assert isinstance(answer, RequestState), answer  # the strings are handled above
         kind = BookingOutcomeKind.CONFLICT if answer is RequestState.PENDING \
             else BookingOutcomeKind.FAILED
         return BookingOutcome(kind, None, "scripted", answer)
@@ -261,6 +264,7 @@ async def failed_while_waiting(c: Call) -> None:
 async def cancelled_while_waiting(c: Call) -> None:
     await _book_wednesday(c)
     waiting = await c.until("action_reconciled", state="PENDING")
+    assert waiting.request is not None  # a reconciled action names its request
     await c.controller.port.request_cancel(waiting.request)
     await c.settle()
     assert c.bookings() == []
@@ -323,6 +327,7 @@ async def retry_cancelled(c: Call) -> None:
     _between(c, Network(c.controller.port, creates=("lost",)))
     await _book_wednesday(c)
     waiting = await c.until("action_reconciled", state="PENDING")
+    assert waiting.request is not None  # a reconciled action names its request
     await c.controller.port.request_cancel(waiting.request)
     await c.settle()
     assert c.bookings() == []

@@ -45,7 +45,7 @@ def interpretations(draw, earlier, family):
 
 
 @st.composite
-def registries(draw):
+def registries(draw: st.DrawFn) -> tuple[list[RevisionSpec], list[RevisionSpec]]:
     revs: list[RevisionSpec] = []
     for n in range(draw(st.integers(1, 7))):
         family = draw(st.sampled_from(FAMILIES))
@@ -83,6 +83,7 @@ queries = st.builds(
 
 def reference(state: dict[str, RevisionSpec], q: ResolutionQuery):
     """Brute force, straight from the contract: (outcome, revision, edition)."""
+    assert q.at is not None  # the strategy always gives an instant
     at = int(q.at)
 
     def usable(rev):

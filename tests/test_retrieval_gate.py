@@ -244,9 +244,10 @@ async def test_registry_change_invalidates_the_cache():
 
 
 @pytest.mark.anyio
-async def test_evidence_bundle_is_frozen_and_carries_the_citation_manifest():
+async def test_evidence_bundle_is_frozen_and_carries_the_citation_manifest() -> None:
     s = session(opened="yes")
     bundle = (await s.retriever.retrieve(s.ask("r1"))).bundle
+    assert bundle is not None  # the gate answers r1 with a bundle
     assert isinstance(bundle.passages, tuple)
     with pytest.raises(dataclasses.FrozenInstanceError):
         bundle.passages = ()  # type: ignore[misc]

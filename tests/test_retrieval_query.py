@@ -30,7 +30,7 @@ def test_same_accepted_fields_give_the_same_snapshot_and_key():
     assert one == two and one.key == two.key
 
 
-def test_snapshot_is_immutable_and_does_not_alias_the_fields():
+def test_snapshot_is_immutable_and_does_not_alias_the_fields() -> None:
     fields = dict(FIELDS)
     query = build_query(fields)
     fields["opened"] = "no"

@@ -31,7 +31,7 @@ async def client(sandbox):
         yield c
 
 
-def test_client_satisfies_the_booking_port():
+def test_client_satisfies_the_booking_port() -> None:
     port: BookingPort = SandboxClient("http://127.0.0.1:9", "t")
     assert callable(port.create) and callable(port.lookup)
 

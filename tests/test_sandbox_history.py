@@ -11,8 +11,8 @@ import random
 
 import pytest
 
+from agent.core.ports import BookingOutcome, RequestState
 from agent.core.ports import BookingOutcomeKind as K
-from agent.core.ports import RequestState
 from tools_sandbox.client import SandboxClient
 from tools_sandbox.history import AnomalyKind, History, Phase, check
 from tools_sandbox.server import serve_in_background
@@ -41,7 +41,7 @@ def visit(rng: random.Random) -> dict:
 
 
 async def send(history: History, pid: int, f: str, request: str, key: str, call,
-               ref: str | None = None) -> tuple[Phase, object]:
+               ref: str | None = None) -> tuple[Phase, BookingOutcome]:
     """One attempt: invoke, then ok / fail / info from the typed outcome."""
     history.record(pid, Phase.INVOKE, f, request, key, ref)
     outcome = await call()
@@ -58,7 +58,7 @@ async def send(history: History, pid: int, f: str, request: str, key: str, call,
 
 
 async def logical_request(history, pid, f, request, call_with_key, client, *, new_key_bug=False,
-                          ref=None) -> object:
+                          ref=None) -> BookingOutcome | None:
     """Send one logical request until its outcome is known (at most 4 attempts).
 
     The correct client reuses its key after an unknown outcome; the buggy one (a known-answer

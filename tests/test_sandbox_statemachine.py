@@ -8,6 +8,7 @@ and have written exactly one notification per committed create, reschedule or ca
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import httpx
 from hypothesis import HealthCheck, settings
@@ -20,7 +21,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tools_sandbox.server import serve_in_background
+from tools_sandbox.server import SandboxHandle, serve_in_background
 
 DATES = ("2026-12-02", "2026-12-03")
 WINDOWS = ("morning", "afternoon")
@@ -38,9 +39,9 @@ class Model:
 
 
 class SandboxMachine(RuleBasedStateMachine):
-    sandbox = None  # set by the test function below
+    sandbox: ClassVar[SandboxHandle]  # set by the test function below
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.sandbox.admin.reset()
         for date in DATES:

@@ -65,7 +65,7 @@ def test_another_asset_is_a_new_booking_and_a_dead_draft_awaits_nothing():
     assert flow.on(GoalEvent.OTHER_ASSET) is Goal.BOOK and flow.target is None
 
 
-def test_the_state_is_read_only_outside_its_transitions():
+def test_the_state_is_read_only_outside_its_transitions() -> None:
     flow = BookingWorkflow()
     with pytest.raises(AttributeError):
         flow.goal = Goal.CANCEL  # type: ignore[misc]

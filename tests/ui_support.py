@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.core.caller import CallerProfile
 from agent.core.ledger import Ledger
@@ -50,7 +51,7 @@ class FakeConversation:
     async def wait_idle(self) -> None:
         return None
 
-    def _emit(self, name: str, **data: object) -> None:
+    def _emit(self, name: str, **data: Any) -> None:  # as Trace.emit takes them
         self.trace.emit(name, question=self._ledger.question, revision=self._ledger.revision,
                         generation=self.generations.current, **data)
 

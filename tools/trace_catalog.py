@@ -53,13 +53,13 @@ def render(found: Scan, catalog: dict[str, str], topics: dict[str, tuple[str, ..
             meaning = catalog.get(name, "NOT IN agent/core/trace.py CATALOG")
             where = ", ".join(f"`{m}`" for m in modules) or "NOWHERE (not emitted)"
             lines.append(f"| {label} | {meaning} | {cells} | {where} |")
-    for relay, names in sorted(found.dropped.items()):
+    for relay, dropped_names in sorted(found.dropped.items()):
         module, func = relay.split(":")
         source_module, source = RELAYS.get(relay, ":").split(":")
-        dropped = ", ".join(f"`{n}`" for n in names)
+        dropped = ", ".join(f"`{n}`" for n in dropped_names)
         lines += ["", f"Computed names: `{func}` in `{module}` passes on the events of "
                   f"`{source}` in `{source_module}`, named as written there"
-                  + (f", except {dropped}, which it keeps to itself." if names else ".")]
+                  + (f", except {dropped}, which it keeps to itself." if dropped_names else ".")]
     lines.append(END)
     return "\n".join(lines)
 

@@ -196,6 +196,7 @@ class Scanner:
                         self._error(func, call, f"cannot tell which `{target.attr}` this is; "
                                     "annotate its receiver (e.g. `trace: Trace`)")
                     continue
+                assert callee is not None  # an emitter is only ever found through its callee
                 if func.key in self.relays and emitter.name_param and not emitter.source:
                     name = self._name(call, emitter)
                     if not (isinstance(name, ast.Constant) or
@@ -281,16 +282,16 @@ class Scanner:
                 return
             names = [name.value]
         if emitter.source:
-            for name in names:
-                plain = {k: (v.always, None) for k, v in keys.items()}
-                sources.setdefault(emitter_key, []).append((name, plain, func.module))
+            for event in names:
+                plain: Keys = {k: (v.always, None) for k, v in keys.items()}
+                sources.setdefault(emitter_key, []).append((event, plain, func.module))
             return
         if forwards:  # a pass-through: the event happens where it is called, with more keys
             self._learn(func, Emitter(func.params, None, frozenset(names), _frozen(keys), True,
                                       module=func.module))
             return
-        for name in names:
-            self.scan.sites.append(Site(name, emitter.module or func.module, call.lineno,
+        for event in names:
+            self.scan.sites.append(Site(event, emitter.module or func.module, call.lineno,
                                         tuple(sorted((k, v.always) for k, v in keys.items()))))
 
     def _learn(self, func: Func, emitter: Emitter) -> None:

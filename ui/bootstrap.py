@@ -123,11 +123,15 @@ class WorldPorts(Protocol):
     """The ports a world holds, which :class:`WorldCalls` works over (its ``self`` type)."""
 
     caller: CallerProfile
-    clock: Clock
-    registry: WorldRegistry
     corpus: Any  # retrieval.corpus.Corpus
     sandbox: Any  # tools_sandbox.server.SandboxHandle
     refs: dict[str, str]
+
+    @property
+    def clock(self) -> Clock: ...  # read-only here: a world may hold a subtype (a fake clock)
+
+    @property
+    def registry(self) -> WorldRegistry: ...
 
     def client(self, caller: CallerProfile | None = None) -> BookingPort: ...
 

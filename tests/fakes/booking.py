@@ -50,6 +50,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from agent.core.errors import AmendError
+from agent.core.ops import Visit, VisitChanges
 from agent.core.ports import (
     BookingOutcome,
     BookingOutcomeKind,
@@ -756,7 +757,7 @@ class FakeBookingPort:
         return None
 
     # -- writes ------------------------------------------------------------------------------------
-    async def create(self, key: str, revision: int, booking: dict[str, object]) -> BookingOutcome:
+    async def create(self, key: str, revision: int, booking: Visit) -> BookingOutcome:
         body = {k: v for k, v in booking.items() if v is not None and k != "account"}
         sandbox, caller = self.sandbox, self.caller
 
@@ -773,7 +774,7 @@ class FakeBookingPort:
         return await self._write("create_booking", key, revision, submit, None)
 
     async def reschedule(self, key: str, revision: int, ref: str, expected_version: int,
-                         changes: dict[str, object]) -> BookingOutcome:
+                         changes: VisitChanges) -> BookingOutcome:
         body = {k: v for k, v in changes.items() if v is not None}
         return await self._change("reschedule_booking", key, revision, ref, expected_version,
                                   body)
@@ -827,6 +828,7 @@ class FakeBookingPort:
         """Send, and wait for the answer; None when the client gave up (timeout)."""
         held = asyncio.Event()
         task = self.sandbox.spawn(submit(held))
+        waiters: set[asyncio.Task[Reply] | asyncio.Task[bool]]
         if self.timeout is None:
             waiters = {task}
         else:
@@ -963,7 +965,8 @@ class FakeAdmin:
         rows = []
         seq, stamp = sandbox._next(), now_iso()
         for i, raw in enumerate(bookings):
-            b = {k: _plain(v) for k, v in dict(raw).items()}
+            # seed rows are loose YAML mappings (str/int/date values), read as such
+            b: dict[str, Any] = {k: _plain(v) for k, v in dict(raw).items()}
             ref = b.get("ref") or sandbox.new_ref()
             if ref in sandbox.bookings or ref in refs.values():
                 raise FakeAdminError(f"seed: booking {i} has ref {ref!r}, which already "

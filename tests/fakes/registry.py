@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from agent.core.clock import Clock, SystemClock
 from agent.core.ports import (
@@ -46,6 +47,14 @@ from registry.timeaxis import TimeKind, TimeValueError, now_text, time_key
 from registry.tokens import POLICY_VERSION, scope_token
 
 WILDCARD = "*"
+
+
+class _Common(TypedDict):
+    """The fields every non-MISSING_SCOPE ``Resolution`` of one query shares."""
+
+    known_at: int
+    instant: str
+    historical: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +171,9 @@ class FakeRegistry:
             return Resolution(RegistryOutcome.MISSING_SCOPE, known_at=known_at,
                               instant=instant[0] if instant else "", historical=historical,
                               missing=missing)
+        assert instant is not None  # no instant puts "at" in missing, answered above
         text, key = instant
-        base = {"known_at": known_at, "instant": text, "historical": historical}
+        base: _Common = {"known_at": known_at, "instant": text, "historical": historical}
         state = self._states[known_at]
         candidates = [c for c in (self._candidate(spec, query, key)
                                   for _, spec in sorted(state.items())) if c is not None]

@@ -85,7 +85,7 @@ class FakeCorpus:
             del self._revisions[rid]
         for rid, s in sources.items():
             self._revisions[rid] = _Revision(s.digest, s.language, s.tenant, tuple(s.roles),
-                                             tuple(tuple(v) for v in s.valid), s.equivalent_to)
+                                             s.valid, s.equivalent_to)  # source_of made tuples
             if rid in changed:
                 for p in chunk(s):
                     tf = frequencies(p.text, s.language)
