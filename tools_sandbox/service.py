@@ -16,6 +16,7 @@ import random
 from collections.abc import Coroutine
 from dataclasses import dataclass
 
+from agent.core.ops import Op, spec
 from tools_sandbox.faults import FaultDecision, FaultPlan
 from tools_sandbox.idempotency import Caller, Executor, Reply, Work, error, fingerprint, with_etag
 from tools_sandbox.models import BookingCreate, window_of
@@ -112,7 +113,7 @@ class BookingService:
         body = payload.model_dump()
         body["contact"] = body["contact"] or caller.subject
         fp = fingerprint("create", body)
-        return await self.executor.run(caller, key, "create_booking", fp, revision,
+        return await self.executor.run(caller, key, Op.CREATE_BOOKING.value, fp, revision,
                                        lambda decision: self._create(caller, key, revision, body))
 
     def _create(self, caller: Caller, key: str, revision: int | None, body: dict) -> Work:
@@ -129,25 +130,26 @@ class BookingService:
         self.store.insert_booking(row)
         self.store.record_event(row["ref"], 1, "create", caller.subject, key, None, None,
                                 revision)
-        nid = self.store.add_notification(row, "confirmation", message("confirmation", row))
+        kind = spec(Op.CREATE_BOOKING).notification.value
+        nid = self.store.add_notification(row, kind, message(kind, row))
         return Work(201, booking_json(row), row["ref"], nid)
 
     async def change(self, caller: Caller, key: str, revision: int | None, ref: str,
                      expected: int, changes: dict) -> Reply:
         """Reschedule (``changes`` non-empty) or cancel (``changes`` = {"status": ...})."""
-        op = "cancel_booking" if changes.get("status") == "cancelled" else "reschedule_booking"
-        fp = fingerprint(op, ref, expected, changes)
+        op = Op.CANCEL_BOOKING if changes.get("status") == "cancelled" else Op.RESCHEDULE_BOOKING
+        fp = fingerprint(op.value, ref, expected, changes)
         return await self.executor.run(
-            caller, key, op, fp, revision,
+            caller, key, op.value, fp, revision,
             lambda decision: self._change(caller, key, revision, ref, expected, changes,
                                           decision, op))
 
     def _change(self, caller: Caller, key: str, revision: int | None, ref: str, expected: int,
-                changes: dict, decision: FaultDecision, op: str) -> Work:
+                changes: dict, decision: FaultDecision, op: Op) -> Work:
         row = self.visible(caller, ref)
         if row is None:
             return _work(error(404, "not_found", f"no booking {ref!r} for this account"))
-        cancelling = op == "cancel_booking"
+        cancelling = op is Op.CANCEL_BOOKING
         if row["status"] == "cancelled" and not cancelling:
             return _work(error(409, "booking_cancelled", f"booking {ref} is cancelled; "
                                "create a new booking instead"))
@@ -167,8 +169,7 @@ class BookingService:
             if full:
                 return _work(error(409, "slot_full", full))
         return self._write(row, diff, caller.subject, key, expected, revision,
-                           "cancel" if cancelling else "reschedule",
-                           "cancellation" if cancelling else "change")
+                           "cancel" if cancelling else "reschedule", spec(op).notification.value)
 
     def _write(self, row: dict, diff: dict, actor: str, key: str | None, expected: int | None,
                revision: int | None, event: str, kind: str | None) -> Work:

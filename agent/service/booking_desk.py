@@ -38,7 +38,7 @@ from agent.service.slots import (
     present_reads,
 )
 from agent.service.vocabulary import CancelReason
-from agent.service.workflow import BookingWorkflow, Desk, Goal, GoalEvent, Phase
+from agent.service.workflow import BookingWorkflow, Desk, Goal, GoalEvent
 
 
 class BookingDesk(Desk):
@@ -68,10 +68,6 @@ class BookingDesk(Desk):
     def awaiting(self) -> str | None:
         """The draft waiting for the caller's yes."""
         return self.workflow.awaiting
-
-    @property
-    def phase(self) -> Phase:
-        return self.workflow.phase(self.in_flight())
 
     @property
     def actions(self) -> tuple[Action, ...]:
