@@ -2,13 +2,15 @@
 
 Placed after ``UserTurnProcessor`` and before the TTS. Upstream of it, frames are speech
 recognition; downstream, stamped sentences for the TTS. :class:`ControllerAdapter` reads the
-frames and wires four parts, each with one job and none of them reading a frame:
+frames and wires five parts, each with one job and none of them reading a frame:
 
 * :mod:`audio.caller_clock`: the caller's audio time and the timers in it (never the wall
   clock), the caller's voice level and speech onset, the recogniser's progress;
 * :mod:`audio.turn_intake`: a *final* turn becomes
   ``Conversation.user_turn(Utterance(text, confidence))``; interim transcripts never reach
   the controller (so never the ledger); waits for the recogniser, holds a lead-in;
+* :mod:`audio.no_input`: after a question that played to its end, so much caller audio with
+  no speech asks it again (an empty turn on the ``silence`` channel), at most twice in a row;
 * :mod:`audio.barge_in_control`: at speech onset over agent speech the generation gate pauses
   at once; the recognised words then decide (``audio.barge_in``): a backchannel or noise
   resumes the same generation, a real turn invalidates it and goes to the controller;
@@ -40,14 +42,15 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.core.session import Conversation
-from agent.core.speech import SpeechPlan
+from agent.core.speech import SpeechKind, SpeechPlan
 from agent.core.trace import Trace
 from audio.barge_in_control import BargeIn
 from audio.biasing import asset_ids_of, hotwords_for, sites_of
 from audio.caller_clock import CallerVoice, Recogniser, Timers
 from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
-from audio.generation_gate import GenerationGate
+from audio.generation_gate import GateEvent, GenerationGate
 from audio.latency import TurnClock
+from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS, NoInput
 from audio.services import SharedWhisperSTT
 from audio.trace_bridge import TraceBridge
 from audio.turn_intake import UNHEARD_TURN_SECS, TurnIntake
@@ -72,7 +75,8 @@ class ControllerAdapter(FrameProcessor):
 
     def __init__(self, gate: GenerationGate, trace: Trace, *, stt: SharedWhisperSTT | None = None,
                  noise_resume_secs: float = 1.0, lead_in_hold_secs: float = 0.7,
-                 unheard_turn_secs: float = UNHEARD_TURN_SECS, bias: bool = True, **kwargs):
+                 unheard_turn_secs: float = UNHEARD_TURN_SECS, no_input_secs: float = NO_INPUT_SECS,
+                 no_input_max_in_row: int = NO_INPUT_MAX_IN_ROW, bias: bool = True, **kwargs):
         super().__init__(**kwargs)
         self.gate = gate
         self.stt = stt  # to wait for a segment still being transcribed when the turn ends
@@ -90,6 +94,9 @@ class ControllerAdapter(FrameProcessor):
                                  timers, self.create_task, stt=stt,
                                  lead_in_hold_secs=lead_in_hold_secs,
                                  unheard_turn_secs=unheard_turn_secs)
+        self.no_input = NoInput(self.audio, self._no_input, secs=no_input_secs,
+                                max_in_row=no_input_max_in_row)
+        gate.add_listener(self._on_gate_event)
         self._outbox: asyncio.Queue[StampedSpeakFrame] = asyncio.Queue()
         self._pusher: asyncio.Task | None = None
 
@@ -141,6 +148,7 @@ class ControllerAdapter(FrameProcessor):
     def speak(self, plan: SpeechPlan) -> None:
         """Queue ``plan``'s sentences for the TTS, stamped with its generation."""
         self.bridge.planned(plan)
+        self.no_input.agent_spoke()
         sentences = [s for s in plan.sentences if s.strip()]
         self.gate.expect(plan.generation, len(sentences))
         for i, sentence in enumerate(sentences):
@@ -190,6 +198,7 @@ class ControllerAdapter(FrameProcessor):
             if frame.text.strip():
                 if self.gate.speaking:
                     self.barge.typed_over_speech()
+                self.no_input.caller_spoke()
                 self.intake.deliver(frame.text.strip(), 1.0, "typed")
         elif isinstance(frame, PushToTalkFrame):
             if frame.on:
@@ -198,10 +207,32 @@ class ControllerAdapter(FrameProcessor):
             await self.push_frame(frame, direction)
 
     def _speech_started(self) -> None:
+        self.no_input.caller_spoke()
         self.intake.speech_resumed()  # the caller goes on after a lead-in: one turn
         self.barge.speech_started()
 
+    # -- no input (audio/no_input.py) ------------------------------------------------------
+
+    def _on_gate_event(self, event: GateEvent) -> None:
+        """A question of the agent's that played to its end starts the caller's time to
+        answer (a newer response, or one cut short, does not)."""
+        if event.name != "agent_speech_stopped" or dict(event.data).get("reason") != "completed":
+            return
+        plan = self.plans.get(event.generation)
+        if plan is not None and plan.kind is SpeechKind.QUESTION and \
+                event.generation == self.gate.latest and not self.gate.is_stale(event.generation):
+            self.no_input.question_finished()
+
+    def _no_input(self) -> bool:
+        """The caller said nothing for ``no_input_secs`` after a question: hand the
+        conversation an empty turn, unless the agent or the caller's turn is busy after all."""
+        if self.gate.speaking or not self.intake.idle() or self.intake.handling:
+            return False
+        self.intake.deliver("", 0.0, "silence", no_speech=1.0)
+        return True
+
     async def _stop_tasks(self) -> None:
+        self.no_input.stop()
         self.barge.stop()
         self.intake.stop()
         if self._pusher is not None:

@@ -46,6 +46,7 @@ from agent.core.speech import SpeechSink
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.generation_gate import GenerationGate
+from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedWhisperSTT
 from audio.turn_intake import UNHEARD_TURN_SECS
 from audio.turns import AudioClockTurnStop, smart_turn
@@ -74,6 +75,10 @@ class PipelineConfig:
     # A sound this long (VAD onset to stop) that never became words, while the agent waited,
     # is an unheard turn: the caller is asked again (audio/turn_intake.py).
     unheard_turn_secs: float = UNHEARD_TURN_SECS
+    # No input: this much caller audio without speech after a question asks it again, at
+    # most no_input_max_in_row times until the caller speaks (0: never; audio/no_input.py).
+    no_input_secs: float = NO_INPUT_SECS
+    no_input_max_in_row: int = NO_INPUT_MAX_IN_ROW
     flush: bool = True  # False only under the no_audio_flush agent fault
     bias: bool = True  # hotwords from the caller's asset ids (measured: audio/biasing.py)
     hotwords: str | None = None  # explicit hotwords (override the caller-derived ones)
@@ -125,7 +130,9 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     gate = GenerationGate(flush=config.flush)
     adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
                                 noise_resume_secs=config.noise_resume_secs,
-                                unheard_turn_secs=config.unheard_turn_secs)
+                                unheard_turn_secs=config.unheard_turn_secs,
+                                no_input_secs=config.no_input_secs,
+                                no_input_max_in_row=config.no_input_max_in_row)
     tts = GenerationPiperTTS()
     pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
                          transport.output()])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -55,7 +56,39 @@ RESCORE_BELOW = 0.9
 # First word kept (audio/bench_hearing.py, 4 voices x 6 openings): 0.67 at 0.3 s, 0.75 at
 # 0.5 s, 0.875 at 0.75 s, 0.917 at 1.0 s and at 1.5 s; 0.0 without any.
 PREROLL_SECS = 1.0
+# The encoder's window. Whisper pads every input to a 30 s window and encodes all of it; on
+# tiny.en the encoder is most of a short turn's time (0.66 s of 0.85 s on one core). The
+# encoder takes a shorter window as well (its first positions): 15 s halves the work and loses
+# nothing measurable on this project's voice set (audio.voices.voice_set(): 16 voices x 32 turns
+# of audio.corpus, one run on one core): WER 0.264 / 0.257 / 0.257, first word kept 0.754 /
+# 0.758 / 0.770, recognition p50 790 / 348 / 302 ms at 30 / 15 / 12.5 s. At 10 s it breaks
+# (WER 0.48 on a third of those turns: repetition loops). A turn
+# that leaves less than ENCODER_SPARE_SECS of the window as padding gets the full 30 s.
+# ``AMEND_WHISPER_WINDOW_SECS`` sets it (12-30; 30 = Whisper as trained); another model should
+# be measured before it is shortened (`amend bench --only audio`).
+WINDOW_ENV = "AMEND_WHISPER_WINDOW_SECS"
+ENCODER_WINDOW_SECS = 15.0
+ENCODER_WINDOW_RANGE = (12.0, 30.0)
+ENCODER_SPARE_SECS = 2.0
 _cache: dict[str, object] = {}
+
+
+def encoder_window_secs() -> float:
+    """The encoder window in seconds: ``AMEND_WHISPER_WINDOW_SECS`` or the default. A value
+    that is not a number in ENCODER_WINDOW_RANGE raises ``ValueError`` naming the variable."""
+    raw = os.environ.get(WINDOW_ENV, "").strip()
+    if not raw:
+        return ENCODER_WINDOW_SECS
+    low, high = ENCODER_WINDOW_RANGE
+    try:
+        secs = float(raw)
+    except ValueError:
+        secs = math.nan
+    if not low <= secs <= high:  # NaN fails too
+        raise ValueError(f"{WINDOW_ENV}={raw!r}: give the Whisper encoder window in seconds, "
+                         f"a number from {low:g} to {high:g} (30 = the full window Whisper "
+                         f"was trained on; default {ENCODER_WINDOW_SECS:g})")
+    return secs
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +101,7 @@ def whisper_model():
     """The process-wide faster-whisper model (side effect: loads it on first use)."""
     with _lock:
         if "whisper" not in _cache:
-            WhisperModel = _aligning_model_class()
+            WhisperModel = _aligning_model_class(encoder_window_secs())
             # Two workers of one thread each: simultaneous calls transcribe in parallel on the
             # two cores (measured with 4 calls: p95 949 ms vs 1233 ms with one 2-thread
             # worker) for ~30 ms more on a single call.
@@ -94,18 +127,32 @@ def use_whisper(threads: int, workers: int) -> tuple[int, int]:
     return before
 
 
-def _aligning_model_class() -> type:
-    """faster-whisper's ``WhisperModel``, keeping each thread's last encoder output, so the
-    words of a transcript can be scored against it without encoding the audio again."""
+def _aligning_model_class(window_secs: float) -> type:
+    """faster-whisper's ``WhisperModel``, encoding a short turn in a ``window_secs`` window
+    (ENCODER_WINDOW_SECS) and keeping each thread's last encoder output, so the words of a
+    transcript can be scored against it without encoding the audio again."""
     from faster_whisper import WhisperModel
 
     class AligningWhisperModel(WhisperModel):
         encoded = threading.local()  # per thread: transcriptions run in worker threads
 
         def encode(self, features):
+            frames = getattr(self.encoded, "window", None)
+            if frames is not None and features.shape[-1] > frames:
+                features = features[..., :frames]  # the rest is padding (see short_window)
             output = super().encode(features)
             self.encoded.last = output
             return output
+
+        def short_window(self, samples: int) -> int | None:
+            """The encoder frames for a transcription of ``samples`` samples: the short
+            window when the audio leaves ENCODER_SPARE_SECS of it as padding, else None
+            (the full window)."""
+            hop, rate = self.feature_extractor.hop_length, self.feature_extractor.sampling_rate
+            frames = int(window_secs * rate) // hop // 2 * 2  # the encoder halves the frames
+            full = self.feature_extractor.nb_max_frames
+            fits = samples + int(ENCODER_SPARE_SECS * rate) <= int(window_secs * rate)
+            return frames if fits and frames < full else None
 
     return AligningWhisperModel
 
@@ -137,6 +184,7 @@ def warm() -> WarmReport:
     """Load both models and run each once, so the first call pays nothing (side effect)."""
     t0 = time.perf_counter()
     model = whisper_model()
+    recognise(np.zeros(8000, dtype=np.float32))  # the short window's path, as a turn takes it
     list(model.transcribe(np.zeros(8000, dtype=np.float32), language="en", beam_size=1)[0])
     t1 = time.perf_counter()
     voice = piper_voice()
@@ -160,16 +208,25 @@ def recognise(audio: np.ndarray, *, hotwords: str | None = None,
               words: bool = True) -> Heard:
     """Blocking: what Whisper hears in float32 16 kHz mono ``audio``.
 
-    Decoding is greedy without timestamps (one window). With ``words``, each word's
+    Decoding is greedy without timestamps (one window), the encoder's window shortened to
+    ENCODER_WINDOW_SECS when the audio fits in it with room to spare. With ``words``, each word's
     probability is the mean of its tokens' probabilities, scored against the same encoder
     output and prompt the decoding used (what faster-whisper's ``word_timestamps`` computes,
     without its second pass over the trailing silence, which hallucinates words there)."""
     model = whisper_model()
     hotwords = as_sentence(hotwords)
-    segments, _ = model.transcribe(
-        audio, language="en", beam_size=1, hotwords=hotwords, initial_prompt=initial_prompt,
-        condition_on_previous_text=False, without_timestamps=True)
-    segments = list(segments)
+    short = getattr(model, "short_window", None)  # None: a model without it (a test's)
+    if short is not None:
+        model.encoded.window = short(audio.size)
+    try:
+        segments, _ = model.transcribe(
+            audio, language="en", beam_size=1, hotwords=hotwords,
+            initial_prompt=initial_prompt, condition_on_previous_text=False,
+            without_timestamps=True)
+        segments = list(segments)
+    finally:
+        if short is not None:
+            model.encoded.window = None
     kept = [s for s in segments if s.no_speech_prob < no_speech_prob]
     if not kept:
         return Heard("", 0.0, max((s.no_speech_prob for s in segments), default=1.0))

@@ -99,6 +99,11 @@ class TurnIntake:
         """Nothing of the caller's is being recognised, held or assembled into a turn."""
         return not self._recogniser.busy() and self._hold is None and not self._segments
 
+    @property
+    def handling(self) -> bool:
+        """A delivered turn is still being handled by the conversation."""
+        return bool(self._deliveries)
+
     # -- the end of a turn -----------------------------------------------------------------
 
     def speech_resumed(self) -> None:

@@ -26,7 +26,7 @@ from pipecat.frames.frames import (
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.tests.utils import SleepFrame, run_test
 
-from agent.core.speech import Utterance
+from agent.core.speech import SpeechKind, SpeechPlan, Utterance
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.barge_in_control import EARLY_RESUME_SECS
@@ -78,13 +78,17 @@ class SoundOnly:
         self.resets += 1
 
 
-async def drive(frames, stt=None):
+async def drive(frames, stt=None, *, first_plan: SpeechKind | None = None, **adapter_kw):
+    """Run ``frames`` through the adapter and the gate; generation 1 is the one the frames
+    play. With ``first_plan``, generation 1 is a plan of that kind (the agent's words)."""
     trace = Trace(debug=True)
     gate = GenerationGate()
-    adapter = ControllerAdapter(gate, trace, stt=stt)
+    adapter = ControllerAdapter(gate, trace, stt=stt, **adapter_kw)
     conversation = EchoConversation(adapter.sink, trace)
     conversation.generations.current = 1  # generation 1 is "playing" below
     adapter.attach(conversation)
+    if first_plan is not None:
+        adapter.bridge.planned(SpeechPlan(1, "q-test", 0, ("Which day suits you?",), first_plan))
     down, _ = await run_test(Pipeline([adapter, gate]), frames_to_send=frames)
     return trace, gate, conversation, list(down)
 
@@ -169,6 +173,43 @@ async def test_a_cough_or_a_sound_over_agent_speech_is_no_turn(case):
     assert stt.resets == 1 and not gate.paused
 
 
+# ------------------------------------------------------------ no input (audio/no_input.py)
+def silence(secs: float) -> list:
+    return caller_audio(round(secs / 0.02), loud=False)
+
+
+@pytest.mark.anyio
+async def test_silence_after_a_question_is_a_no_input_turn():
+    """The agent's question played to its end, then the caller's audio brought no speech for
+    no_input_secs: the conversation gets an empty turn on the ``silence`` channel (it asks
+    again; in a repair, a failed answer)."""
+    frames = [*speech(1, 20), SleepFrame(0.6), *silence(1.3), SleepFrame(0.1)]
+    trace, _, conversation, _ = await drive(frames, first_plan=SpeechKind.QUESTION,
+                                            no_input_secs=1.0)
+    assert [(t.text, t.confidence) for t in conversation.turns] == [("", 0.0)]
+    assert [(e.get("text"), e.get("channel")) for e in trace.named("user_turn_voiced")] == \
+        [("", "silence")]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", ["not a question", "caller started speaking",
+                                  "not enough audio"])
+async def test_no_input_needs_a_question_and_that_much_silent_audio(case):
+    """Information (not a question) starts no timer; speech onset stops it; and only caller
+    audio counts (a microphone that sends nothing lets no time pass, however long)."""
+    kind = SpeechKind.INFO if case == "not a question" else SpeechKind.QUESTION
+    frames = [*speech(1, 20), SleepFrame(0.6), *silence(0.5)]
+    if case == "caller started speaking":
+        frames += [VADUserStartedSpeakingFrame(), *silence(1.0)]
+    elif case == "not a question":
+        frames += silence(1.0)
+    else:
+        frames += [SleepFrame(1.2)]  # wall-clock time passes; no audio arrives
+    trace, _, conversation, _ = await drive([*frames, SleepFrame(0.1)], first_plan=kind,
+                                            no_input_secs=1.0)
+    assert conversation.turns == [] and trace.named("user_turn_voiced") == []
+
+
 def caller_audio(frames: int, *, loud: bool):
     level = 3000 if loud else 0  # -20.8 dBFS: well above the onset threshold
     return [InputAudioRawFrame((np.full(320, level, dtype=np.int16)).tobytes(), RATE, 1)
@@ -201,6 +242,7 @@ async def test_quiet_caller_audio_does_not_pause_the_agent():
 ROOT = Path(__file__).resolve().parent.parent
 # The controller adapter and the parts it wires (audio/adapter.py's docstring).
 ADAPTER_MODULES = ("audio/adapter.py", "audio/caller_clock.py", "audio/turn_intake.py",
+                   "audio/no_input.py",
                    "audio/barge_in_control.py", "audio/trace_bridge.py")
 TRACE_READS = frozenset({"events", "named"})  # Trace's record, read back
 

@@ -85,3 +85,48 @@ def test_local_audio_without_pyaudio_says_how_to_install_it():
             local_transport()
     else:
         pytest.skip("pyaudio is installed: the sound-card transport itself is untested here")
+
+
+@pytest.mark.audio
+def test_a_short_turn_is_encoded_in_the_short_window_and_heard_alike(monkeypatch):
+    """A turn that fits the encoder window with room to spare is encoded in it (half the
+    work at 15 s); a longer one in Whisper's full 30 s. The short window hears a clear turn
+    word for word as the full one does."""
+    import numpy as np
+
+    from audio import services, synth
+
+    model = services.whisper_model()
+    seen: list[int] = []
+    encode = type(model).encode
+
+    def spy(self, features):
+        seen.append(int(features.shape[-1]))
+        out = encode(self, features)
+        seen.append(int(np.asarray(out).shape[-2]))
+        return out
+
+    monkeypatch.setattr(type(model), "encode", spy)
+    clip = synth.piper("Please book pump P-200 for Thursday afternoon.").samples
+    short = services.recognise(clip, hotwords="P 100 P 200")
+    assert seen[-1] == round(services.ENCODER_WINDOW_SECS * 50)  # encoder positions: 50 per s
+    long_turn = np.concatenate([clip, np.zeros(16000 * 14, dtype=np.float32)])
+    services.recognise(long_turn, hotwords="P 100 P 200")
+    assert seen[-1] == 1500  # the full 30 s window
+    segments, _ = model.transcribe(  # outside recognise(): faster-whisper's own 30 s
+        clip, language="en", beam_size=1, hotwords=services.as_sentence("P 100 P 200"),
+        condition_on_previous_text=False, without_timestamps=True)
+    full = " ".join(s.text.strip() for s in segments).strip()
+    assert seen[-1] == 1500
+    assert short.text == full and "Thursday afternoon" in short.text
+    monkeypatch.setenv(services.WINDOW_ENV, "30")
+    assert services.encoder_window_secs() == 30.0
+
+
+@pytest.mark.parametrize("raw", ["9", "31", "fifteen", "nan", "-15"])
+def test_a_bad_encoder_window_is_refused_by_name(monkeypatch, raw):
+    from audio import services
+
+    monkeypatch.setenv(services.WINDOW_ENV, raw)
+    with pytest.raises(ValueError, match=services.WINDOW_ENV + ".*from 12 to 30"):
+        services.encoder_window_secs()

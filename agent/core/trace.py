@@ -23,7 +23,9 @@ CATALOG: dict[str, str] = {
                          "`text` is empty for an unheard turn: the caller made sound for at "
                          "least 0.7 s (VAD onset to stop) while the agent waited and the "
                          "recogniser heard no words; the agent asks again, and in a repair "
-                         "it counts as a failed answer."),
+                         "it counts as a failed answer. `channel` is `voice`, `typed`, or "
+                         "`silence` for a no-input turn: 7 s of the caller's audio with no "
+                         "speech after a question (at most twice in a row)."),
     "backchannel_ignored": "Audio mode: a short sound over agent speech (\"mm-hm\") was not a "
                            "turn; playback went on.",
     "agent_speech_started": "Speech of one generation began to play.",
