@@ -474,8 +474,9 @@ class SharedWhisperSTT(WhisperSTTService):
     async def run_stt(self, audio: bytes):
         """Transcribe the whole turn so far, not just this VAD segment: a segment cut at a
         comma ("not Wednesday") loses its context and comes back wrong ("and that
-        Wednesday"). tiny.en's cost is dominated by its fixed 30 s window, so the cumulative
-        transcript costs about the same and replaces the previous one (``cumulative``).
+        Wednesday"). tiny.en's cost is dominated by its fixed encoder window (15 s for a turn
+        that fits, else 30 s), so the cumulative transcript costs about the same and replaces
+        the previous one (``cumulative``).
 
         It hears every segment the tape holds now, not just up to this one: when the caller
         went on while Whisper was busy, the segments queued meanwhile are heard in this one
