@@ -28,6 +28,15 @@ class ModelNotFound(RuntimeError):
     """A speech model is missing or unreadable. The message says which package or path to fix."""
 
 
+class SettingError(ValueError):
+    """A speech setting from the environment is not usable. The message names the variable
+    and what to give it."""
+
+
+# What a command reports as a one-line error, not a traceback (ui/cli.py).
+SETUP_ERRORS: tuple[type[Exception], ...] = (ModelNotFound, SettingError)
+
+
 @dataclass(frozen=True, slots=True)
 class PiperVoice:
     name: str  # e.g. "en_US-joe-medium"

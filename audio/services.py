@@ -81,7 +81,8 @@ _cache: dict[str, object] = {}
 
 def encoder_window_secs() -> float:
     """The encoder window in seconds: ``AMEND_WHISPER_WINDOW_SECS`` or the default. A value
-    that is not a number in ENCODER_WINDOW_RANGE raises ``ValueError`` naming the variable."""
+    that is not a number in ENCODER_WINDOW_RANGE raises :class:`~audio.models.SettingError`
+    naming the variable."""
     raw = os.environ.get(WINDOW_ENV, "").strip()
     if not raw:
         return ENCODER_WINDOW_SECS
@@ -91,7 +92,7 @@ def encoder_window_secs() -> float:
     except ValueError:
         secs = math.nan
     if not low <= secs <= high:  # NaN fails too
-        raise ValueError(f"{WINDOW_ENV}={raw!r}: give the Whisper encoder window in seconds, "
+        raise models.SettingError(f"{WINDOW_ENV}={raw!r}: give the Whisper encoder window in seconds, "
                          f"a number from {low:g} to {high:g} (30 = the full window Whisper "
                          f"was trained on; default {ENCODER_WINDOW_SECS:g})")
     return secs

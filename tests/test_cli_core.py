@@ -1,7 +1,12 @@
 """The ``amend`` command line: help lists working commands, bench prints its rows."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ui.cli import COMMANDS, main
@@ -34,3 +39,22 @@ def test_bench_rejects_an_unknown_group():
     result = CliRunner().invoke(main, ["bench", "--only", "nope"])
     assert result.exit_code == 2
     assert "unknown benchmark group" in result.output
+
+
+@pytest.mark.audio
+@pytest.mark.parametrize("env, names", [
+    ({"AMEND_WHISPER_WINDOW_SECS": "5"}, "AMEND_WHISPER_WINDOW_SECS='5'"),
+    ({"AMEND_WHISPER_MODEL": "/nonexistent/whisper"}, "AMEND_WHISPER_MODEL=/nonexistent"),
+])
+def test_a_bad_speech_setting_is_one_line_naming_the_variable(tmp_path, env, names):
+    """A speech model that is not there, or a setting out of range, stops the command with
+    one error line that names the variable and what to give it: no traceback."""
+    script = Path(__file__).parent / "calls" / "41-silence-after-a-question-asked-again.yaml"
+    amend = Path(sys.executable).parent / "amend"
+    done = subprocess.run([str(amend), "call", str(script), "--mode", "audio"],
+                          env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    error = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(error) == 1 and names in error[0], done.stderr[-2000:]

@@ -49,7 +49,20 @@ def _optional_import(name: str):
         raise
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Amend(click.Group):
+    """Every command: a missing speech model or a bad speech setting is a one-line error
+    naming what to fix (exit 1), never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        from audio.models import SETUP_ERRORS
+
+        try:
+            return super().invoke(ctx)
+        except SETUP_ERRORS as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Amend, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="amend")
 def main() -> None:
     """Amend: a voice agent that gets corrections right. Runs fully offline."""
