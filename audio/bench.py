@@ -148,12 +148,23 @@ def audio_figures(quick: bool):
     logger.add(sys.stderr, level="ERROR")
     cmd = CMD_QUICK if quick else CMD
     start = time.perf_counter()
+
+    def progress(part: str) -> None:
+        """One line per part on stderr: the full run takes tens of minutes, and the table
+        prints only at the end."""
+        print(f"amend bench audio: {part} (at {time.perf_counter() - start:.0f} s)",
+              file=sys.stderr, flush=True)
+
+    progress("models")
     services.warm()
     rows = [BenchRow("model load + warm-up (once per process)",
                      round(time.perf_counter() - start, 2), "s", "paid at start, not per call",
                      cmd)]
+    progress("recognition on the corpus")
     rows += _stt_rows(quick)
+    progress("voice-to-voice with the real agent")
     rows += v2v_rows(quick)  # the real agent (audio/bench_v2v.py)
+    progress("barge-in")
     barge_phrases = ["Sorry, make that Thursday morning instead."] * (3 if quick else 8)
     barged = asyncio.run(_barge_call(barge_phrases))
     if barged["paused"]:
@@ -169,7 +180,9 @@ def audio_figures(quick: bool):
         if fix:
             rows.append(BenchRow("correction over agent speech -> current answer, p50",
                                  round(median(fix)), "ms", "≈ voice-to-voice", cmd))
+    progress("first-word retention and calibrated trust")
     rows += hearing_rows(quick)  # first-word retention, calibrated trust (bench_hearing)
+    progress("split turns and end-of-turn delay")
     rows += turn_rows(quick)  # split turns and end-of-turn delay, Smart Turn on/off
     rss = psutil.Process().memory_info().rss / 2**20
     rows.append(BenchRow("resident memory of this process (after all calls)", round(rss),
