@@ -49,7 +49,7 @@ def test_bench_rejects_an_unknown_group():
 def test_a_bad_speech_setting_is_one_line_naming_the_variable(tmp_path, env, names):
     """A speech model that is not there, or a setting out of range, stops the command with
     one error line that names the variable and what to give it: no traceback."""
-    script = Path(__file__).parent / "calls" / "41-silence-after-a-question-asked-again.yaml"
+    script = Path(__file__).parent / "calls" / "42-silence-after-a-question-asked-again.yaml"
     amend = Path(sys.executable).parent / "amend"
     done = subprocess.run([str(amend), "call", str(script), "--mode", "audio"],
                           env={**os.environ, **env}, capture_output=True, text=True,
