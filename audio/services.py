@@ -92,9 +92,10 @@ def encoder_window_secs() -> float:
     except ValueError:
         secs = math.nan
     if not low <= secs <= high:  # NaN fails too
-        raise models.SettingError(f"{WINDOW_ENV}={raw!r}: give the Whisper encoder window in seconds, "
-                         f"a number from {low:g} to {high:g} (30 = the full window Whisper "
-                         f"was trained on; default {ENCODER_WINDOW_SECS:g})")
+        raise models.SettingError(
+            f"{WINDOW_ENV}={raw!r}: give the Whisper encoder window in seconds, a number "
+            f"from {low:g} to {high:g} (30 = the full window Whisper was trained on; "
+            f"default {ENCODER_WINDOW_SECS:g})")
     return secs
 
 

@@ -39,8 +39,10 @@ IN_MAKE_TEST = ("01", "03", "05", "06", "11", "14", "17", "18", "22", "25", "29"
                 # is itself misheard, in espeak-ng voices from recorded WAVs (`audio:`). In
                 # about one run in three the VAD hears nothing at all in 38's fourth turn
                 # (speech under pink noise): the no-input reprompt (audio/no_input.py) asks
-                # again after 7 s of silence, so the ladder still climbs. 42: that reprompt.
-                "36", "37", "38", "39", "40", "42")
+                # again after 7 s of silence, so the ladder still climbs. 42 (that reprompt,
+                # end to end) runs in `make test-audio` only, to keep a fresh-clone `make test`
+                # under 25 min; tests/test_audio_adapter.py covers the reprompt's wiring.
+                "36", "37", "38", "39", "40")
 ALL = os.environ.get("AMEND_AUDIO_PACK") == "all"
 # Two calls at a time, plus the hog: three busy processes on two cores. Turns end in audio
 # time, so load makes the agent answer later, never differently (issue 14).
