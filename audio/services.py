@@ -62,8 +62,8 @@ PREROLL_SECS = 1.0
 # nothing measurable on this project's voice set (audio.voices.voice_set(): 16 voices x 32 turns
 # of audio.corpus, one run on one core): WER 0.264 / 0.257 / 0.257, first word kept 0.754 /
 # 0.758 / 0.770, recognition p50 790 / 348 / 302 ms at 30 / 15 / 12.5 s. At 10 s it breaks
-# (WER 0.48 on a third of those turns: repetition loops). A turn
-# that leaves less than ENCODER_SPARE_SECS of the window as padding gets the full 30 s.
+# (WER 0.48 on a third of those turns: repetition loops). A turn that leaves less than
+# ENCODER_SPARE_SECS of the window as padding gets the full 30 s.
 # ``AMEND_WHISPER_WINDOW_SECS`` sets it (12-30; 30 = Whisper as trained); another model should
 # be measured before it is shortened (`amend bench --only audio`).
 WINDOW_ENV = "AMEND_WHISPER_WINDOW_SECS"
@@ -191,9 +191,7 @@ def seeded_piper_voice(seed: int):
 def warm() -> WarmReport:
     """Load both models and run each once, so the first call pays nothing (side effect)."""
     t0 = time.perf_counter()
-    model = whisper_model()
-    recognise(np.zeros(8000, dtype=np.float32))  # the short window's path, as a turn takes it
-    list(model.transcribe(np.zeros(8000, dtype=np.float32), language="en", beam_size=1)[0])
+    recognise(np.zeros(8000, dtype=np.float32))  # loads Whisper; the path a turn takes
     t1 = time.perf_counter()
     voice = piper_voice()
     for _ in voice.synthesize("Ready."):

@@ -145,7 +145,7 @@ class TurnIntake:
         words, no_speech = self._words, self._no_speech
         self._words, self._no_speech = (), 0.0
         self._segments = []
-        waiting = not self.gate.speaking and not self._deliveries
+        waiting = not self.gate.speaking and not self.handling
         overlapping, barged = self._barge.settle()
         if not text:
             if voiced >= self._unheard_secs and waiting and not overlapping:
