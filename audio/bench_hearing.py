@@ -134,21 +134,31 @@ async def _one_voice(voice: voices.Voice, phrases: tuple[str, ...],
         listener = call.conversation
         assert isinstance(listener, Listener)  # LiveCall built it with Listener
         for phrase in phrases:
-            heard = await _turns_for(call, listener, voices.speak(voice, phrase))
+            audio = await asyncio.to_thread(voices.speak, voice, phrase)  # other calls run
+            heard = await _turns_for(call, listener, audio)
             out.append(Opening(voice.name, preroll, phrase, heard,
                                corpus.first_word_fate(phrase, " ".join(heard))))
     return out
 
 
+RETENTION_CALLS = 4  # calls at once: each plays in real time and mostly waits
+
+
 def retention(voice_list: tuple[voices.Voice, ...], phrases: tuple[str, ...],
-              prerolls: tuple[float, ...]) -> list[Opening]:
-    """Every phrase in every voice, one call per (voice, pre-roll), in this process."""
+              prerolls: tuple[float, ...], *, at_once: int = RETENTION_CALLS
+              ) -> list[Opening]:
+    """Every phrase in every voice, one call per (voice, pre-roll), ``at_once`` calls at a
+    time in this process (a call plays its audio in real time; the first word's fate depends
+    on the VAD's onset, in audio time, not on how busy the machine is). In input order."""
     async def run() -> list[Opening]:
-        out: list[Opening] = []
-        for voice in voice_list:
-            for preroll in prerolls:
-                out += await _one_voice(voice, phrases, preroll)
-        return out
+        gate = asyncio.Semaphore(at_once)
+
+        async def one(voice: voices.Voice, preroll: float) -> list[Opening]:
+            async with gate:
+                return await _one_voice(voice, phrases, preroll)
+
+        done = await asyncio.gather(*(one(v, p) for v in voice_list for p in prerolls))
+        return [o for call in done for o in call]
 
     return asyncio.run(run())
 

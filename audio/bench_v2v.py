@@ -193,6 +193,7 @@ class TurnSample:
     hotwords: str | None = None  # the recognition biasing the call used
     stt_runs: int = 0  # Whisper runs during the turn (one per VAD pause: cumulative)
     stt_last: float | None = None  # seconds the last run took (the final transcript)
+    early: tuple[int, int] = (0, 0)  # early transcriptions (at the voice's fade): started, used
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +278,10 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
         rows.append(BenchRow("Whisper runs per turn (one per VAD pause), mean",
                              round(sum(s.stt_runs for s in answered) / len(answered), 2),
                              "runs", "report", cmd))
+        started = sum(s.early[0] for s in answered)
+        rows.append(BenchRow("early transcriptions (started at the voice's fade): used / "
+                             "started", f"{sum(s.early[1] for s in answered)} / {started}",
+                             "", "report: a started one not used is work lost", cmd))
     if floors:
         total = [f.total for f in floors]
         rows += [
@@ -386,8 +391,9 @@ async def run_call(world_factory: Any, voice: str, clips: Sequence[tuple[str, An
     hotwords = call.pipeline.stt.hotwords
     read = proposer_reader(CALLER, now, procedures)
     return [TurnSample(voice, said, heard, classify(said, heard, v2v is not None, read), v2v,
-                       stages, reply, audio, hotwords, len(runs), runs[-1] if runs else None)
-            for said, heard, v2v, stages, reply, audio, runs in raw]
+                       stages, reply, audio, hotwords, len(runs), runs[-1] if runs else None,
+                       early)
+            for said, heard, v2v, stages, reply, audio, runs, early in raw]
 
 
 async def _turn(call: Any, text: str, audio: Any):
@@ -395,6 +401,7 @@ async def _turn(call: Any, text: str, audio: Any):
     adapter, stt = call.pipeline.adapter, call.pipeline.stt
     timings_before, texts_before = len(adapter.clock.turns), len(adapter.turn_texts)
     runs_before = len(stt.stt_seconds)
+    early_before = dict(stt.early_counts)
     mark = len(call.trace.events)
     said = await call.say(audio)
     try:
@@ -404,6 +411,8 @@ async def _turn(call: Any, text: str, audio: Any):
     await call.wait_idle(quiet_secs=0.5, timeout=90)
     heard = " ".join(t for _, t in adapter.turn_texts[texts_before:]).strip()
     runs = [compute for _, compute in stt.stt_seconds[runs_before:]]
+    early = (stt.early_counts["started"] - early_before["started"],
+             stt.early_counts["used"] - early_before["used"])
     timing = next((t for t in reversed(adapter.clock.turns[timings_before:])
                    if t.generation is not None), None)
     first = None
@@ -413,13 +422,13 @@ async def _turn(call: Any, text: str, audio: Any):
         if first is None:
             first = timing.first_output
     if timing is None or first is None or said.last_voiced is None or first < said.last_voiced:
-        return text, heard, None, None, "", audio, runs
+        return text, heard, None, None, "", audio, runs, early
     plan = adapter.plans.get(timing.generation)
     reply = next((s for s in plan.sentences if s.strip()), "") if plan is not None else ""
     stages = split_stages(Milestones(said.last_voiced, timing.vad_stop, timing.transcript,
                                      timing.ended, timing.decision, timing.first_tts_audio,
                                      first))
-    return text, heard, first - said.last_voiced, stages, reply, audio, runs
+    return text, heard, first - said.last_voiced, stages, reply, audio, runs, early
 
 
 def _instant(text: str):

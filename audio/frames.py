@@ -49,6 +49,15 @@ class PushToTalkFrame(SystemFrame):
     on: bool = False
 
 
+@dataclass
+class VoiceFadingFrame(SystemFrame):
+    """The VAD stopped hearing a voice while the caller was speaking (``resumed=False``), for
+    long enough that the segment may be ending, though its VAD stop is still to come; or the
+    voice came back before that stop (``resumed=True``). See :mod:`audio.vad`."""
+
+    resumed: bool = False
+
+
 def context_id_for(generation: int, sentence: int = 0) -> str:
     """A fresh TTS context id that names ``generation`` and the plan's sentence index."""
     return f"g{generation}s{sentence}:{uuid.uuid4().hex}"

@@ -3,12 +3,14 @@
 Stages, in order:
 
 1. ``transport.input()``: 20 ms PCM16 frames at 16 kHz (scripted caller, browser, sound card).
-2. ``VADProcessor(SileroVADAnalyzer)``: speech start/stop. Stop after 0.2 s of silence.
+2. ``FadingVADProcessor(FadeWatchingSilero)`` (:mod:`audio.vad`): speech start/stop, stop
+   after 0.2 s of silence; and the voice fading, the first 64 ms of that silence.
 3. ``SharedWhisperSTT``: keeps ``preroll_secs`` of audio before each onset, and transcribes
    the turn so far at each VAD segment's stop, i.e. *speculatively* at the
-   first silence, while the end-of-turn timer below still runs. If the caller goes on
-   speaking, the segment is just the first part of the turn: nothing reaches the controller
-   before the turn ends, so nothing needs undoing.
+   first silence, while the end-of-turn timer below still runs; it starts at the fade when a
+   Whisper worker stays idle, and that transcript stands if the stop follows. If the caller goes
+   on speaking, the segment is just the first part of the turn: nothing reaches the
+   controller before the turn ends, so nothing needs undoing.
 4. ``UserTurnProcessor`` with :class:`~audio.turns.AudioClockTurnStop`: at each pause Smart
    Turn v3.2 judges whether the turn sounds finished, and a transcript that stops on "on" or
    "the" is not; the turn ends after ``turn_end_secs``, ``turn_doubt_secs`` or
@@ -28,11 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
-from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.transports.base_transport import BaseTransport
 from pipecat.turns.user_start import (
     TranscriptionUserTurnStartStrategy,
@@ -50,6 +50,7 @@ from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedWhisperSTT
 from audio.turn_intake import UNHEARD_TURN_SECS
 from audio.turns import AudioClockTurnStop, smart_turn
+from audio.vad import FADE_SECS, FadeWatchingSilero, FadingVADProcessor
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,9 @@ class PipelineConfig:
 
     vad_start_secs: float = 0.1  # speech onset detection (barge-in pause latency floor)
     vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
+    # ... or this far into it, when a Whisper worker stays idle (audio/vad.py); False: at the stop
+    early_transcription: bool = True
+    vad_fade_secs: float = FADE_SECS
     # Audio before the VAD onset handed to Whisper with each turn (audio.services.PREROLL_SECS;
     # measured by first-word retention in audio/bench_hearing.py). 0 = none.
     preroll_secs: float = PREROLL_SECS
@@ -112,11 +116,11 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     # *processed*): on a busy machine the frames are queued, not missing, and a forced stop
     # cut one sentence into two turns. Every transport here sends silence instead, the
     # browser's adds it when push-to-talk is released (audio/browser.py).
-    vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(
-        start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs)),
-        audio_idle_timeout=0)
+    vad = FadingVADProcessor(vad_analyzer=FadeWatchingSilero(params=VADParams(
+        start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs),
+        fade_secs=config.vad_fade_secs), audio_idle_timeout=0)
     stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt,
-                           preroll_secs=config.preroll_secs)
+                           preroll_secs=config.preroll_secs, early=config.early_transcription)
     end_of_turn = AudioClockTurnStop(
         finished_secs=config.turn_end_secs, doubtful_secs=config.turn_doubt_secs,
         unfinished_secs=config.turn_unfinished_secs, text_rule=config.turn_text_rule,

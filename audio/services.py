@@ -40,7 +40,7 @@ from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
 from audio import models
-from audio.frames import StampedSpeakFrame, context_id_for
+from audio.frames import StampedSpeakFrame, VoiceFadingFrame, context_id_for
 
 _lock = threading.Lock()
 MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25 s
@@ -77,6 +77,7 @@ ENCODER_SPARE_SECS = 2.0
 # Without the fallback at all: p95 419-487 ms but WER 0.295-0.50.
 DECODING: dict[str, Any] = {"no_repeat_ngram_size": 3, "best_of": 1}
 _cache: dict[str, object] = {}
+_running = [0]  # recognitions in progress in this process, every call's (under _lock)
 
 
 def encoder_window_secs() -> float:
@@ -119,6 +120,19 @@ def whisper_model():
 
 
 _whisper_setting = {"cpu_threads": 1, "num_workers": 2}  # see whisper_model(); use_whisper()
+
+
+def spare_worker() -> bool:
+    """True when a recognition could start now and still leave a Whisper worker idle: an
+    early transcription starts only then, so it never waits behind another recognition and
+    never takes the worker someone's finished turn may need. With one worker, never.
+
+    Measured (``amend bench --only audio``, 27 turns, 3 voices, 2026-12-02): voice-to-voice
+    p50 668 and 750 ms in two runs with this rule, 745 ms when any idle worker would do (no
+    difference beyond run-to-run noise), 861 ms without early hearing. This rule is kept
+    because it cannot slow another call's turn."""
+    with _lock:
+        return _running[0] + 1 < _whisper_setting["num_workers"]
 
 
 def use_whisper(threads: int, workers: int) -> tuple[int, int]:
@@ -212,6 +226,20 @@ class Heard:
 def recognise(audio: np.ndarray, *, hotwords: str | None = None,
               initial_prompt: str | None = None, no_speech_prob: float = 0.6,
               words: bool = True) -> Heard:
+    """Blocking: what Whisper hears in float32 16 kHz mono ``audio`` (see :func:`_recognise`),
+    counted as running while it runs (:func:`spare_worker`)."""
+    with _lock:
+        _running[0] += 1
+    try:
+        return _recognise(audio, hotwords=hotwords, initial_prompt=initial_prompt,
+                          no_speech_prob=no_speech_prob, words=words)
+    finally:
+        with _lock:
+            _running[0] -= 1
+
+
+def _recognise(audio: np.ndarray, *, hotwords: str | None, initial_prompt: str | None,
+               no_speech_prob: float, words: bool) -> Heard:
     """Blocking: what Whisper hears in float32 16 kHz mono ``audio``.
 
     Decoding is greedy without timestamps (one window), the encoder's window shortened to
@@ -348,7 +376,9 @@ def _marginalise(align, tokenizer, tokens: list[int], spelled: list[str], pieces
             where[i] = (len(variant), len(mark_tokens) + len(word_tokens))
             variant += mark_tokens + word_tokens
             index += len(pieces[i])
-        variants.append(variant)
+        # The decoder is causal: nothing after the last soft word changes its probability,
+        # and a shorter sequence is scored sooner.
+        variants.append(variant[:max(at + length for at, length in where.values())])
         wheres.append(where)
     for scored, where in zip(align(*variants), wheres, strict=True):
         for i, (at, length) in where.items():
@@ -366,6 +396,21 @@ class Piece:
 
     pcm: bytes
     lead: int  # bytes of audio before the VAD onset it starts with (its pre-roll)
+
+
+@dataclass(slots=True)
+class EarlyHearing:
+    """A transcription of the turn started when the voice faded, before the VAD stop: it
+    stands for the segment if the stop comes with nothing but that silence after it."""
+
+    version: int  # the tape's version when it started (reset_turn changes it)
+    pieces: int  # segments on the tape before the fading one
+    heard: int  # bytes of the fading segment it hears (all of them, up to the fade)
+    lead: int  # that segment's pre-roll
+    audio: np.ndarray  # what Whisper was given
+    task: asyncio.Task
+    started: float  # perf_counter at its start
+    serves: int = 0  # set at the stop: the run that hears this many segments may use it
 
 
 class SharedWhisperSTT(WhisperSTTService):
@@ -386,11 +431,17 @@ class SharedWhisperSTT(WhisperSTTService):
       never in the middle of a turn: tiny.en ends its transcript at a long inserted silence
       ("Please book" + 0.7 s + "pump P 200..." came back "Please book.");
     * a segment Whisper hears nothing in stays in the turn: a short first piece ("Could
-      you", then a pause) is often unreadable alone but right in context.
+      you", then a pause) is often unreadable alone but right in context;
+    * the turn is heard early (``early``): when the VAD reports the voice fading
+      (:class:`~audio.frames.VoiceFadingFrame`, :mod:`audio.vad`), before its stop, the turn
+      so far is transcribed at once if a Whisper worker stays idle (:func:`spare_worker`). If
+      the stop follows with no voice in between, that transcript is the segment's, ready up
+      to the VAD's ``stop_secs`` sooner; if the voice comes back, it is dropped (the work is
+      lost, never a word).
     """
 
     def __init__(self, *, hotwords: str | None = None, initial_prompt: str | None = None,
-                 preroll_secs: float = PREROLL_SECS, **kwargs):
+                 preroll_secs: float = PREROLL_SECS, early: bool = True, **kwargs):
         if preroll_secs < 0:
             raise ValueError(f"preroll_secs must be >= 0, not {preroll_secs}")
         self.hotwords = hotwords
@@ -405,6 +456,11 @@ class SharedWhisperSTT(WhisperSTTService):
         self.pending = 0  # segments queued or being transcribed (VAD stop -> result)
         self.settled_listeners: list = []  # called whenever ``pending`` drops
         self.emitted = 0  # transcripts pushed downstream so far
+        self.early = early
+        self.early_counts = {"started": 0, "used": 0}  # early transcriptions (amend bench)
+        self._early: EarlyHearing | None = None  # started at the fade, not yet stopped
+        self._early_ready: EarlyHearing | None = None  # matched at the stop, for run_stt
+        self._version = 0  # bumped by reset_turn: an early hearing of an older tape is void
         # p99 from the end of speech to the final transcript, measured here (amend bench):
         # the turn-stop strategy's safety net when no finalized transcript arrives.
         kwargs.setdefault("ttfs_p99_latency", 0.8)
@@ -427,6 +483,32 @@ class SharedWhisperSTT(WhisperSTTService):
             if excess > 0:
                 del self._audio_buffer[:excess]
 
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        if isinstance(frame, VoiceFadingFrame):
+            self.voice_fading(frame.resumed)
+            return  # the VAD's note to this service alone
+        await super().process_frame(frame, direction)
+
+    def voice_fading(self, resumed: bool) -> None:
+        """The VAD stopped hearing a voice mid-segment (or heard it again): start hearing the
+        turn early, or drop the early hearing."""
+        if resumed:
+            self._early = None  # the caller went on: its words end too soon
+            return
+        if (not self.early or not self._user_speaking or self._early is not None
+                or not self.is_usable or not spare_worker()):
+            return
+        heard = bytes(self._audio_buffer)
+        lead = min(self._lead, len(heard))
+        floats = self._audio_of([*self._tape, Piece(heard, lead)])
+        task = self.create_task(asyncio.to_thread(
+            recognise, floats, hotwords=self.hotwords, initial_prompt=self.initial_prompt),
+            "early_transcription")
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # read by run_stt
+        self._early = EarlyHearing(self._version, len(self._tape), len(heard), lead, floats,
+                                   task, time.perf_counter())
+        self.early_counts["started"] += 1
+
     async def _handle_user_started_speaking(self, frame):
         self._user_speaking = True
         self._lead = len(self._audio_buffer)
@@ -443,6 +525,12 @@ class SharedWhisperSTT(WhisperSTTService):
         self._audio_buffer.clear()
         self._lead = 0
         self._tape.append(piece)
+        early, self._early = self._early, None
+        if (early is not None and early.version == self._version
+                and early.pieces == len(self._tape) - 1 and early.lead == piece.lead
+                and len(piece.pcm) >= early.heard):
+            early.serves = len(self._tape)  # only silence after the fade: it stands
+            self._early_ready = early
         self.pending += 1
         self._record_stt_audio_usage(piece.pcm)
         await self.emit_stt_usage_metrics()
@@ -458,6 +546,8 @@ class SharedWhisperSTT(WhisperSTTService):
         still waiting to be transcribed stays: it is the start of what the caller said next."""
         del self._tape[: self._heard]
         self._heard = 0
+        self._version += 1
+        self._early = self._early_ready = None
 
     def turn_voiced_secs(self) -> float:
         """Seconds of the turn's transcribed segments from each VAD onset to its stop (the
@@ -469,7 +559,9 @@ class SharedWhisperSTT(WhisperSTTService):
         """What Whisper is given for the turn's first ``pieces`` segments (default: all):
         silence up to ``preroll_secs`` of lead, the segments back to back (the last 25 s),
         then ``trailing_silence_secs`` of silence. float32, 16 kHz."""
-        tape = self._tape[:pieces]
+        return self._audio_of(self._tape[:pieces])
+
+    def _audio_of(self, tape: list[Piece]) -> np.ndarray:
         if not tape:
             return np.zeros(0, dtype=np.float32)
         pad = bytes(max(0, self._preroll_bytes() - tape[0].lead) // 2 * 2)
@@ -492,15 +584,22 @@ class SharedWhisperSTT(WhisperSTTService):
             self._segment_done()
             return
         self._heard = len(self._tape)
-        floats = self.turn_audio(self._heard)
+        early, self._early_ready = self._early_ready, None
+        if early is not None and early.serves != self._heard:
+            early = None  # more segments came since: hear them all
+        floats = self.turn_audio(self._heard) if early is None else early.audio
         self.last_input = floats
-        start = time.perf_counter()
+        start = time.perf_counter() if early is None else early.started
         self.in_flight += 1
         try:
             try:
-                heard = await asyncio.to_thread(
-                    recognise, floats, hotwords=self.hotwords,
-                    initial_prompt=self.initial_prompt)
+                if early is not None:
+                    heard = await early.task
+                    self.early_counts["used"] += 1
+                else:
+                    heard = await asyncio.to_thread(
+                        recognise, floats, hotwords=self.hotwords,
+                        initial_prompt=self.initial_prompt)
             except Exception as exc:  # a model failure must not end the call
                 yield ErrorFrame(f"speech recognition failed on a {floats.size / 16000:.2f} s "
                                  f"turn: {exc}")

@@ -76,6 +76,8 @@ async def test_when_the_browser_stops_sending_audio_the_server_adds_the_silence(
 def test_the_vad_has_no_wall_clock_idle_stop():
     """pipecat's VAD forces a speech stop after 1 s without audio *processed*: on a busy
     machine the frames are only queued, and the forced stop cut a sentence into two turns."""
+    from pipecat.processors.audio.vad_processor import VADProcessor
+
     from audio.pipeline import build_pipeline
     from audio.scripted import ScriptedCaller
 
@@ -85,7 +87,7 @@ def test_the_vad_has_no_wall_clock_idle_stop():
         for inner in processor.processors:
             yield from walk(inner)
 
-    vads = [p for p in walk(call.worker.pipeline) if type(p).__name__ == "VADProcessor"]
+    vads = [p for p in walk(call.worker.pipeline) if isinstance(p, VADProcessor)]
     assert len(vads) == 1 and vads[0]._vad_controller._audio_idle_timeout == 0
 
 

@@ -39,6 +39,8 @@ CATALOG: dict[str, str] = {
                     "agent), decision, first TTS audio, first output frame.",
     # ledger: what the caller's words changed
     "proposal": "What language understanding made of a turn, before the ledger changes.",
+    "proposal_rejected": "A model's reading of a turn was refused (timeout, fault, not a "
+                         "proposal, or a value the caller may not give); the rules' stands.",
     "field_accepted": "A new ledger revision: these fields got new values and versions.",
     "field_rejected": "A value was refused (a past date, another account) and not written.",
     "field_unresolved": "A field was heard with several candidate values; none is kept yet.",
@@ -88,8 +90,9 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "speech": ("user_turn_final", "user_turn_voiced", "backchannel_ignored",
                "agent_speech_started", "agent_speech_stopped", "generation_invalidated",
                "barge_in_paused", "barge_in_resumed", "turn_latency"),
-    "ledger": ("proposal", "field_accepted", "field_rejected", "field_unresolved",
-               "correction_duplicate", "question_started", "query_invalidated"),
+    "ledger": ("proposal", "proposal_rejected", "field_accepted", "field_rejected",
+               "field_unresolved", "correction_duplicate", "question_started",
+               "query_invalidated"),
     "dialogue": ("confirmation_requested", "clarification_requested", "repair", "handoff",
                  "agent_error"),
     "retrieval": ("registry_resolved", "retrieval_started", "retrieval_completed",

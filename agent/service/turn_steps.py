@@ -38,7 +38,7 @@ from agent.service.replies import acknowledge, ask_yes_or_no, say_error, speak_r
 from agent.service.spoken import values_line
 from agent.service.vocabulary import HandoffReason, Offer
 from agent.understanding import trust
-from agent.understanding.proposals import CorrectionKind, Intent, Proposal, Proposer
+from agent.understanding.proposals import CorrectionKind, Intent, Proposal, Proposer, propose
 
 
 class TurnCall(Call, Protocol):
@@ -108,11 +108,16 @@ async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
     context = await proposal_context(ctx, call.port, call.answers, call.bookings)
     # Read against the question it answers: a plain "yes" to "Shall I put Friday the 4th?"
     # gives that date (agent/service/repair.py).
-    proposal = read_answer(ctx.on_table(), call.proposer.propose(utterance, context),
-                           utterance.text or "")
+    # A proposer that waits (a model: agent/understanding/model_proposer.py) is awaited; what
+    # it refused is on the trace, and the reading is then the rules'.
+    proposed = await propose(call.proposer, utterance, context)
+    for reason in proposed.rejected:
+        ctx.emit("proposal_rejected", utterance=uid, reason=ctx.trace.private(reason))
+    proposal = read_answer(ctx.on_table(), proposed, utterance.text or "")
     ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
              correction=str(proposal.correction),
              fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
+             source=proposal.source,
              reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
     return Turn(utterance, uid, proposal, trust.expected(context))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from agent.core.caller import CallerProfile
 from agent.core.ledger import LedgerSnapshot
@@ -83,6 +83,10 @@ class Proposal:
     go_ahead: bool = False  # the turn also says to proceed ("..., go ahead")
     confidence: float = 1.0
     reason: str = ""  # a short human-readable explanation, for the trace in debug mode
+    source: str = "rules"  # who read the turn: "rules" or "model" (a validated model reading)
+    # Why a model's reading of this turn was not used (each a trace event proposal_rejected);
+    # this proposal is then the rules' reading.
+    rejected: tuple[str, ...] = ()
 
     def slot(self, name: str) -> SlotValue | None:
         for slot in self.slots:
@@ -118,3 +122,20 @@ class ProposalContext:
 
 class Proposer(Protocol):
     def propose(self, utterance: Utterance, context: ProposalContext) -> Proposal: ...
+
+
+@runtime_checkable
+class AsyncProposer(Proposer, Protocol):
+    """A proposer that waits for something (a model server). The controller awaits
+    ``propose_async`` when a proposer has it; ``propose`` is its answer without waiting."""
+
+    async def propose_async(self, utterance: Utterance,
+                            context: ProposalContext) -> Proposal: ...
+
+
+async def propose(proposer: Proposer, utterance: Utterance,
+                  context: ProposalContext) -> Proposal:
+    """Ask ``proposer`` for its reading, awaiting it when it is an :class:`AsyncProposer`."""
+    if isinstance(proposer, AsyncProposer):
+        return await proposer.propose_async(utterance, context)
+    return proposer.propose(utterance, context)

@@ -1,0 +1,75 @@
+"""The VAD, and a signal before its stop: the voice has faded.
+
+Silero's stop (``VADUserStoppedSpeakingFrame``) comes ``stop_secs`` (0.2 s) after the last
+window it heard a voice in: that long of silence says a segment has ended. Whisper needs about
+as long again to hear the turn, and the two used to run one after the other. The fade is the
+first ``fade_secs`` of that silence: the speech service starts hearing the turn then
+(:meth:`audio.services.SharedWhisperSTT.voice_fading`), so the transcript is ready sooner
+after the stop. If the voice comes back before the stop, the early transcription is dropped
+and the segment goes on; if the stop comes, the audio between the fade and the stop is what
+Silero heard as no voice, and the early transcript stands for the segment.
+
+The fade is read from the state Silero's analyzer returns for each frame (``STOPPING``: a
+window without voice while speaking), never from a timer, so it is in audio time.
+"""
+
+from __future__ import annotations
+
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADParams, VADState
+from pipecat.frames.frames import Frame, InputAudioRawFrame
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.processors.frame_processor import FrameDirection
+
+from audio.frames import VoiceFadingFrame
+
+# Silence after the last voiced window before the early transcription starts: two of Silero's
+# 32 ms windows, so one window without voice between two words does not start it.
+FADE_SECS = 0.064
+
+
+class FadeWatchingSilero(SileroVADAnalyzer):
+    """Silero VAD that also notes, per frame, when the voice has faded for ``fade_secs`` of
+    audio while speaking, and when it came back after that (``events``: ``resumed`` flags, in
+    order, for :class:`FadingVADProcessor` to send on)."""
+
+    def __init__(self, *, params: VADParams, fade_secs: float = FADE_SECS) -> None:
+        if not 0 < fade_secs < params.stop_secs:
+            raise ValueError(f"fade_secs must be above 0 and below the VAD's stop_secs "
+                             f"({params.stop_secs:g}), not {fade_secs:g}")
+        super().__init__(params=params)
+        self.fade_secs = fade_secs
+        self.events: list[bool] = []
+        self._quiet = 0.0  # seconds of audio in STOPPING so far
+        self._faded = False
+
+    async def analyze_audio(self, buffer: bytes) -> VADState:
+        state = await super().analyze_audio(buffer)
+        if state == VADState.STOPPING:
+            self._quiet += len(buffer) / 2 / max(1, self.sample_rate)
+            if not self._faded and self._quiet >= self.fade_secs:
+                self._faded = True
+                self.events.append(False)
+            return state
+        if state == VADState.SPEAKING and self._faded:
+            self.events.append(True)  # the voice came back before the stop
+        self._quiet = 0.0
+        self._faded = False
+        return state
+
+
+class FadingVADProcessor(VADProcessor):
+    """pipecat's ``VADProcessor`` that also sends a :class:`~audio.frames.VoiceFadingFrame`
+    downstream after the audio frame in which the voice faded (or came back)."""
+
+    def __init__(self, *, vad_analyzer: FadeWatchingSilero, **kwargs) -> None:
+        super().__init__(vad_analyzer=vad_analyzer, **kwargs)
+        self._watcher = vad_analyzer
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)  # the frame, then the VAD's frames
+        if not isinstance(frame, InputAudioRawFrame) or not self._watcher.events:
+            return
+        events, self._watcher.events = self._watcher.events, []
+        for resumed in events:
+            await self.push_frame(VoiceFadingFrame(resumed=resumed))

@@ -1,0 +1,159 @@
+"""Hearing a turn early: the VAD's fade (the first 64 ms of silence after a voice, before its
+0.2 s stop) starts Whisper, and that transcript stands for the segment only if the stop
+follows with no voice in between (``audio/vad.py``, ``SharedWhisperSTT.voice_fading``).
+A fake recogniser and scripted VAD states: no model runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADParams, VADState
+from pipecat.frames.frames import (
+    Frame,
+    InputAudioRawFrame,
+    TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.task import PipelineParams
+from pipecat.tests.utils import run_test
+
+from audio import services
+from audio.frames import VoiceFadingFrame
+from audio.services import Heard, SharedWhisperSTT
+from audio.vad import FadeWatchingSilero, FadingVADProcessor
+
+RATE = 16000
+FRAME = RATE // 50
+ROOM, SPEECH, HUSH = 7, 1000, 3  # before the onset, speech, the silence after the fade
+
+
+def frames(value: int, secs: float) -> list[InputAudioRawFrame]:
+    chunk = np.full(FRAME, value, dtype=np.int16).tobytes()
+    return [InputAudioRawFrame(chunk, RATE, 1) for _ in range(round(secs * 50))]
+
+
+def values(audio: np.ndarray) -> list[int]:
+    """The distinct sample values in ``audio``, in order of first appearance."""
+    ints = np.round(audio * 32768).astype(np.int32)
+    return list(dict.fromkeys(int(v) for v in ints))
+
+
+async def hear(monkeypatch, sent: list[Frame], **options) -> tuple[list, list, SharedWhisperSTT]:
+    """Run ``sent`` through SharedWhisperSTT with a fake recogniser: (what each recognition
+    was given, the transcripts pushed, the service)."""
+    given: list[np.ndarray] = []
+
+    def fake_recognise(audio, **_):
+        given.append(audio)
+        return Heard(f"heard {len(given)}", 0.9, 0.01, (("heard", 0.9),))
+
+    monkeypatch.setattr(services, "whisper_model", lambda: object())
+    monkeypatch.setattr(services, "recognise", fake_recognise)
+    stt = SharedWhisperSTT(preroll_secs=0.5, **options)
+    down, _ = await run_test(Pipeline([stt]), frames_to_send=sent,
+                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
+    return given, [f for f in down if isinstance(f, TranscriptionFrame)], stt
+
+
+def a_turn(*middle: Frame) -> list[Frame]:
+    return [*frames(ROOM, 1.0), VADUserStartedSpeakingFrame(), *frames(SPEECH, 1.0), *middle,
+            VADUserStoppedSpeakingFrame()]
+
+
+@pytest.mark.anyio
+async def test_a_turn_heard_when_the_voice_fades_stands_when_the_stop_follows(monkeypatch):
+    given, said, stt = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)))
+    assert len(given) == 1 and len(said) == 1  # Whisper ran once, at the fade
+    assert values(given[0]) == [ROOM, SPEECH, 0]  # pre-roll, speech, trailing silence
+    assert said[0].text == "heard 1"
+    assert stt.early_counts == {"started": 1, "used": 1}
+
+
+@pytest.mark.anyio
+async def test_a_voice_that_comes_back_voids_the_early_hearing(monkeypatch):
+    given, said, stt = await hear(monkeypatch, a_turn(
+        VoiceFadingFrame(), *frames(HUSH, 0.1), VoiceFadingFrame(resumed=True),
+        *frames(SPEECH + 1, 0.5)))
+    assert len(given) == 2  # the early hearing, lost; the segment heard at its stop
+    assert values(given[1]) == [ROOM, SPEECH, HUSH, SPEECH + 1, 0]
+    assert [f.text for f in said] == ["heard 2"]
+    assert stt.early_counts == {"started": 1, "used": 0}
+
+
+@pytest.mark.anyio
+async def test_without_a_spare_worker_the_turn_is_heard_at_the_stop(monkeypatch):
+    monkeypatch.setattr(services, "spare_worker", lambda: False)
+    given, said, stt = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)))
+    assert len(given) == 1 and values(given[0]) == [ROOM, SPEECH, HUSH, 0]
+    assert stt.early_counts["started"] == 0
+
+
+@pytest.mark.anyio
+async def test_switched_off_the_turn_is_heard_at_the_stop(monkeypatch):
+    given, _, stt = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)),
+                               early=False)
+    assert len(given) == 1 and values(given[0]) == [ROOM, SPEECH, HUSH, 0]
+    assert stt.early_counts["started"] == 0
+
+
+@pytest.mark.anyio
+async def test_a_fade_with_nobody_speaking_hears_nothing(monkeypatch):
+    given, said, _ = await hear(monkeypatch, [*frames(ROOM, 0.5), VoiceFadingFrame(),
+                                              *frames(ROOM, 0.5)])
+    assert given == [] and said == []
+
+
+def scripted_silero(monkeypatch, states: list[VADState]) -> FadeWatchingSilero:
+    """A FadeWatchingSilero whose Silero returns ``states``, one per frame."""
+    script = iter(states)
+
+    async def analyze_audio(self, buffer):
+        return next(script)
+
+    monkeypatch.setattr(SileroVADAnalyzer, "analyze_audio", analyze_audio)
+    vad = FadeWatchingSilero(params=VADParams(start_secs=0.1, stop_secs=0.2))
+    vad.set_sample_rate(RATE)
+    return vad
+
+
+@pytest.mark.anyio
+async def test_the_fade_is_64_ms_of_no_voice_while_speaking_and_the_return_is_noted(
+        monkeypatch):
+    S, P, Q = VADState.SPEAKING, VADState.STOPPING, VADState.QUIET
+    # one 20 ms frame without voice between words; then 80 ms (a fade at 64 ms) and the voice
+    # back; then a fade that ends in the VAD's stop
+    states = [S, S, P, S, S, P, P, P, P, S, S, P, P, P, P, P, Q, Q]
+    vad = scripted_silero(monkeypatch, states)
+    seen = []
+    for _ in states:
+        await vad.analyze_audio(bytes(FRAME * 2))
+        seen.append(list(vad.events))
+        vad.events.clear()
+    flat = [(i, e) for i, events in enumerate(seen) for e in events]
+    assert flat == [(8, False), (9, True), (14, False)]
+
+
+@pytest.mark.parametrize("fade", [0.0, -0.1, 0.2, 0.5])
+def test_a_fade_not_shorter_than_the_stop_is_refused(fade):
+    with pytest.raises(ValueError, match="fade_secs"):
+        FadeWatchingSilero(params=VADParams(stop_secs=0.2), fade_secs=fade)
+
+
+@pytest.mark.anyio
+async def test_the_processor_sends_the_fade_after_the_frame_it_was_heard_in(monkeypatch):
+    S, P = VADState.SPEAKING, VADState.STOPPING
+    vad = scripted_silero(monkeypatch, [S, S, P, P, P, P, S, S])
+    sent = [InputAudioRawFrame(np.full(FRAME, i, np.int16).tobytes(), RATE, 1)
+            for i in range(8)]
+    down, _ = await run_test(Pipeline([FadingVADProcessor(vad_analyzer=vad)]),
+                             frames_to_send=sent,
+                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
+    order = [("fade", f.resumed) if isinstance(f, VoiceFadingFrame) else
+             ("audio", int(np.frombuffer(f.audio, np.int16)[0]))
+             for f in down if isinstance(f, (VoiceFadingFrame, InputAudioRawFrame))]
+    assert order == [("audio", 0), ("audio", 1), ("audio", 2), ("audio", 3), ("audio", 4),
+                     ("audio", 5), ("fade", False), ("audio", 6), ("fade", True),
+                     ("audio", 7)]
