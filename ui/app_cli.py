@@ -12,6 +12,8 @@ import ipaddress
 
 import click
 
+from ui.llm_proposer import ProposerSettings, proposer_options
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -78,8 +80,9 @@ def _warm(console) -> None:
 @click.option("--clock", "clock_text", metavar="RFC3339",
               help='Fix the agent\'s "now", e.g. 2026-12-01T09:00:00+01:00 (default: real time).')
 @click.option("--no-warm", is_flag=True, help="Skip loading the speech models at start.")
+@proposer_options
 def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
-         clock_text: str | None, no_warm: bool) -> None:
+         clock_text: str | None, no_warm: bool, proposer_settings: ProposerSettings) -> None:
     """Start the browser demo: talk or type to the agent and watch every revision."""
     from rich.console import Console
 
@@ -93,32 +96,38 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
         console.print(f"[bold red]warning:[/] serving on {host}: anyone who can reach it can "
                       "use this demo, and browsers allow the microphone only over HTTPS there.")
     try:
-        _serve(console, host, port, personas_file, clock_text, no_warm)
+        _serve(console, host, port, personas_file, clock_text, no_warm, proposer_settings)
     except AmendError as exc:
         raise click.ClickException(str(exc)) from None
 
 
 def _serve(console, host: str, port: int, personas_file: str | None, clock_text: str | None,
-           no_warm: bool) -> None:
+           no_warm: bool, settings: ProposerSettings | None = None) -> None:
     import logging
 
     import uvicorn
+    from rich.markup import escape
 
     from ui.app import build_app
-    from ui.bootstrap import fixed_clock
+    from ui.bootstrap import fixed_clock, rule_proposer
     from ui.demo_world import world_builder
+    from ui.llm_proposer import make_proposer
     from ui.personas import DEFAULT_PATH, load_personas
     from ui.scripted import ScriptRunner
     from ui.session_hub import SessionHub
 
     personas = load_personas(personas_file or DEFAULT_PATH)
     clock = fixed_clock(clock_text) if clock_text else None
-    hub = SessionHub(world_builder(clock), personas)
+    settings = settings or ProposerSettings()
+    # One proposer for every tab; a model's HTTP client lives as long as the process.
+    proposer = make_proposer(settings, rule_proposer(clock.now() if clock else None))
+    hub = SessionHub(world_builder(clock, proposer=proposer), personas)
     if not no_warm:
         _warm(console)
     app = build_app(hub, _voice_router(hub, console), ScriptRunner())
     shown = f"[{host}]" if ":" in host else host
-    console.print(f"[bold green]Amend demo:[/] http://{shown}:{port}/  (Ctrl-C stops it)")
+    console.print(f"[bold green]Amend demo:[/] http://{shown}:{port}/  (Ctrl-C stops it; "
+                  f"{escape(settings.describe())})")
     # An open browser keeps its voice socket and Gradio stream: give connections 3 s, then
     # cancel them (quietly: a cancelled stream at shutdown is expected, not an error).
     logging.getLogger("uvicorn.error").addFilter(_quiet_cancelled_at_shutdown)

@@ -126,6 +126,7 @@ class WorldPorts(Protocol):
     corpus: Any  # retrieval.corpus.Corpus
     sandbox: Any  # tools_sandbox.server.SandboxHandle
     refs: dict[str, str]
+    proposer: Proposer | None  # what reads every session's turns; None: the rules
 
     @property
     def clock(self) -> Clock: ...  # read-only here: a world may hold a subtype (a fake clock)
@@ -145,6 +146,10 @@ class WorldCalls:
     :class:`World` and the tests' world of fakes both inherit it, so both wire a controller,
     edit as staff, set faults and resync the same way."""
 
+    # The proposer every session of the world gets unless one is given (``--proposer``:
+    # ui/llm_proposer.py); None is the process's rule proposer.
+    proposer: Proposer | None = None
+
     def controller(self: WorldPorts, sink: SpeechSink, trace: Trace | None = None, *,
                    faults: AgentFaults | None = None, clock: Clock | None = None,
                    caller: CallerProfile | None = None, proposer: Proposer | None = None,
@@ -153,7 +158,8 @@ class WorldCalls:
                    retriever_factory: RetrieverFactory | None = None) -> Controller:
         """A new session (controller) in this world: its registry, a retriever from its
         ``retriever_factory``, a booking client from its ``client``, the safeguards the
-        ``faults`` leave (:func:`safeguards`). Nothing starts until ``start()``."""
+        ``faults`` leave (:func:`safeguards`), ``proposer`` or else the world's. Nothing
+        starts until ``start()``."""
         caller = caller or self.caller
         clock = clock or self.clock
         # The retriever is built inside the controller, before its answer desk exists: the
@@ -163,7 +169,8 @@ class WorldCalls:
         def current_scope() -> str | None:
             return built[0].answers.current_scope() if built else None
 
-        controller = Controller(caller, clock, proposer or rule_proposer(clock.now()),
+        proposer = proposer or self.proposer or rule_proposer(clock.now())
+        controller = Controller(caller, clock, proposer,
                                 resolver or self.registry,
                                 retriever_factory or self.retriever_factory(
                                     caller, current_scope=current_scope),
@@ -198,6 +205,7 @@ class World(WorldCalls):
     corpus: Any  # retrieval.corpus.Corpus
     tmp: Path
     client_timeout: float = 3.0
+    proposer: Proposer | None = None  # every session's, unless one is given; None: the rules
     refs: dict[str, str] = field(default_factory=dict)  # seeded booking handle -> ref
     _clients: list[Any] = field(default_factory=list)
     _tokens: dict[tuple[str, str, str], str] = field(default_factory=dict)
@@ -258,8 +266,10 @@ async def open_world(*, caller: CallerProfile | None = None, clock: Clock | None
                      registry: str | Path | None = "default",
                      sandbox_faults: Iterable[Mapping[str, object]] = (),
                      bookings: Iterable[Mapping[str, object]] = (),
-                     client_timeout: float = 3.0) -> AsyncIterator[World]:
-    """Start an isolated world; everything is stopped and deleted on exit."""
+                     client_timeout: float = 3.0,
+                     proposer: Proposer | None = None) -> AsyncIterator[World]:
+    """Start an isolated world; everything is stopped and deleted on exit. ``proposer`` reads
+    the turns of every session the world builds (default: the process's rule proposer)."""
     from retrieval.corpus import Corpus
     from tools_sandbox.server import serve_in_background
 
@@ -274,7 +284,8 @@ async def open_world(*, caller: CallerProfile | None = None, clock: Clock | None
         corpus.sync(resolver.revision_texts(), resolver.snapshot)
         sandbox = serve_in_background(faults=list(sandbox_faults))
         stack.callback(sandbox.stop)
-        world = World(caller, clock, sandbox, resolver, corpus, tmp, client_timeout)
+        world = World(caller, clock, sandbox, resolver, corpus, tmp, client_timeout,
+                      proposer)
         seeded = [dict(b) for b in bookings]
         if seeded:
             for b in seeded:

@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from ui.llm_proposer import ProposerSettings, proposer_options
+
 
 class BootstrapWorld:
     """A ``ui.bootstrap.World`` and its controller, seen as the runner's CallWorld.
@@ -74,8 +76,9 @@ def _schema_version(base_url: str) -> str:
     return f"{info.get('title', 'sandbox')} {info.get('version', '?')}"
 
 
-def world_factory(spec, sink, trace):
-    """The runner's world factory over ``ui.bootstrap.open_world`` (one per call)."""
+def world_factory(spec, sink, trace, proposer=None):
+    """The runner's world factory over ``ui.bootstrap.open_world`` (one per call).
+    ``proposer`` reads the call's turns (default: the process's rule proposer)."""
 
     @contextlib.asynccontextmanager
     async def build():
@@ -83,7 +86,8 @@ def world_factory(spec, sink, trace):
 
         bookings = [_typed(b) for b in spec.booking_dicts()]
         async with open_world(caller=spec.caller, clock=spec.clock, registry=spec.registry,
-                              sandbox_faults=spec.fault_dicts(), bookings=bookings) as world:
+                              sandbox_faults=spec.fault_dicts(), bookings=bookings,
+                              proposer=proposer) as world:
             controller = world.controller(sink, trace, faults=spec.agent_faults)
             yield BootstrapWorld(world, controller)
 
@@ -138,8 +142,10 @@ def expand(paths: tuple[str, ...]) -> list[str]:
 @click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1, 16),
               help="Calls run at the same time (each in its own world).")
 @click.option("--verify-heard", is_flag=True, help="Audio mode: also transcribe output.wav.")
+@proposer_options
 def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
-         artifacts_dir: str | None, concurrency: int, verify_heard: bool) -> None:
+         artifacts_dir: str | None, concurrency: int, verify_heard: bool,
+         proposer_settings: ProposerSettings) -> None:
     """Run scripted calls and judge them on the system of record.
 
     Exit status: 0 every call passed, 1 any call failed, 2 none failed but some were invalid.
@@ -153,7 +159,6 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from audio.calls.report import build_report, exit_code, print_summary
-    from audio.calls.runner import run_calls
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     paths = expand(scripts)
@@ -172,13 +177,13 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
     with Progress(TextColumn("[bold]calls"), BarColumn(), MofNCompleteColumn(),
                   console=console, transient=True) as progress:
         bar = progress.add_task("calls", total=len(paths))
-        results, skipped = asyncio.run(run_calls(
-            paths, mode, world_factory, factory,
+        results, skipped = asyncio.run(_run_calls(
+            proposer_settings, paths, mode, factory,
             artifacts=Path(artifacts_dir) if artifacts_dir else None, concurrency=concurrency,
             on_done=lambda _result: progress.advance(bar)))
     print_summary(results, Console(), skipped)
     if report_path:
-        meta = {"build": _build()}
+        meta = {"build": _build(), "proposer": proposer_settings.describe()}
         meta.update(next((r.evidence.world_meta for r in results
                           if r.evidence is not None and r.evidence.world_meta), {}))
         meta.update(modes[0].meta() if modes else {"stt": "n/a (no call ran)",
@@ -186,6 +191,21 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
         report = build_report(results, mode, meta, started, skipped)
         Path(report_path).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     raise SystemExit(exit_code(results))
+
+
+async def _run_calls(settings: ProposerSettings, paths: list[str], mode: str, mode_factory,
+                     **options):
+    """``audio.calls.runner.run_calls`` with every call's turns read by the proposer the
+    settings choose (one for the whole run; its model client is closed at the end)."""
+    import functools
+
+    from audio.calls.runner import run_calls
+    from ui.bootstrap import rule_proposer
+    from ui.llm_proposer import open_proposer
+
+    async with open_proposer(settings, rule_proposer()) as proposer:
+        worlds = functools.partial(world_factory, proposer=proposer)
+        return await run_calls(paths, mode, worlds, mode_factory, **options)
 
 
 def _build() -> str:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import click
 
+from ui.llm_proposer import ProposerSettings, proposer_options
+
 HELP = """\
 /ledger                  the accepted fields (value, status, version, revision, source)
 /actions                 every action (op, status, based_on_revision, idempotency key)
@@ -37,7 +39,9 @@ HELP = """\
 @click.option("--clock", help="Fix the agent's now, RFC 3339 with offset "
               "(e.g. 2026-12-01T09:00:00+01:00). Default: the system clock.")
 @click.option("--debug", is_flag=True, help="Show field values in /trace (else hashed).")
-def chat(caller_file: Path | None, registry: str, clock: str | None, debug: bool) -> None:
+@proposer_options
+def chat(caller_file: Path | None, registry: str, clock: str | None, debug: bool,
+         proposer_settings: ProposerSettings) -> None:
     """Talk to the agent in a terminal, with an embedded sandbox and registry."""
     from agent.core.errors import InvalidInput
     from ui.bootstrap import DEFAULT_CALLER, fixed_clock, load_caller
@@ -45,32 +49,38 @@ def chat(caller_file: Path | None, registry: str, clock: str | None, debug: bool
     try:
         caller = load_caller(caller_file) if caller_file else DEFAULT_CALLER
         the_clock = fixed_clock(clock) if clock else None
-        asyncio.run(_session(caller, registry, the_clock, debug, sys.stdin.isatty()))
+        asyncio.run(_session(caller, registry, the_clock, debug, sys.stdin.isatty(),
+                             proposer_settings))
     except InvalidInput as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         click.echo("\nbye")
 
 
-async def _session(caller, registry: str, clock, debug: bool, interactive: bool) -> None:
+async def _session(caller, registry: str, clock, debug: bool, interactive: bool,
+                   settings: ProposerSettings | None = None) -> None:
     from rich.console import Console
     from rich.markup import escape
 
     from agent.core.clock import SystemClock
     from agent.core.trace import Trace
-    from ui.bootstrap import open_world
+    from ui.bootstrap import open_world, rule_proposer
     from ui.chat_view import ChatView
+    from ui.llm_proposer import open_proposer
 
     console = Console(highlight=False)
-    async with open_world(caller=caller, clock=clock or SystemClock(),
-                          registry=registry) as world:
+    settings = settings or ProposerSettings()
+    clock = clock or SystemClock()
+    async with open_proposer(settings, rule_proposer(clock.now())) as proposer, \
+            open_world(caller=caller, clock=clock, registry=registry,
+                       proposer=proposer) as world:
         trace = Trace(debug=debug)
         view = ChatView(console, trace)
         controller = world.controller(view, trace)
         view.attach(controller)
         console.print(f"[dim]amend chat: caller {caller.subject} ({caller.tenant}, account "
-                      f"{caller.account}); sandbox {world.sandbox.base_url}; /help for "
-                      "commands[/dim]")
+                      f"{caller.account}); sandbox {world.sandbox.base_url}; "
+                      f"{escape(settings.describe())}; /help for commands[/dim]")
         await controller.start()
         try:
             while True:

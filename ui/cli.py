@@ -26,6 +26,7 @@ COMMANDS = (
     ("ui.chat", "chat"),
     ("ui.call_cli", "call"),
     ("ui.app_cli", "demo"),
+    ("ui.llm_proposer", "proposer"),
 )
 
 # Modules whose import registers benchmark figures with agent.bench.

@@ -20,6 +20,7 @@ from agent.core.clock import Clock
 from agent.core.errors import InvalidInput
 from agent.core.speech import SpeechSink
 from agent.core.trace import Trace
+from agent.understanding.proposals import Proposer
 from ui.session_hub import WorldBuilder
 
 
@@ -80,8 +81,10 @@ class DemoWorld:
         await self.stack.aclose()
 
 
-def world_builder(clock: Clock | None = None, registry: str = "default") -> WorldBuilder:
-    """A :data:`~ui.session_hub.WorldBuilder` opening one isolated world per tab."""
+def world_builder(clock: Clock | None = None, registry: str = "default",
+                  proposer: Proposer | None = None) -> WorldBuilder:
+    """A :data:`~ui.session_hub.WorldBuilder` opening one isolated world per tab; every
+    conversation's turns are read by ``proposer`` (default: the process's rule proposer)."""
 
     async def build(caller: CallerProfile, trace: Trace, sink: SpeechSink) -> DemoWorld:
         from ui.bootstrap import open_world
@@ -89,7 +92,7 @@ def world_builder(clock: Clock | None = None, registry: str = "default") -> Worl
         stack = contextlib.AsyncExitStack()
         try:
             world = await stack.enter_async_context(
-                open_world(caller=caller, clock=clock, registry=registry))
+                open_world(caller=caller, clock=clock, registry=registry, proposer=proposer))
             controller = world.controller(sink, trace)
         except BaseException:
             await stack.aclose()
