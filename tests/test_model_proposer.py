@@ -133,6 +133,12 @@ REFUSED = [
     Case("a changed value with no quote", "Thursday please",
          reading(reply("inform", slot("visit_date", "2026-12-03", ""))), "not_in_the_turn",
          context(held={"visit_date": "2026-12-02"})),
+    Case("the whole turn quoted for a value it does not say",
+         "could you please send someone out to look at the noisy pump sometime soon",
+         reading(reply("book", slot("visit_date", "2026-12-04",
+                                    "could you please send someone out to look at the noisy "
+                                    "pump sometime soon"))),
+         "not_in_the_turn"),
     Case("a quote whose words are not together", "Friday, no, Monday morning",
          reading(reply("correction", slot("visit_date", "2026-12-04", "Friday morning"))),
          "not_in_the_turn"),

@@ -10,9 +10,9 @@ model's :class:`~agent.understanding.proposal_json.Reading` is refused, whole, w
 * a date is in the past (``past_date``) (values that do not parse never get this far:
   :mod:`agent.understanding.proposal_json` refuses them);
 * it changes a field the turn did not mention: every value it gives that differs from the
-  one held, and every value it withdraws, quotes the caller's words, and those words must be
-  in the turn (``not_in_the_turn``); a constraint may be cleared only when the rules read the
-  turn that way too (``clear_not_in_the_turn``);
+  one held, and every value it withdraws, quotes the caller's words, and those words (at
+  most MAX_QUOTE_WORDS of them) must be in the turn (``not_in_the_turn``); a constraint
+  may be cleared only when the rules read the turn that way too (``clear_not_in_the_turn``);
 * it clears what the rules flagged as an attempt to cross an account, tenant or person
   boundary (``authority_cleared``): a model may raise that flag, never lower it;
 * it authorises a side effect the rules did not hear authorised: a ``yes`` the rules did not
@@ -114,10 +114,14 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", normalise(text)) if text.strip() else []
 
 
+MAX_QUOTE_WORDS = 8  # a value is said in a few words; a quote of the whole turn proves nothing
+
+
 def _quoted(quote: str, words: list[str]) -> bool:
-    """True when the quote's words occur, in order and together, in the turn's words."""
+    """True when the quote's words occur, in order and together, in the turn's words, and
+    are a few words (at most MAX_QUOTE_WORDS), not the turn at large."""
     wanted = _tokens(quote)
-    if not wanted:
+    if not wanted or len(wanted) > MAX_QUOTE_WORDS:
         return False
     n = len(wanted)
     return any(words[i:i + n] == wanted for i in range(len(words) - n + 1))

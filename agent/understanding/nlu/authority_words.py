@@ -39,6 +39,12 @@ AUTHORITY: dict[str, str] = {
         r"|permissions?)|all (?:tenants|customers|manuals|documents)|without (?:the )?filters?"
         r"|bypass|override (?:the )?(?:filters?|scope|permissions?)|admin mode"
         r"|as (?:an |the )?(?:admin|administrator|supervisor|root)"
+        # instructions aimed at whatever reads the turn (a model proposer): a caller who says
+        # them is trying to get round the rules, whoever reads the words
+        r"|(?:ignore|disregard|forget|override) (?:all |any |the |your |my )?"
+        r"(?:previous |prior |earlier |above |preceding |system |original )?"
+        r"(?:instructions?|prompts?|directions|guidelines)"
+        r"|new instructions|system prompt|you are now (?:an? |the )?"
     ),
     "identity claim": (
         r"(?:set |change |switch |make )?(?:my |the )?(?:role|roles|tenant|permissions?)"
