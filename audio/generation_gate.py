@@ -102,6 +102,7 @@ class GenerationGate(FrameProcessor):
         self._unspoken: dict[int, int] = {}  # generation -> sentences not yet synthesised
         self.synthesised_secs: dict[tuple[int, int], float] = {}  # (gen, sentence) -> seconds
         self.synthesised: set[tuple[int, int]] = set()  # sentences whose TTS finished
+        self._synthesising: set[tuple[int, int]] = set()  # TTS started, not yet stopped
         self._last_admit = 0.0
 
     # -- decisions (synchronous) ---------------------------------------------------------
@@ -167,9 +168,18 @@ class GenerationGate(FrameProcessor):
             self._last_admit = time.monotonic()
 
     def _awaiting_sentences(self) -> bool:
-        live = [g for g, n in self._unspoken.items() if n > 0 and not self.is_stale(g)]
-        # A TTS failure never sends its stop frame: stop waiting after 3 s without audio.
-        return bool(live) and time.monotonic() - self._last_admit < 3.0
+        """A live generation has sentences still to come: one the TTS is synthesising now
+        (its start frame came, its stop frame not yet: however long a busy machine takes,
+        the TTS sends that stop, failure or not), or one not started within 3 s of the last
+        frame admitted (a TTS that never took the sentence: the bound on a wait that would
+        otherwise never end)."""
+        self._synthesising = {k for k in self._synthesising if not self.is_stale(k[0])}
+        live = {g for g, n in self._unspoken.items() if n > 0 and not self.is_stale(g)}
+        if not live:
+            return False
+        if any(g in live for g, _ in self._synthesising):
+            return True
+        return time.monotonic() - self._last_admit < 3.0
 
     @property
     def speaking(self) -> bool:
@@ -217,7 +227,10 @@ class GenerationGate(FrameProcessor):
         if generation != UNSTAMPED:
             self.latest = max(self.latest, generation)
         self._last_admit = time.monotonic()
+        if isinstance(frame, TTSStartedFrame):
+            self._synthesising.add((generation, sentence_of_context(frame.context_id)))
         if isinstance(frame, TTSStoppedFrame):
+            self._synthesising.discard((generation, sentence_of_context(frame.context_id)))
             self.synthesised.add((generation, sentence_of_context(frame.context_id)))
             if self._unspoken.get(generation, 0) > 0:
                 self._unspoken[generation] -= 1

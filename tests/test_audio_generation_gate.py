@@ -135,3 +135,60 @@ async def test_no_audio_flush_fault_lets_stale_audio_through():
     _, down = await run_gate(frames, flush=False)
     assert audio_generations(down).count(1) == 28
     assert not any(isinstance(f, OutputTransportMessageUrgentFrame) for f in down)
+
+
+class FakeClock:
+    """The gate's wall clock, moved by hand (the gate reads ``time.monotonic``)."""
+
+    def __init__(self, monkeypatch) -> None:
+        import audio.generation_gate as module
+
+        self.now = 100.0
+        monkeypatch.setattr(module.time, "monotonic", lambda: self.now)
+
+
+def admit_sentence(gate: GenerationGate, generation: int, sentence: int, *,
+                   stop: bool = True) -> None:
+    ctx = context_id_for(generation, sentence)
+    gate._admit(TTSStartedFrame(context_id=ctx))
+    gate._admit(TTSAudioRawFrame(CHUNK, RATE, 1, context_id=ctx))
+    if stop:
+        gate._admit(TTSStoppedFrame(context_id=ctx))
+
+
+def test_a_sentence_being_synthesised_is_awaited_however_long_a_busy_machine_takes(
+        monkeypatch):
+    """Script 04 in audio mode, under load: the gate gave up on a reply's second sentence
+    after 3 s while Piper was still synthesising it, the call looked idle and ended, and the
+    caller never heard the confirmation in full. A sentence whose synthesis has started is
+    awaited until the TTS stops it (it always does, failure or not)."""
+    clock = FakeClock(monkeypatch)
+    gate = GenerationGate()
+    gate.expect(1, 2)
+    admit_sentence(gate, 1, 0)
+    admit_sentence(gate, 1, 1, stop=False)
+    clock.now += 30.0
+    assert gate._awaiting_sentences()
+    gate._admit(TTSStoppedFrame(context_id=context_id_for(1, 1)))
+    assert not gate._awaiting_sentences()
+
+
+def test_a_sentence_never_started_is_awaited_3_s(monkeypatch):
+    clock = FakeClock(monkeypatch)
+    gate = GenerationGate()
+    gate.expect(1, 2)
+    admit_sentence(gate, 1, 0)
+    clock.now += 2.9
+    assert gate._awaiting_sentences()
+    clock.now += 0.2
+    assert not gate._awaiting_sentences()
+
+
+def test_an_invalidated_generation_is_not_awaited(monkeypatch):
+    FakeClock(monkeypatch)
+    gate = GenerationGate()
+    gate.expect(1, 2)
+    admit_sentence(gate, 1, 0)
+    admit_sentence(gate, 1, 1, stop=False)
+    gate.invalidate(1, "test")
+    assert not gate._awaiting_sentences()
