@@ -58,6 +58,16 @@ class VoiceFadingFrame(SystemFrame):
     resumed: bool = False
 
 
+@dataclass
+class VoiceStartingFrame(SystemFrame):
+    """After a VAD stop, Silero heard a voice again (``started=True``), before it is sure
+    enough for a VAD start (``start_secs`` of it), or that voice faded before then
+    (``started=False``). The end of the turn waits while a voice may be starting: speech
+    that resumes before the turn ends continues it. See :mod:`audio.vad`."""
+
+    started: bool = True
+
+
 def context_id_for(generation: int, sentence: int = 0) -> str:
     """A fresh TTS context id that names ``generation`` and the plan's sentence index."""
     return f"g{generation}s{sentence}:{uuid.uuid4().hex}"

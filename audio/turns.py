@@ -42,6 +42,8 @@ from pipecat.frames.frames import (
 from pipecat.turns.types import ProcessFrameResult
 from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
 
+from audio.frames import VoiceStartingFrame
+
 _lock = threading.Lock()
 _sessions: dict[str, object] = {}
 
@@ -200,6 +202,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._epoch = 0  # bumped by new speech: a verdict for an older pause is dropped
         self._text = ""
         self._fired = False
+        self._stirring = False  # a voice may be starting (audio.frames.VoiceStartingFrame)
         self.judging: asyncio.Task | None = None  # the Smart Turn judgement in flight
 
     async def setup(self, setup):
@@ -231,8 +234,12 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
             if self.analyzer is not None:
                 self.analyzer.append_audio(frame.audio, self._speaking)
             await self._maybe_end()
+        elif isinstance(frame, VoiceStartingFrame):
+            self._stirring = frame.started
+            await self._maybe_end()
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             self._speaking = True
+            self._stirring = False
             self._stopped_at = None
             self._finished = None
             self._judged = False
@@ -289,8 +296,8 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         return self.doubtful_secs
 
     async def _maybe_end(self) -> None:
-        if self._fired or self._speaking or self._stopped_at is None:
-            return
+        if self._fired or self._speaking or self._stirring or self._stopped_at is None:
+            return  # (stirring: speech that resumes before the turn ends continues it)
         if self.stt_idle is not None and not self.stt_idle():
             return  # the latest words are not in yet: they decide how long to wait
         needed = self.silence_needed()

@@ -11,6 +11,11 @@ Silero heard as no voice, and the early transcript stands for the segment.
 
 The fade is read from the state Silero's analyzer returns for each frame (``STOPPING``: a
 window without voice while speaking), never from a timer, so it is in audio time.
+
+The other way round: after a stop, the first window with a voice (``STARTING``) comes
+``start_secs`` before Silero is sure enough for a VAD start. The end of the turn waits while
+a voice may be starting (:class:`~audio.frames.VoiceStartingFrame`): a caller who resumes
+just before the turn would have ended ("I need a visit on... Friday") continues the turn.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pipecat.frames.frames import Frame, InputAudioRawFrame
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection
 
-from audio.frames import VoiceFadingFrame
+from audio.frames import VoiceFadingFrame, VoiceStartingFrame
 
 # Silence after the last voiced window before the early transcription starts: two of Silero's
 # 32 ms windows, so one window without voice between two words does not start it.
@@ -30,8 +35,8 @@ FADE_SECS = 0.064
 
 class FadeWatchingSilero(SileroVADAnalyzer):
     """Silero VAD that also notes, per frame, when the voice has faded for ``fade_secs`` of
-    audio while speaking, and when it came back after that (``events``: ``resumed`` flags, in
-    order, for :class:`FadingVADProcessor` to send on)."""
+    audio while speaking and when it came back after that, and when a voice may be starting
+    after a stop (``events``: the frames for :class:`FadingVADProcessor` to send on)."""
 
     def __init__(self, *, params: VADParams, fade_secs: float = FADE_SECS) -> None:
         if not 0 < fade_secs < params.stop_secs:
@@ -39,28 +44,35 @@ class FadeWatchingSilero(SileroVADAnalyzer):
                              f"({params.stop_secs:g}), not {fade_secs:g}")
         super().__init__(params=params)
         self.fade_secs = fade_secs
-        self.events: list[bool] = []
+        self.events: list[Frame] = []
         self._quiet = 0.0  # seconds of audio in STOPPING so far
         self._faded = False
+        self._before = VADState.QUIET
 
     async def analyze_audio(self, buffer: bytes) -> VADState:
         state = await super().analyze_audio(buffer)
+        before, self._before = self._before, state
+        if state == VADState.STARTING and before == VADState.QUIET:
+            self.events.append(VoiceStartingFrame(started=True))
+        elif state == VADState.QUIET and before == VADState.STARTING:
+            self.events.append(VoiceStartingFrame(started=False))
         if state == VADState.STOPPING:
             self._quiet += len(buffer) / 2 / max(1, self.sample_rate)
             if not self._faded and self._quiet >= self.fade_secs:
                 self._faded = True
-                self.events.append(False)
+                self.events.append(VoiceFadingFrame(resumed=False))
             return state
         if state == VADState.SPEAKING and self._faded:
-            self.events.append(True)  # the voice came back before the stop
+            self.events.append(VoiceFadingFrame(resumed=True))  # back before the stop
         self._quiet = 0.0
         self._faded = False
         return state
 
 
 class FadingVADProcessor(VADProcessor):
-    """pipecat's ``VADProcessor`` that also sends a :class:`~audio.frames.VoiceFadingFrame`
-    downstream after the audio frame in which the voice faded (or came back)."""
+    """pipecat's ``VADProcessor`` that also sends :class:`~audio.frames.VoiceFadingFrame` and
+    :class:`~audio.frames.VoiceStartingFrame` downstream, after the audio frame in which the
+    voice faded, came back or may be starting."""
 
     def __init__(self, *, vad_analyzer: FadeWatchingSilero, **kwargs) -> None:
         super().__init__(vad_analyzer=vad_analyzer, **kwargs)
@@ -71,5 +83,5 @@ class FadingVADProcessor(VADProcessor):
         if not isinstance(frame, InputAudioRawFrame) or not self._watcher.events:
             return
         events, self._watcher.events = self._watcher.events, []
-        for resumed in events:
-            await self.push_frame(VoiceFadingFrame(resumed=resumed))
+        for event in events:
+            await self.push_frame(event)

@@ -126,14 +126,31 @@ async def test_the_fade_is_64_ms_of_no_voice_while_speaking_and_the_return_is_no
     # one 20 ms frame without voice between words; then 80 ms (a fade at 64 ms) and the voice
     # back; then a fade that ends in the VAD's stop
     states = [S, S, P, S, S, P, P, P, P, S, S, P, P, P, P, P, Q, Q]
+    assert await noted(monkeypatch, states) == [(8, "faded"), (9, "resumed"), (14, "faded")]
+
+
+async def noted(monkeypatch, states: list[VADState]) -> list[tuple[int, str]]:
+    """(frame index, what was noted) for each event the watcher noted over ``states``."""
     vad = scripted_silero(monkeypatch, states)
-    seen = []
-    for _ in states:
+    out = []
+    for i, _ in enumerate(states):
         await vad.analyze_audio(bytes(FRAME * 2))
-        seen.append(list(vad.events))
+        for e in vad.events:
+            if isinstance(e, VoiceFadingFrame):
+                out.append((i, "resumed" if e.resumed else "faded"))
+            else:
+                out.append((i, "starting" if e.started else "false start"))
         vad.events.clear()
-    flat = [(i, e) for i, events in enumerate(seen) for e in events]
-    assert flat == [(8, False), (9, True), (14, False)]
+    return out
+
+
+@pytest.mark.anyio
+async def test_a_voice_that_may_be_starting_after_a_stop_is_noted(monkeypatch):
+    T, S, Q = VADState.STARTING, VADState.SPEAKING, VADState.QUIET
+    # a click (one confident window, then none), then speech that Silero comes to be sure of
+    states = [Q, T, Q, Q, T, T, S, S]
+    assert await noted(monkeypatch, states) == [(1, "starting"), (2, "false start"),
+                                                (4, "starting")]
 
 
 @pytest.mark.parametrize("fade", [0.0, -0.1, 0.2, 0.5])

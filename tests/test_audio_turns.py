@@ -28,6 +28,7 @@ from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.asyncio.task_manager import TaskManager
 
+from audio.frames import VoiceStartingFrame
 from audio.turns import AudioClock, AudioClockTurnStop, smart_turn, sounds_unfinished
 
 pytestmark = pytest.mark.anyio
@@ -175,6 +176,24 @@ async def test_speech_resuming_before_the_silence_is_long_enough_is_one_turn():
     frames = [*_speech("Sorry, Thursday"), *_audio(0.2), *_speech("Sorry, Thursday morning"),
               *_audio(1.0)]
     assert await _turn_ends(stop, frames) == [2.5]
+
+
+async def test_a_voice_starting_again_holds_the_turn_until_the_vad_is_sure_or_it_fades():
+    """Found by a blind script: "...for the gearbox on" + 0.9 s + "Friday afternoon." The
+    turn would end 0.9 s after the stop; the resumed voice reached Silero's first confident
+    window before that, but its VAD start (start_secs of it) after, and the sentence was
+    split. A voice that may be starting holds the end of the turn."""
+    stop = AudioClockTurnStop(doubtful_secs=0.3, unfinished_secs=0.9)
+    frames = [*_speech("I'd like to book a visit for the gearbox on"), *_audio(0.8),
+              VoiceStartingFrame(started=True), *_audio(0.3, voiced=True),
+              *_speech("I'd like to book a visit for the gearbox on Friday afternoon"),
+              *_audio(1.0)]
+    assert await _turn_ends(AudioClockTurnStop(doubtful_secs=0.3, unfinished_secs=0.9),
+                            frames) == [3.1 + 0.3]  # one turn
+    click = [*_speech("I need a visit on"), *_audio(0.5), VoiceStartingFrame(started=True),
+             *_audio(0.6), VoiceStartingFrame(started=False), *_audio(0.5)]
+    # a click that never became speech: held while it might, then the turn ends at once
+    assert await _turn_ends(stop, click) == [2.1]
 
 
 async def test_in_the_pipeline_one_sentence_with_a_pause_is_one_turn():
