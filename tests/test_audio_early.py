@@ -21,7 +21,7 @@ from pipecat.pipeline.task import PipelineParams
 from pipecat.tests.utils import run_test
 
 from audio import services
-from audio.frames import VoiceFadingFrame
+from audio.frames import VoiceFadingFrame, VoiceStartingFrame
 from audio.services import Heard, SharedWhisperSTT
 from audio.vad import FadeWatchingSilero, FadingVADProcessor
 
@@ -138,7 +138,7 @@ async def noted(monkeypatch, states: list[VADState]) -> list[tuple[int, str]]:
         for e in vad.events:
             if isinstance(e, VoiceFadingFrame):
                 out.append((i, "resumed" if e.resumed else "faded"))
-            else:
+            elif isinstance(e, VoiceStartingFrame):
                 out.append((i, "starting" if e.started else "false start"))
         vad.events.clear()
     return out
