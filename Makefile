@@ -46,3 +46,9 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# The acceptance pack with a language model as the proposer, --proposer llm then hybrid, against
+# the fake model server answering from tests/fixtures/llm_replies.json (issue 16): ~8.5 min.
+.PHONY: test-proposers
+test-proposers: $(STAMP)
+	AMEND_PROPOSER_PACK=1 $(BIN)/python -m pytest -q tests/test_calls_pack_proposers.py

@@ -27,6 +27,7 @@ COMMANDS = (
     ("ui.call_cli", "call"),
     ("ui.app_cli", "demo"),
     ("ui.llm_proposer", "proposer"),
+    ("ui.nlu_eval", "eval_nlu"),
 )
 
 # Modules whose import registers benchmark figures with agent.bench.

@@ -4,13 +4,21 @@ A corpus file is a YAML list of turns: ``text``, an optional ``context`` (caller
 ledger values, a booking, the field asked for, a pending confirmation, the recogniser's
 confidence) and ``expect`` (intent, correction kind, slots with roles). :func:`load_corpus`
 validates every turn and names the file, the turn id and the key on any mistake;
-:func:`evaluate` runs a proposer over the turns and counts frames that are exactly right.
+:func:`evaluate` runs a proposer over the turns and counts frames that are exactly right
+(:func:`evaluate_async` awaits a proposer that waits, such as a language model).
 
-Read-only: nothing here writes a file.
+``amend eval-nlu`` (:func:`eval_nlu`) scores the proposer ``--proposer`` chooses: the rules
+(the baseline), a language model (``llm``) or the model only where the rules are unsure
+(``hybrid``); for a model it also prints how often the model was asked, how often its reading
+stood, the rejection rate with the top reasons, and the model's latency p50/p95.
+
+Read-only: nothing here writes a file (a model proposer sends each turn to its server).
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,6 +27,7 @@ from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 
+import click
 import yaml
 
 from agent.core.caller import Asset, CallerProfile
@@ -27,13 +36,16 @@ from agent.core.ledger import LedgerSnapshot
 from agent.core.names import BOOKING_REF, VISIT_TIME, VISIT_WINDOW
 from agent.core.ports import ProcedureInfo
 from agent.core.speech import Utterance
+from agent.understanding.model_proposer import ModelStats
 from agent.understanding.proposals import (
     CorrectionKind,
     Intent,
     Proposal,
     ProposalContext,
     Proposer,
+    propose,
 )
+from ui.llm_proposer import ProposerSettings, open_proposer, proposer_options
 
 DEFAULT_CLOCK = "2026-12-01T09:00:00+01:00"
 ROLES = ("new", "to", "from", "negated")
@@ -114,6 +126,9 @@ class Score:
     per_construction_right: Counter = field(default_factory=Counter)
     misses: list[Miss] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
+    # Turns whose model reading was refused, by reason code ("timeout", "not_in_the_turn"):
+    # a turn counts once per code however many of its values that code names.
+    rejections: Counter = field(default_factory=Counter)
 
     @property
     def frame_accuracy(self) -> float:
@@ -277,22 +292,39 @@ def evaluate(proposer: Proposer, turns: Sequence[LabelledTurn]) -> Score:
         started = time.perf_counter()
         proposal = proposer.propose(Utterance(turn.text, turn.confidence), turn.context)
         score.seconds.append(time.perf_counter() - started)
-        frame = frame_of(proposal)
-        intent_ok = proposal.intent.value == turn.intent
-        right = intent_ok and frame == turn.slots
-        score.turns += 1
-        score.intents_right += intent_ok
-        score.kinds_right += proposal.correction.value == turn.correction
-        score.per_intent[turn.intent] += 1
-        score.per_construction[turn.construction] += 1
-        if right:
-            score.frames_right += 1
-            score.per_intent_right[turn.intent] += 1
-            score.per_construction_right[turn.construction] += 1
-        else:
-            score.misses.append(Miss(turn, proposal.intent.value, proposal.correction.value,
-                                     frame))
+        _count(score, turn, proposal)
     return score
+
+
+async def evaluate_async(proposer: Proposer, turns: Sequence[LabelledTurn]) -> Score:
+    """:func:`evaluate`, awaiting each reading of a proposer that waits (a model: its
+    ``propose_async``), one turn after another on the running event loop."""
+    score = Score()
+    for turn in turns:
+        started = time.perf_counter()
+        proposal = await propose(proposer, Utterance(turn.text, turn.confidence), turn.context)
+        score.seconds.append(time.perf_counter() - started)
+        _count(score, turn, proposal)
+    return score
+
+
+def _count(score: Score, turn: LabelledTurn, proposal: Proposal) -> None:
+    frame = frame_of(proposal)
+    intent_ok = proposal.intent.value == turn.intent
+    right = intent_ok and frame == turn.slots
+    score.turns += 1
+    score.intents_right += intent_ok
+    score.kinds_right += proposal.correction.value == turn.correction
+    score.per_intent[turn.intent] += 1
+    score.per_construction[turn.construction] += 1
+    score.rejections.update({reason.split(":", 1)[0].strip() for reason in proposal.rejected})
+    if right:
+        score.frames_right += 1
+        score.per_intent_right[turn.intent] += 1
+        score.per_construction_right[turn.construction] += 1
+    else:
+        score.misses.append(Miss(turn, proposal.intent.value, proposal.correction.value,
+                                 frame))
 
 
 def describe_miss(miss: Miss) -> str:
@@ -338,6 +370,99 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"intent {score.intents_right / max(1, score.turns):.3f}, "
           f"correction kind {score.kinds_right / max(1, score.turns):.3f}")
     return 0
+
+
+# -- amend eval-nlu --------------------------------------------------------------------------
+TOP_REJECTIONS = 5  # reason codes printed, most frequent first
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The nearest-rank ``q`` percentile (0 < q <= 100) of ``values``; 0.0 for none."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def report_lines(settings: ProposerSettings, score: Score,
+                 stats: ModelStats | None) -> list[str]:
+    """What ``amend eval-nlu`` prints after the misses: one figure a line (see its help)."""
+    lines = [settings.describe() + (" (the baseline)" if settings.kind == "rules" else ""),
+             f"turns: {score.turns}",
+             f"frame accuracy: {score.frame_accuracy:.3f} ({score.frames_right}/{score.turns})"]
+    if stats is None:
+        return lines
+    asked = (f"model asked: {stats.asked} of {stats.turns} turns "
+             f"({_share(stats.asked, stats.turns)})")
+    if settings.kind == "hybrid":
+        asked += ", the turns the rules could not settle"
+    top = ", ".join(f"{code} {n}" for code, n in
+                    sorted(score.rejections.items(), key=lambda kv: (-kv[1], kv[0]))
+                    [:TOP_REJECTIONS])
+    ms = [s * 1000 for s in stats.seconds]
+    lines += [
+        asked,
+        f"model reading used: {stats.used} of {stats.turns} turns "
+        f"({_share(stats.used, stats.turns)})",
+        f"rejection rate: {_share(stats.rejected, stats.asked)} "
+        f"({stats.rejected} of {stats.asked} asked)",
+        f"top rejection reasons: {top or '-'}",
+        f"model latency: p50 {percentile(ms, 50):.0f} ms, p95 {percentile(ms, 95):.0f} ms "
+        f"({len(ms)} asks)",
+    ]
+    return lines
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.3f}" if whole else "n/a"
+
+
+async def run_eval(settings: ProposerSettings, turns: Sequence[LabelledTurn]
+                   ) -> tuple[Score, ModelStats | None]:
+    """Score the proposer ``settings`` describe on ``turns``, one turn at a time on this
+    event loop; its model client is closed on return. The stats are a model's (else None)."""
+    from agent.understanding.nlu.proposer import RuleProposer
+
+    rules = RuleProposer(warm_at=datetime.fromisoformat(DEFAULT_CLOCK))
+    async with open_proposer(settings, rules) as proposer:
+        score = await evaluate_async(proposer, turns)
+    stats = getattr(proposer, "stats", None)
+    return score, stats if isinstance(stats, ModelStats) else None
+
+
+@click.command("eval-nlu")
+@click.argument("directory", required=False,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--heldout", is_flag=True,
+              help="Score heldout.yaml only (default: the development files).")
+@click.option("--misses", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="N", help="First print the first N wrong frames beside their labels.")
+@proposer_options
+def eval_nlu(directory: Path | None, heldout: bool, misses: int,
+             proposer_settings: ProposerSettings) -> None:
+    """Score a proposer on the labelled understanding corpus (docs/understanding.md).
+
+    DIRECTORY holds the corpus files (default: the shipped corpus). Prints the proposer,
+    "turns: N" and "frame accuracy: A (right/N)"; for --proposer llm or hybrid also "model
+    asked" (hybrid: the share of turns the rules could not settle), "model reading used",
+    "rejection rate" (refused / asked: timeouts, failures, replies that are not a proposal
+    or fail validation), "top rejection reasons" (by code) and "model latency" p50/p95 in ms.
+    Turns are read one at a time; nothing is written.
+    """
+    folder = directory or default_corpus_dir()
+    try:
+        turns = load_corpus(f for f in corpus_files(folder)
+                            if (f.name == "heldout.yaml") == heldout)
+    except CorpusError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not turns:
+        raise click.UsageError(f"no corpus turns in {folder}"
+                               + (" (heldout.yaml)" if heldout else ""))
+    score, stats = asyncio.run(run_eval(proposer_settings, turns))
+    for miss in score.misses[:misses]:
+        click.echo(describe_miss(miss))
+    for line in report_lines(proposer_settings, score, stats):
+        click.echo(line)
 
 
 if __name__ == "__main__":
