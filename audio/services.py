@@ -396,6 +396,9 @@ class Piece:
 
     pcm: bytes
     lead: int  # bytes of audio before the VAD onset it starts with (its pre-roll)
+    # Bytes up to the voice's last fade before the stop (None: no fade came): the end of a
+    # turn is heard up to there, whether it was heard early or at the stop (see _audio_of).
+    faded_at: int | None = None
 
 
 @dataclass(slots=True)
@@ -461,6 +464,7 @@ class SharedWhisperSTT(WhisperSTTService):
         self._early: EarlyHearing | None = None  # started at the fade, not yet stopped
         self._early_ready: EarlyHearing | None = None  # matched at the stop, for run_stt
         self._version = 0  # bumped by reset_turn: an early hearing of an older tape is void
+        self._faded_at: int | None = None  # bytes of this segment at the voice's last fade
         # p99 from the end of speech to the final transcript, measured here (amend bench):
         # the turn-stop strategy's safety net when no finalized transcript arrives.
         kwargs.setdefault("ttfs_p99_latency", 0.8)
@@ -494,13 +498,17 @@ class SharedWhisperSTT(WhisperSTTService):
         turn early, or drop the early hearing."""
         if resumed:
             self._early = None  # the caller went on: its words end too soon
+            self._faded_at = None
             return
-        if (not self.early or not self._user_speaking or self._early is not None
-                or not self.is_usable or not spare_worker()):
+        if not self._user_speaking:
+            return
+        self._faded_at = len(self._audio_buffer)
+        if (not self.early or self._early is not None or not self.is_usable
+                or not spare_worker()):
             return
         heard = bytes(self._audio_buffer)
         lead = min(self._lead, len(heard))
-        floats = self._audio_of([*self._tape, Piece(heard, lead)])
+        floats = self._audio_of([*self._tape, Piece(heard, lead, len(heard))])
         task = self.create_task(asyncio.to_thread(
             recognise, floats, hotwords=self.hotwords, initial_prompt=self.initial_prompt),
             "early_transcription")
@@ -521,14 +529,16 @@ class SharedWhisperSTT(WhisperSTTService):
         if not self.is_usable or not self._audio_buffer:
             self._audio_buffer.clear()
             return
-        piece = Piece(bytes(self._audio_buffer), min(self._lead, len(self._audio_buffer)))
+        piece = Piece(bytes(self._audio_buffer), min(self._lead, len(self._audio_buffer)),
+                      self._faded_at)
         self._audio_buffer.clear()
         self._lead = 0
+        self._faded_at = None
         self._tape.append(piece)
         early, self._early = self._early, None
         if (early is not None and early.version == self._version
                 and early.pieces == len(self._tape) - 1 and early.lead == piece.lead
-                and len(piece.pcm) >= early.heard):
+                and piece.faded_at == early.heard):
             early.serves = len(self._tape)  # only silence after the fade: it stands
             self._early_ready = early
         self.pending += 1
@@ -562,10 +572,15 @@ class SharedWhisperSTT(WhisperSTTService):
         return self._audio_of(self._tape[:pieces])
 
     def _audio_of(self, tape: list[Piece]) -> np.ndarray:
+        """The pieces back to back, the last one up to the voice's fade when it faded: what
+        Silero heard after that as no voice is replaced by the trailing silence. So a turn is
+        given to Whisper alike whether it was heard early (at the fade) or at the stop, and
+        what the caller's words are heard as never depends on how busy the machine was."""
         if not tape:
             return np.zeros(0, dtype=np.float32)
         pad = bytes(max(0, self._preroll_bytes() - tape[0].lead) // 2 * 2)
-        pcm = (pad + b"".join(p.pcm for p in tape))[-MAX_TURN_SAMPLES * 2:]
+        last = tape[-1].pcm[:tape[-1].faded_at]  # [:None] is all of it
+        pcm = (pad + b"".join(p.pcm for p in tape[:-1]) + last)[-MAX_TURN_SAMPLES * 2:]
         pcm += self._trailing_silence()
         return np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
 
