@@ -7,8 +7,9 @@ Stages, in order:
    after 0.2 s of silence; and the voice fading, the first 64 ms of that silence.
 3. ``SharedWhisperSTT``: keeps ``preroll_secs`` of audio before each onset, and transcribes
    the turn so far at each VAD segment's stop, i.e. *speculatively* at the
-   first silence, while the end-of-turn timer below still runs; it starts at the fade when a
-   Whisper worker stays idle, and that transcript stands if the stop follows. If the caller goes
+   first silence, while the end-of-turn timer below still runs; with ``early_transcription``
+   (off by default) it starts at the fade when a Whisper worker stays idle, and that
+   transcript stands if the stop follows. If the caller goes
    on speaking, the segment is just the first part of the turn: nothing reaches the
    controller before the turn ends, so nothing needs undoing.
 4. ``UserTurnProcessor`` with :class:`~audio.turns.AudioClockTurnStop`: at each pause Smart
@@ -59,8 +60,11 @@ class PipelineConfig:
 
     vad_start_secs: float = 0.1  # speech onset detection (barge-in pause latency floor)
     vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
-    # ... or this far into it, when a Whisper worker stays idle (audio/vad.py); False: at the stop
-    early_transcription: bool = True
+    # ... or this far into it, when a Whisper worker stays idle (audio/vad.py). Off by default:
+    # voice-to-voice p50 861 -> 668-750 ms, but the turn is then heard up to the voice's fade,
+    # not to the stop, and tiny.en heard script 18's "Sorry, P-200, not P-100" as "key 200"
+    # from that shorter tail (fresh clones, 2026-12-02). Measure recognition before turning on.
+    early_transcription: bool = False
     vad_fade_secs: float = FADE_SECS
     # Audio before the VAD onset handed to Whisper with each turn (audio.services.PREROLL_SECS;
     # measured by first-word retention in audio/bench_hearing.py). 0 = none.

@@ -444,7 +444,7 @@ class SharedWhisperSTT(WhisperSTTService):
     """
 
     def __init__(self, *, hotwords: str | None = None, initial_prompt: str | None = None,
-                 preroll_secs: float = PREROLL_SECS, early: bool = True, **kwargs):
+                 preroll_secs: float = PREROLL_SECS, early: bool = False, **kwargs):
         if preroll_secs < 0:
             raise ValueError(f"preroll_secs must be >= 0, not {preroll_secs}")
         self.hotwords = hotwords
@@ -500,11 +500,10 @@ class SharedWhisperSTT(WhisperSTTService):
             self._early = None  # the caller went on: its words end too soon
             self._faded_at = None
             return
-        if not self._user_speaking:
-            return
+        if not self._user_speaking or not self.early:
+            return  # (without early hearing a segment is heard to its stop, as always)
         self._faded_at = len(self._audio_buffer)
-        if (not self.early or self._early is not None or not self.is_usable
-                or not spare_worker()):
+        if self._early is not None or not self.is_usable or not spare_worker():
             return
         heard = bytes(self._audio_buffer)
         lead = min(self._lead, len(heard))

@@ -52,7 +52,7 @@ async def hear(monkeypatch, sent: list[Frame], **options) -> tuple[list, list, S
 
     monkeypatch.setattr(services, "whisper_model", lambda: object())
     monkeypatch.setattr(services, "recognise", fake_recognise)
-    stt = SharedWhisperSTT(preroll_secs=0.5, **options)
+    stt = SharedWhisperSTT(preroll_secs=0.5, **{"early": True, **options})
     down, _ = await run_test(Pipeline([stt]), frames_to_send=sent,
                              pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
     return given, [f for f in down if isinstance(f, TranscriptionFrame)], stt
@@ -102,7 +102,7 @@ async def test_without_a_spare_worker_the_turn_is_heard_at_the_stop_as_it_would_
 async def test_switched_off_the_turn_is_heard_at_the_stop(monkeypatch):
     given, _, stt = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)),
                                early=False)
-    assert len(given) == 1 and values(given[0]) == [ROOM, SPEECH, 0]
+    assert len(given) == 1 and values(given[0]) == [ROOM, SPEECH, HUSH, 0]  # to the stop
     assert stt.early_counts["started"] == 0
 
 
