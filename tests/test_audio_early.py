@@ -12,27 +12,20 @@ from pipecat.audio.vad.vad_analyzer import VADParams, VADState
 from pipecat.frames.frames import (
     Frame,
     InputAudioRawFrame,
-    TranscriptionFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.task import PipelineParams
 from pipecat.tests.utils import run_test
+from stt_support import FRAME, RATE, frames, run_fake_whisper
 
 from audio import services
 from audio.frames import VoiceFadingFrame, VoiceStartingFrame
-from audio.services import Heard, SharedWhisperSTT
+from audio.services import SharedWhisperSTT
 from audio.vad import FadeWatchingSilero, FadingVADProcessor
 
-RATE = 16000
-FRAME = RATE // 50
 ROOM, SPEECH, HUSH = 7, 1000, 3  # before the onset, speech, the silence after the fade
-
-
-def frames(value: int, secs: float) -> list[InputAudioRawFrame]:
-    chunk = np.full(FRAME, value, dtype=np.int16).tobytes()
-    return [InputAudioRawFrame(chunk, RATE, 1) for _ in range(round(secs * 50))]
 
 
 def values(audio: np.ndarray) -> list[int]:
@@ -42,20 +35,10 @@ def values(audio: np.ndarray) -> list[int]:
 
 
 async def hear(monkeypatch, sent: list[Frame], **options) -> tuple[list, list, SharedWhisperSTT]:
-    """Run ``sent`` through SharedWhisperSTT with a fake recogniser: (what each recognition
-    was given, the transcripts pushed, the service)."""
-    given: list[np.ndarray] = []
-
-    def fake_recognise(audio, **_):
-        given.append(audio)
-        return Heard(f"heard {len(given)}", 0.9, 0.01, (("heard", 0.9),))
-
-    monkeypatch.setattr(services, "whisper_model", lambda: object())
-    monkeypatch.setattr(services, "recognise", fake_recognise)
-    stt = SharedWhisperSTT(preroll_secs=0.5, **{"early": True, **options})
-    down, _ = await run_test(Pipeline([stt]), frames_to_send=sent,
-                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
-    return given, [f for f in down if isinstance(f, TranscriptionFrame)], stt
+    """Run ``sent`` through SharedWhisperSTT (0.5 s pre-roll, early hearing on unless
+    ``options`` say otherwise) with a fake recogniser."""
+    return await run_fake_whisper(monkeypatch, sent, preroll_secs=0.5,
+                                  **{"early": True, **options})
 
 
 def a_turn(*middle: Frame) -> list[Frame]:

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from pipecat.frames.frames import (
     Frame,
-    InputAudioRawFrame,
     TranscriptionFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
@@ -20,36 +19,20 @@ from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.task import PipelineParams
 from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.tests.utils import run_test
+from stt_support import RATE, frames, run_fake_whisper
 
 from audio import corpus, services, voices
 from audio.services import Heard, SharedWhisperSTT
 
-RATE = 16000
-FRAME = RATE // 50
 ROOM, SPEECH = 7, 1000  # sample values: the audio before the onset, and speech
 
 
-def frames(value: int, secs: float) -> list[InputAudioRawFrame]:
-    """``secs`` of 20 ms frames whose samples are all ``value``."""
-    chunk = np.full(FRAME, value, dtype=np.int16).tobytes()
-    return [InputAudioRawFrame(chunk, RATE, 1) for _ in range(round(secs * 50))]
-
-
 async def heard_by_whisper(monkeypatch, sent: list, **stt_options) -> list[np.ndarray]:
-    """Run ``sent`` through SharedWhisperSTT with a fake recogniser; what it was given."""
-    given: list[np.ndarray] = []
-
-    def fake_recognise(audio, **_):
-        given.append(np.round(audio * 32768).astype(np.int32))
-        return Heard("words", 0.9, 0.01, (("words", 0.9),))
-
-    monkeypatch.setattr(services, "whisper_model", lambda: object())
-    monkeypatch.setattr(services, "recognise", fake_recognise)
-    stt = SharedWhisperSTT(**stt_options)
-    down, _ = await run_test(Pipeline([stt]), frames_to_send=sent,
-                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
-    assert sum(isinstance(f, TranscriptionFrame) for f in down) == len(given)
-    return given
+    """Run ``sent`` through SharedWhisperSTT with a fake recogniser; what it was given, as
+    16-bit sample values."""
+    given, said, _ = await run_fake_whisper(monkeypatch, sent, **stt_options)
+    assert len(said) == len(given)
+    return [np.round(audio * 32768).astype(np.int32) for audio in given]
 
 
 def runs(samples: np.ndarray) -> list[tuple[int, int]]:
