@@ -120,6 +120,7 @@ class GenerationGate(FrameProcessor):
         if generation <= self.floor:
             return
         self.floor = generation
+        self._synthesising = {k for k in self._synthesising if not self.is_stale(k[0])}
         self._emit("generation_invalidated", generation, reason=reason)
         if not self._flush:  # no_audio_flush fault: stale audio keeps playing
             self._paused = False
@@ -173,7 +174,6 @@ class GenerationGate(FrameProcessor):
         the TTS sends that stop, failure or not), or one not started within 3 s of the last
         frame admitted (a TTS that never took the sentence: the bound on a wait that would
         otherwise never end)."""
-        self._synthesising = {k for k in self._synthesising if not self.is_stale(k[0])}
         live = {g for g, n in self._unspoken.items() if n > 0 and not self.is_stale(g)}
         if not live:
             return False
@@ -227,7 +227,7 @@ class GenerationGate(FrameProcessor):
         if generation != UNSTAMPED:
             self.latest = max(self.latest, generation)
         self._last_admit = time.monotonic()
-        if isinstance(frame, TTSStartedFrame):
+        if isinstance(frame, TTSStartedFrame) and not self.is_stale(generation):
             self._synthesising.add((generation, sentence_of_context(frame.context_id)))
         if isinstance(frame, TTSStoppedFrame):
             self._synthesising.discard((generation, sentence_of_context(frame.context_id)))
