@@ -409,11 +409,9 @@ class EarlyHearing:
     version: int  # the tape's version when it started (reset_turn changes it)
     pieces: int  # segments on the tape before the fading one
     heard: int  # bytes of the fading segment it hears (all of them, up to the fade)
-    lead: int  # that segment's pre-roll
     audio: np.ndarray  # what Whisper was given
     task: asyncio.Task
     started: float  # perf_counter at its start
-    serves: int = 0  # set at the stop: the run that hears this many segments may use it
 
 
 class SharedWhisperSTT(WhisperSTTService):
@@ -506,14 +504,14 @@ class SharedWhisperSTT(WhisperSTTService):
         if self._early is not None or not self.is_usable or not spare_worker():
             return
         heard = bytes(self._audio_buffer)
-        lead = min(self._lead, len(heard))
-        floats = self._audio_of([*self._tape, Piece(heard, lead, len(heard))])
+        floats = self._audio_of([*self._tape, Piece(heard, min(self._lead, len(heard)),
+                                                     len(heard))])
         task = self.create_task(asyncio.to_thread(
             recognise, floats, hotwords=self.hotwords, initial_prompt=self.initial_prompt),
             "early_transcription")
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # read by run_stt
-        self._early = EarlyHearing(self._version, len(self._tape), len(heard), lead, floats,
-                                   task, time.perf_counter())
+        self._early = EarlyHearing(self._version, len(self._tape), len(heard), floats, task,
+                                   time.perf_counter())
         self.early_counts["started"] += 1
 
     async def _handle_user_started_speaking(self, frame):
@@ -536,10 +534,8 @@ class SharedWhisperSTT(WhisperSTTService):
         self._tape.append(piece)
         early, self._early = self._early, None
         if (early is not None and early.version == self._version
-                and early.pieces == len(self._tape) - 1 and early.lead == piece.lead
-                and piece.faded_at == early.heard):
-            early.serves = len(self._tape)  # only silence after the fade: it stands
-            self._early_ready = early
+                and early.pieces == len(self._tape) - 1 and piece.faded_at == early.heard):
+            self._early_ready = early  # only silence after the fade: it stands
         self.pending += 1
         self._record_stt_audio_usage(piece.pcm)
         await self.emit_stt_usage_metrics()
@@ -599,7 +595,7 @@ class SharedWhisperSTT(WhisperSTTService):
             return
         self._heard = len(self._tape)
         early, self._early_ready = self._early_ready, None
-        if early is not None and early.serves != self._heard:
+        if early is not None and early.pieces + 1 != self._heard:
             early = None  # more segments came since: hear them all
         floats = self.turn_audio(self._heard) if early is None else early.audio
         self.last_input = floats
