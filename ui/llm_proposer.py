@@ -87,9 +87,7 @@ class ProposerSettings:
                 f"{_where('kind')}: {self.kind!r} is not a proposer; use one of "
                 f"{', '.join(KINDS)}")
         if not (isinstance(self.timeout_ms, int) and self.timeout_ms > 0):
-            raise ProposerSettingsError(
-                f"{_where('timeout_ms')}: {self.timeout_ms!r} is not a positive whole number "
-                f"of milliseconds; e.g. {DEFAULT_TIMEOUT_MS}")
+            raise _bad_timeout(self.timeout_ms)
         if self.kind == "rules":
             return
         if not self.base_url:
@@ -150,10 +148,14 @@ def _timeout(text: str | None) -> int:
     if text is None:
         return DEFAULT_TIMEOUT_MS
     if not text.isdigit() or int(text) <= 0:
-        raise ProposerSettingsError(
-            f"{_where('timeout_ms')}: {text!r} is not a positive whole number of "
-            f"milliseconds; e.g. {DEFAULT_TIMEOUT_MS}")
+        raise _bad_timeout(text)
     return int(text)
+
+
+def _bad_timeout(value: object) -> ProposerSettingsError:
+    return ProposerSettingsError(
+        f"{_where('timeout_ms')}: {value!r} is not a positive whole number of milliseconds; "
+        f"e.g. {DEFAULT_TIMEOUT_MS}")
 
 
 # -- the client ------------------------------------------------------------------------------
