@@ -45,6 +45,22 @@ def registered() -> dict[str, BenchFn]:
     return dict(_REGISTRY)
 
 
+# Options of one ``amend bench`` run that a group may read (``--db``: the database the sandbox
+# and registry groups run on; None means their embedded SQLite default).
+_OPTIONS: dict[str, str | None] = {"db": None}
+
+
+def set_option(name: str, value: str | None) -> None:
+    """Set a run option (side effect: module state read by the benchmark groups)."""
+    if name not in _OPTIONS:
+        raise KeyError(f"unknown bench option {name!r}")
+    _OPTIONS[name] = value
+
+
+def option(name: str) -> str | None:
+    return _OPTIONS[name]
+
+
 def percentile(samples: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100) of a non-empty sample list."""
     if not samples:

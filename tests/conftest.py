@@ -34,3 +34,27 @@ def cpu_hog():
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL cluster on 127.0.0.1 for the whole run (issue 17).
+
+    Without Debian's `postgresql` server the PostgreSQL half of the backend tests is skipped,
+    and tools/run_tests.py prints a banner saying so."""
+    from tools_sandbox.pg_local import ClusterUnavailable, LocalCluster
+
+    try:
+        cluster = LocalCluster.start()
+    except ClusterUnavailable as exc:
+        pytest.skip(f"POSTGRESQL TESTS SKIPPED: {exc}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_dsn(pg_cluster):
+    """A fresh, empty database of the session's cluster."""
+    return pg_cluster.new_database()

@@ -29,6 +29,15 @@ def main() -> int:
         print("BROWSER TESTS SKIPPED: /usr/bin/chromium is not installed.")
         print("Install it with `apt-get install -y chromium` (as .ci/run does) to run them.")
         print(BANNER)
+    from tools_sandbox.pg_local import server_bin
+
+    if server_bin() is None:
+        print(BANNER)
+        print("POSTGRESQL TESTS SKIPPED: Debian's postgresql server (initdb, pg_ctl) is not "
+              "installed.")
+        print("Install it with `apt-get install -y postgresql` (as .ci/run does) to run the "
+              "PostgreSQL half of the sandbox and registry tests.")
+        print(BANNER)
     code = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], env=env)
     if code == 5:
         print("pytest collected no tests: failing, because an empty suite proves nothing.")

@@ -74,12 +74,20 @@ def main() -> None:
 @click.option("--quick", is_flag=True, help="Smaller sizes and fewer repetitions.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--only", multiple=True, help="Run only these benchmark groups (repeatable).")
-def bench(quick: bool, as_json: bool, only: tuple[str, ...]) -> None:
+@click.option("--db", default=None, metavar="postgresql://...",
+              help="Run the sandbox and registry groups on this PostgreSQL database "
+                   "(default: their embedded SQLite).")
+def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None) -> None:
     """Run every registered benchmark and print one table of figures."""
     from rich.console import Console
     from rich.table import Table
 
-    from agent.bench import BenchRow, registered
+    from agent.bench import BenchRow, registered, set_option
+
+    if db is not None and not db.startswith(("postgresql://", "postgres://")):
+        raise click.BadParameter(f"{db!r} is not a PostgreSQL URL; give "
+                                 "postgresql://user@host:port/database", param_hint="--db")
+    set_option("db", db)
 
     for name in BENCH_MODULES:
         _optional_import(name)
