@@ -58,3 +58,13 @@ def pg_cluster():
 def pg_dsn(pg_cluster):
     """A fresh, empty database of the session's cluster."""
     return pg_cluster.new_database()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def sandbox_db(request):
+    """The database a module's sandbox runs on: None (a temporary SQLite file, the default)
+    or a fresh PostgreSQL database of the session's cluster. The sandbox suite runs once on
+    each backend (issue 17)."""
+    if request.param == "sqlite":
+        return None
+    return request.getfixturevalue("pg_cluster").new_database("sandbox")

@@ -15,8 +15,8 @@ VISIT = {"asset": "P-100", "date": "2026-12-02", "window": "afternoon",
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with serve_in_background(seed=7) as handle:
+def sandbox(sandbox_db):
+    with serve_in_background(sandbox_db, seed=7) as handle:
         yield handle
 
 

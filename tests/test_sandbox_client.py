@@ -18,8 +18,8 @@ KEY = idempotency_key_for("q1", "a1")
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with serve_in_background(seed=3) as handle:
+def sandbox(sandbox_db):
+    with serve_in_background(sandbox_db, seed=3) as handle:
         yield handle
 
 

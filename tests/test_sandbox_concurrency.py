@@ -13,8 +13,8 @@ VISIT = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "site": "1
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with serve_in_background(seed=5) as handle:
+def sandbox(sandbox_db):
+    with serve_in_background(sandbox_db, seed=5) as handle:
         yield handle
 
 

@@ -21,8 +21,8 @@ DATES = ("2026-12-02", "2026-12-03", "2026-12-04")
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with serve_in_background(seed=11) as handle:
+def sandbox(sandbox_db):
+    with serve_in_background(sandbox_db, seed=11) as handle:
         yield handle
 
 

@@ -89,8 +89,8 @@ def run_all_checks(schema_url: str, headers: dict[str, str] | None = None,
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with serve_in_background(seed=13) as handle:
+def sandbox(sandbox_db):
+    with serve_in_background(sandbox_db, seed=13) as handle:
         handle.admin.seed("acme", [{"ref": "BK-SEEDED", "account": "ACME-001",
                                     "asset": "P-100", "date": "2026-12-03",
                                     "window": "morning"}])

@@ -190,8 +190,8 @@ class SandboxMachine(RuleBasedStateMachine):
         assert len(self.sandbox.admin.notifications()) == self.notifications
 
 
-def test_random_operations_and_faults_match_the_sequential_model():
-    with serve_in_background(seed=17) as sandbox:
+def test_random_operations_and_faults_match_the_sequential_model(sandbox_db):
+    with serve_in_background(sandbox_db, seed=17) as sandbox:
         SandboxMachine.sandbox = sandbox
         run_state_machine_as_test(SandboxMachine, settings=settings(
             max_examples=30, stateful_step_count=15, deadline=None, derandomize=True,

@@ -8,7 +8,6 @@ bind to 127.0.0.1 only.
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Request
@@ -66,11 +65,8 @@ class FaultList(BaseModel):
 @router.post("/tokens", response_model=m.Token)
 async def mint_token(body: m.TokenRequest, request: Request):
     """Mint a bearer token for a test subject bound to tenant + account (role caller|staff)."""
-    token = secrets.token_urlsafe(18)
-    request.app.state.service.store.conn.execute(
-        "INSERT INTO tokens (token, tenant, subject, account, role, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (token, body.tenant, body.subject, body.account, body.role, now_iso()))
+    token = request.app.state.service.store.mint_token(body.tenant, body.subject, body.account,
+                                                       body.role)
     return {"token": token, **body.model_dump()}
 
 
@@ -81,9 +77,10 @@ async def seed(body: Seed, request: Request):
     All or nothing: a duplicate ref rejects the whole seed.
     """
     service = request.app.state.service
-    refs: dict[str, str] = {}
     stamp = now_iso()
-    with service.store.transaction():
+
+    def insert_all() -> dict[str, str]:
+        refs: dict[str, str] = {}
         for i, b in enumerate(body.bookings):
             ref = b.ref or service.new_ref()
             if service.store.booking(ref) is not None or ref in refs.values():
@@ -97,6 +94,9 @@ async def seed(body: Seed, request: Request):
             service.store.insert_booking(row)
             service.store.record_event(ref, b.version, "seed", "admin", None, None, None, None)
             refs[b.ref or f"#{i}"] = ref
+        return refs
+
+    refs = service.store.atomically(insert_all)
     return {"refs": refs}
 
 
@@ -129,9 +129,7 @@ async def all_requests(request: Request):
 @router.put("/slots")
 async def set_capacity(body: SlotCapacity, request: Request):
     """Set the capacity of one (date, window)."""
-    request.app.state.service.store.conn.execute(
-        "INSERT OR REPLACE INTO slots (date, window, capacity) VALUES (?, ?, ?)",
-        (body.date, body.window, body.capacity))
+    request.app.state.service.store.set_capacity(body.date, body.window, body.capacity)
     return body.model_dump()
 
 

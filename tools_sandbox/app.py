@@ -17,7 +17,7 @@ from tools_sandbox import models as m
 from tools_sandbox.faults import FaultPlan
 from tools_sandbox.handoffs import Handoffs
 from tools_sandbox.service import BookingService, SandboxConfig
-from tools_sandbox.store import Store
+from tools_sandbox.store import open_store
 
 DESCRIPTION = """The system of record Amend changes: bookings of service visits, with
 idempotency keys, conditional writes, cancellation of work in flight, a notification outbox, a
@@ -37,7 +37,8 @@ handoff queue and (test mode only) deterministic fault injection. See tools_sand
 
 def create_app(db_path: str, config: SandboxConfig | None = None,
                faults: FaultPlan | None = None) -> FastAPI:
-    """Build the app over the SQLite file ``db_path`` (created if missing; WAL mode).
+    """Build the app over ``db_path``: a SQLite file (created if missing; WAL mode) or a
+    ``postgresql://`` URL (tables created if missing; see :mod:`tools_sandbox.store`).
 
     ``faults`` is the live plan a caller keeps a handle on; it is refused non-empty unless
     ``config.testing``.
@@ -47,7 +48,7 @@ def create_app(db_path: str, config: SandboxConfig | None = None,
                                                          enabled=config.testing)
     if faults.rules and not config.testing:
         raise ValueError("faults need testing=True")
-    store = Store(db_path)
+    store = open_store(db_path)
     service = BookingService(store, faults, config)
     rng = random.Random(f"handoffs:{config.seed}")
 

@@ -41,9 +41,7 @@ class Handoffs:
         row = {"id": self._new_id(), "tenant": caller.tenant, "account": caller.account,
                "status": "open", "version": 1, "state": json.dumps(state), "resolution": None,
                "created_at": stamp, "updated_at": stamp}
-        cols = ", ".join(row)
-        self._store.conn.execute(f"INSERT INTO handoffs ({cols}) VALUES "
-                                 f"({', '.join('?' * len(row))})", tuple(row.values()))
+        self._store.insert("handoffs", row)
         return Work(201, handoff_json(row))
 
     def get(self, caller: Caller, hid: str) -> Reply:
@@ -54,12 +52,12 @@ class Handoffs:
 
     def _update(self, row: dict, **changes: object) -> Reply:
         sets = ", ".join(f"{k} = ?" for k in changes)
-        with self._store.transaction() as c:
-            cur = c.execute(f"UPDATE handoffs SET {sets}, version = version + 1, updated_at = ? "
-                            "WHERE id = ? AND version = ?",
-                            (*changes.values(), now_iso(), row["id"], row["version"]))
-            if cur.rowcount != 1:
-                raise RuntimeError(f"handoff {row['id']} changed inside its own transaction")
+        cur = self._store.execute(f"UPDATE handoffs SET {sets}, version = version + 1, "
+                                  "updated_at = ? WHERE id = ? AND version = ?",
+                                  *changes.values(), now_iso(), row["id"], row["version"])
+        if cur.rowcount != 1:  # another process changed it since it was read: say so
+            return error(412, "version_mismatch", f"handoff {row['id']} changed since "
+                         f"version {row['version']}; re-read it and redo")
         fresh = self._store.one("SELECT * FROM handoffs WHERE id = ?", row["id"])
         assert fresh is not None  # updated just above
         return with_etag(Reply(200, handoff_json(fresh)))

@@ -100,16 +100,21 @@ class Executor:
         self._last_purge = 0.0
         # A PENDING row left by a stopped server wrote nothing (commit and SUCCEEDED are one
         # transaction), so it is safe to let its key run again.
-        store.conn.execute("UPDATE requests SET status = 'FAILED', retryable = 1, "
-                           "response_status = 503 WHERE status = 'PENDING'")
+        store.release_orphans()
 
     async def run(self, caller: Caller, key: str, op: str, fp: str, revision: int | None,
                   work: Callable[[FaultDecision], Work], *, duplicate: bool = False) -> Reply:
         """Execute ``work`` at most once per key. Side effects: the requests table, faults."""
         scope = (caller.tenant, caller.account, key)
         self._purge()
-        row = self._store.request(*scope)
-        if row is not None:
+        stamp = now_iso()
+        row = self._store.claim_request({
+            "tenant": caller.tenant, "account": caller.account, "key": key, "op": op,
+            "fingerprint": fp, "status": RequestStatus.PENDING, "cancel_requested": 0,
+            "retryable": 0, "revision": revision, "booking_ref": None, "response_status": None,
+            "response_body": None, "created_at": stamp, "updated_at": stamp,
+            "created_ts": time.time(), "owner": self._store.owner})
+        if row is not None:  # the key is taken: judge the request against its record
             if row["fingerprint"] != fp or row["op"] != op:
                 return error(422, "key_reused", f"Idempotency-Key {key!r} was already used with "
                              "a different request; use a new key for a new request")
@@ -117,17 +122,9 @@ class Executor:
                 busy = error(409, "request_in_flight", f"a request with key {key!r} is still "
                              "in progress; retry later or GET /v1/requests/{key}")
                 return Reply(busy.status, busy.body, (("Retry-After", "1"),))
-            if not (row["status"] == RequestStatus.FAILED and row["retryable"]):
-                reply = Reply(row["response_status"], json.loads(row["response_body"]),
-                              (("Idempotent-Replayed", "true"),))
-                return with_etag(reply)
-        stamp = now_iso()
-        self._store.put_request({
-            "tenant": caller.tenant, "account": caller.account, "key": key, "op": op,
-            "fingerprint": fp, "status": RequestStatus.PENDING, "cancel_requested": 0,
-            "retryable": 0, "revision": revision, "booking_ref": None, "response_status": None,
-            "response_body": None, "created_at": row["created_at"] if row else stamp,
-            "updated_at": stamp, "created_ts": row["created_ts"] if row else time.time()})
+            reply = Reply(row["response_status"], json.loads(row["response_body"]),
+                          (("Idempotent-Replayed", "true"),))
+            return with_etag(reply)
         wake, settled = asyncio.Event(), asyncio.Event()
         self._wake[scope], self._settled[scope] = wake, settled
         try:
@@ -166,12 +163,15 @@ class Executor:
         if decision.fail_before_commit:
             return self._fail_retryable(scope, "unavailable", "injected failure before commit; "
                                         "nothing was written, retry with the same key")
-        with self._store.transaction():
+        def commit() -> Work:
             done = work(decision)
             ok = 200 <= done.status < 300
             self._store.finish_request(*scope, RequestStatus.SUCCEEDED if ok
                                        else RequestStatus.FAILED, response_status=done.status,
                                        body=done.body, booking_ref=done.booking_ref)
+            return done
+
+        done = self._store.atomically(commit)
         self._after_commit(done)
         if decision.drop_response:
             # Committed; the answer is lost on the way back: the client times out.

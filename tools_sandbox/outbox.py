@@ -47,13 +47,13 @@ class Outbox:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             decision = self._faults.decide("send_notification")
             if not decision.any:  # the common case: one write records attempt and delivery
-                self._store.conn.execute(
+                self._store.execute(
                     "UPDATE notifications SET attempts = attempts + 1, status = 'delivered', "
                     "deliveries = deliveries + 1, delivered_at = COALESCE(delivered_at, ?) "
-                    "WHERE id = ?", (now_iso(), nid))
+                    "WHERE id = ?", now_iso(), nid)
                 return
-            self._store.conn.execute(
-                "UPDATE notifications SET attempts = attempts + 1 WHERE id = ?", (nid,))
+            self._store.execute(
+                "UPDATE notifications SET attempts = attempts + 1 WHERE id = ?", nid)
             if decision.delay_ms:
                 await self._faults.hold(decision.delay_ms / 1000)
             if decision.hang:
@@ -63,9 +63,9 @@ class Outbox:
                 await asyncio.sleep(RETRY_BACKOFF_S * attempt)
                 continue
             copies = 2 if decision.duplicate_delivery else 1
-            self._store.conn.execute(
+            self._store.execute(
                 "UPDATE notifications SET status = 'delivered', deliveries = deliveries + ?, "
-                "delivered_at = COALESCE(delivered_at, ?) WHERE id = ?", (copies, now_iso(), nid))
+                "delivered_at = COALESCE(delivered_at, ?) WHERE id = ?", copies, now_iso(), nid)
             if decision.drop_response:
                 # Delivered, but the acknowledgement was lost: the relay must try again.
                 continue

@@ -184,7 +184,20 @@ class BookingService:
 
     def staff_edit(self, caller: Caller, ref: str, expected: int | None, changes: dict,
                    notify: bool) -> Reply:
-        """A person edits the record (no idempotency key; the version is the guard)."""
+        """A person edits the record (no idempotency key; the version is the guard).
+
+        The read, the version check and the write are one transaction, so an edit racing a
+        caller's change in another process is judged against the committed version.
+        """
+        outcome = self.store.atomically(
+            lambda: self._staff_edit(caller, ref, expected, changes, notify))
+        if isinstance(outcome, Work):
+            self._after_commit(outcome)
+            return with_etag(Reply(outcome.status, outcome.body))
+        return outcome
+
+    def _staff_edit(self, caller: Caller, ref: str, expected: int | None, changes: dict,
+                    notify: bool) -> Reply | Work:
         row = self.visible(caller, ref)
         if row is None:
             return error(404, "not_found", f"no booking {ref!r} in this tenant")
@@ -200,11 +213,8 @@ class BookingService:
         kind = None
         if notify:
             kind = "cancellation" if diff.get("status") == "cancelled" else "change"
-        with self.store.transaction():
-            done = self._write(row, diff, f"staff:{caller.subject}", None, expected, None,
-                               "staff_edit", kind)
-        self._after_commit(done)
-        return with_etag(Reply(done.status, done.body))
+        return self._write(row, diff, f"staff:{caller.subject}", None, expected, None,
+                           "staff_edit", kind)
 
     # ------------------------------------------------------------------ slots
 
