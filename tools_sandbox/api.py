@@ -124,7 +124,7 @@ KeyPath = Annotated[str, Path(min_length=1, max_length=255)]
         tags=["requests"])
 async def get_request(request: Request, key: KeyPath, who: Who):
     """Look a request up by its Idempotency-Key: what to do after a timeout. Read-only."""
-    row = request.app.state.service.store.request(who.tenant, who.account, key)
+    row = request.app.state.service.store.request_now(who.tenant, who.account, key)
     if row is None:
         return respond(error(404, "not_found", f"no request with key {key!r} for this account "
                              "(never received, or past the 24 h retention)"))

@@ -202,7 +202,7 @@ class Executor:
         is left as it is: cancellation never undoes committed work.
         """
         scope = (caller.tenant, caller.account, key)
-        row = self._store.request(*scope)
+        row = self._store.request_now(*scope)
         if row is None or row["status"] != RequestStatus.PENDING:
             return row
         self._store.mark_cancel_requested(*scope)

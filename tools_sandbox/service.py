@@ -12,6 +12,7 @@ does not exist. A 403 would confirm to a stranger that the reference exists.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ class SandboxConfig:
     retention_s: float = 24 * 3600  # how long a finished idempotency key is remembered
     max_hold_s: float = 120.0  # upper bound of a hang or a dropped response
     cancel_wait_s: float = 2.0  # how long POST /v1/requests/{key}/cancel waits to settle
+    workers: int = 1  # processes sharing the database (> 1 only on PostgreSQL)
 
 
 def booking_json(row: dict) -> dict:
@@ -58,7 +60,10 @@ class BookingService:
 
     def __init__(self, store: Store, faults: FaultPlan, config: SandboxConfig):
         self.store, self.faults, self.config = store, faults, config
-        self._rng = random.Random(f"refs:{config.seed}")
+        # One process: refs are a function of the seed. Several: each draws its own sequence
+        # (a collision is still caught: the insert conflicts and the transaction is re-run).
+        self._rng = random.Random(f"refs:{config.seed}" if config.workers == 1
+                                  else f"refs:{config.seed}:{os.getpid()}:{store.owner}")
         self._tasks: set[asyncio.Task] = set()
         self.outbox = Outbox(store, faults, config.max_hold_s, self.spawn)
         self.executor = Executor(store, faults, retention_s=config.retention_s,

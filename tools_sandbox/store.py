@@ -235,6 +235,15 @@ class Store:
         return self.one("SELECT * FROM requests WHERE tenant = ? AND account = ? AND key = ?",
                         tenant, account, key)
 
+    def request_now(self, tenant: str, account: str, key: str) -> dict | None:
+        """The key's record, with a PENDING row of a process that died shown as it is now
+        treated: failed before commit, retryable (it wrote nothing)."""
+        row = self.request(tenant, account, key)
+        if row is not None and row["status"] == "PENDING" and row["owner"] != self.owner \
+                and self.release_orphans():
+            row = self.request(tenant, account, key)
+        return row
+
     def all_requests(self) -> list[dict]:
         return self.all("SELECT * FROM requests ORDER BY created_ts")
 
