@@ -43,6 +43,7 @@ class Workers:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", START.format(workers=workers, db=dsn)],
             stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
         first, second = self.proc.stdout.readline().split(), self.proc.stdout.readline().split()
         assert len(first) > 3 and second, "the sandbox did not start"
         self.url, self.token = first[3], second[-1]
@@ -198,3 +199,47 @@ def test_workers_need_postgresql_and_a_bad_url_is_one_line(tmp_path):
     assert unreachable.exit_code == 2, unreachable.output
     assert "cannot connect to the PostgreSQL database postgresql://amend@127.0.0.1:1/nowhere" \
         in unreachable.output and "secret" not in unreachable.output
+
+
+def test_a_last_place_raced_for_by_fifty_clients_on_four_workers_is_booked_once(workers):
+    """Capacity is a read-then-write across rows: only a serializable transaction (re-run on a
+    conflict) keeps four processes from all seeing one free place.
+
+    The race is forced, not hoped for: the test locks the notifications table, which a create
+    writes last, so a worker's transaction stops there having counted the slot and inserted its
+    booking. A worker stopped there accepts no connection, so the next client's connection goes
+    to another worker; once all four are stopped, the other clients join the queue and the
+    lock is let go."""
+    workers.db.execute("INSERT INTO slots (date, \"window\", capacity) VALUES (%s, %s, 1)",
+                       (BODY["date"], BODY["window"]))
+    headers = {"Authorization": f"Bearer {workers.token}"}
+
+    async def post(n: int) -> int:
+        async with httpx.AsyncClient(base_url=workers.url, timeout=30, headers=headers) as http:
+            r = await http.post("/v1/bookings", json=BODY,
+                                headers={"Idempotency-Key": f"last-{n}"})
+            return r.status_code
+
+    async def stopped(n: int) -> None:
+        deadline = time.monotonic() + 30
+        while sum(b["wait_event_type"] == "Lock" for b in workers.worker_backends()) < n:
+            assert time.monotonic() < deadline, f"fewer than {n} workers reached the lock"
+            await asyncio.sleep(0.02)  # polling a condition, not timing a race
+
+    async def main() -> list[int]:
+        lock = await psycopg.AsyncConnection.connect(workers.dsn)
+        await lock.execute("BEGIN")
+        await lock.execute("LOCK TABLE notifications IN ACCESS EXCLUSIVE MODE")
+        replies = []
+        for n in range(WORKERS):
+            replies.append(asyncio.create_task(post(n)))
+            await stopped(n + 1)
+        replies += [asyncio.create_task(post(n)) for n in range(WORKERS, 50)]
+        await lock.execute("ROLLBACK")
+        await lock.close()
+        return list(await asyncio.gather(*replies))
+
+    statuses = asyncio.run(main())
+    assert Counter(statuses) == Counter({201: 1, 409: 49}), Counter(statuses)
+    bookings, _ = workers.record()
+    assert len(bookings) == 1

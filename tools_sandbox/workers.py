@@ -57,6 +57,8 @@ def serve_workers(db: str, workers: int, config, rules: list, port: int,
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
+    sock.listen(2048)  # listening now: a client that connects before a worker is up waits
+    sock.set_inheritable(True)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     uv = uvicorn.Config("tools_sandbox.workers:app_from_environment", factory=True,
                         workers=workers, log_level="warning", access_log=False, lifespan="on",
