@@ -3,6 +3,7 @@
 Exit status: 0 when the command ran (whatever the resolution outcome), 1 for a rejected import
 file or a validation error, 2 for bad arguments or a bad database. Errors are one line each on
 stderr, never a traceback. Heavy imports stay inside the commands so ``amend --help`` is fast.
+``--db`` takes a SQLite file path or a ``postgresql://`` URL (:mod:`registry.backend`).
 """
 
 from __future__ import annotations
@@ -23,9 +24,22 @@ def default_db() -> Path:
     return root / "registry.db"
 
 
+class DatabaseTarget(click.ParamType):
+    """``--db``: a ``postgresql://`` URL as given, else a file path checked as before."""
+
+    name = "PATH|URL"
+    _path = click.Path(dir_okay=False, path_type=Path)
+
+    def convert(self, value, param, ctx):
+        from registry.backend import is_url
+
+        return value if is_url(value) else self._path.convert(value, param, ctx)
+
+
 def _db_option(fn):
-    return click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path),
-                        default=None, help="Registry database (default: app data dir).")(fn)
+    return click.option("--db", "db", type=DatabaseTarget(), default=None,
+                        help="Registry database: a file path or a postgresql:// URL "
+                             "(default: app data dir).")(fn)
 
 
 def _guarded(fn):
@@ -33,8 +47,7 @@ def _guarded(fn):
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        import sqlite3
-
+        from registry.backend import is_database_error, label_of, one_line
         from registry.errors import RegistryError, RejectedFile
 
         try:
@@ -46,10 +59,12 @@ def _guarded(fn):
         except RegistryError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
-        except sqlite3.DatabaseError as exc:
-            db = kwargs.get("db") or default_db()
-            click.echo(f"error: {db}: the registry database cannot be read ({exc}); restore "
-                       f"it from a backup or pass another --db", err=True)
+        except Exception as exc:
+            if not is_database_error(exc):
+                raise
+            db = label_of(kwargs.get("db") or default_db())
+            click.echo(f"error: {db}: the registry database cannot be read ({one_line(exc)}); "
+                       f"restore it from a backup or pass another --db", err=True)
             sys.exit(2)
 
     return run
@@ -65,7 +80,7 @@ def registry() -> None:
 @_db_option
 @click.option("--json", "as_json", is_flag=True, help='Print {"snapshot": N, "revisions": K}.')
 @_guarded
-def import_(file: Path, db: Path | None, as_json: bool) -> None:
+def import_(file: Path, db: str | Path | None, as_json: bool) -> None:
     """Import a registry YAML FILE atomically (a re-import of the same file is a no-op)."""
     from registry.store import import_path
 
@@ -86,7 +101,7 @@ def import_(file: Path, db: Path | None, as_json: bool) -> None:
 @_db_option
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as a JSON list.")
 @_guarded
-def validate(db: Path | None, as_json: bool) -> None:
+def validate(db: str | Path | None, as_json: bool) -> None:
     """Check the stored registry; list unresolved overlaps and gaps as findings."""
     from registry.findings import validate as run_validate
     from registry.resolver import Registry

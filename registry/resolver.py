@@ -2,7 +2,8 @@
 
 Each step is one small query, so a resolution costs a few index lookups however large the
 registry is. The first step that fails decides the outcome; a non-RESOLVED answer never names
-a revision (the winner's id must not leak when it is UNAVAILABLE). Read-only.
+a revision (the winner's id must not leak when it is UNAVAILABLE). Read-only. The queries are
+the same on SQLite and PostgreSQL (:mod:`registry.backend`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
-import sqlite_utils
-
 from agent.core.clock import Clock, SystemClock
 from agent.core.ports import (
     ProcedureInfo,
@@ -24,12 +23,15 @@ from agent.core.ports import (
     RevisionText,
 )
 from registry import schema, store
+from registry.backend import Database
 from registry.errors import BadQuery
 from registry.model import FamilyInfo, sections_from_content
 from registry.timeaxis import TimeKind, TimeValueError, now_text, time_key
 from registry.tokens import POLICY_VERSION, scope_token
 
 _KNOWN = "i.known_from <= :k AND (i.known_to IS NULL OR i.known_to > :k)"
+# A revision has one interpretation per snapshot, so grouping by (r.id, i.id) makes the groups
+# of r.id alone; naming i.id lets PostgreSQL accept i.roles and i.applies as single-valued.
 _CANDIDATES = f"""
 SELECT r.id, r.language, i.roles, i.applies, min(s.entry)
 FROM scopes s JOIN interpretations i ON i.id = s.interp JOIN revisions r ON r.id = i.revision
@@ -37,7 +39,7 @@ WHERE s.family = :family AND s.procedure = :procedure AND s.region IN (:region, 
   AND s.configuration IN (:configuration, '*') AND s.from_key <= :at
   AND (s.to_key IS NULL OR s.to_key > :at) AND {_KNOWN}
   AND i.status = 'approved' AND r.kind <> 'translation' AND r.tenant IN ('*', :tenant)
-GROUP BY r.id ORDER BY r.id"""
+GROUP BY r.id, i.id ORDER BY r.id"""
 _EDGES = f"""
 SELECT i.revision, e.superseded FROM edges e JOIN interpretations i ON i.id = e.interp
 WHERE e.family = :family AND e.procedure = :procedure AND {_KNOWN}"""
@@ -92,7 +94,7 @@ class Registry:
     no wall clock, so current mode there needs ``query.at`` (the "now" override) or ``now_tick``.
     """
 
-    def __init__(self, db: sqlite_utils.Database, clock: Clock | None = None,
+    def __init__(self, db: Database, clock: Clock | None = None,
                  now_tick: int | None = None, policy_version: str = POLICY_VERSION):
         self.db = db
         self.clock = clock or SystemClock()
@@ -102,12 +104,12 @@ class Registry:
         self._time_kind: TimeKind | None = None
 
     @classmethod
-    def open(cls, path: str | Path, **kwargs) -> Registry:
-        """Open an existing registry database read-only."""
-        return cls(schema.open_existing(path, read_only=True), **kwargs)
+    def open(cls, target: str | Path, **kwargs) -> Registry:
+        """Open an existing registry read-only: a SQLite file or a ``postgresql://`` URL."""
+        return cls(schema.open_existing(target, read_only=True), **kwargs)
 
     def close(self) -> None:
-        self.db.conn.close()
+        self.db.close()
 
     @property
     def time_kind(self) -> TimeKind:

@@ -1,21 +1,21 @@
 """Importing registry files: one atomic transaction per file, one snapshot per change.
 
-``apply_file`` is the only writer. It takes the write lock (``BEGIN IMMEDIATE``), reads the
-latest state, checks the file against it, and either writes everything under a new snapshot or
-rolls back and raises :class:`RejectedFile`. An import that changes nothing is a no-op.
+``apply_file`` is the only writer. It takes the write lock (SQLite's ``BEGIN IMMEDIATE``, or on
+PostgreSQL a transaction holding the registry's advisory lock, so importers in other processes
+wait), reads the latest state, checks the file against it, and either writes everything under
+a new snapshot or rolls back and raises :class:`RejectedFile`. An import that changes nothing is
+a no-op. The same code runs on both backends (:mod:`registry.backend`).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import sqlite_utils
-
-from registry import checks, schema
+from registry import backend, checks, schema
+from registry.backend import Database
 from registry.errors import BadDatabase, RejectedFile
 from registry.model import (
     Edge,
@@ -43,11 +43,11 @@ class ImportResult:
                 "corrected": self.corrected, "changed": self.changed}
 
 
-def registry_info(db: sqlite_utils.Database) -> dict[str, str]:
+def registry_info(db: Database) -> dict[str, str]:
     return dict(db.execute("SELECT key, value FROM registry_info").fetchall())
 
 
-def latest_snapshot(db: sqlite_utils.Database) -> int:
+def latest_snapshot(db: Database) -> int:
     return db.execute("SELECT coalesce(max(id), 0) FROM snapshots").fetchone()[0]
 
 
@@ -60,7 +60,7 @@ def _interp_from_row(kind: TimeKind, status, roles, equivalent, applies, superse
     return Interpretation(status, tuple(json.loads(roles)), scopes, edges, equivalent)
 
 
-def load_state(db: sqlite_utils.Database, known_at: int | None = None) -> dict[str, RevisionSpec]:
+def load_state(db: Database, known_at: int | None = None) -> dict[str, RevisionSpec]:
     """Every revision with its interpretation as known at ``known_at`` (default latest).
 
     Read-only. Revisions imported after ``known_at`` are absent.
@@ -83,29 +83,40 @@ def load_state(db: sqlite_utils.Database, known_at: int | None = None) -> dict[s
     return state
 
 
-def _write_revision(conn: sqlite3.Connection, spec: RevisionSpec, snap: int) -> None:
-    conn.execute("INSERT INTO revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                 (spec.id, spec.family, spec.kind, spec.language, spec.tenant, spec.content,
-                  spec.digest, snap))
+def _write_revisions(db: Database, specs: list[RevisionSpec], snap: int) -> None:
+    db.insert_many("revisions", ("id", "family", "kind", "language", "tenant", "content",
+                                 "digest", "first_snapshot"),
+                   [(s.id, s.family, s.kind, s.language, s.tenant, s.content, s.digest, snap)
+                    for s in specs])
 
 
-def _write_interpretation(conn: sqlite3.Connection, spec: RevisionSpec, snap: int) -> None:
-    it = spec.interp
-    cur = conn.execute(
-        "INSERT INTO interpretations (revision, known_from, status, roles, equivalent_to, "
-        "applies, supersedes, canonical) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (spec.id, snap, it.status, json.dumps(list(it.roles)), it.equivalent_to,
-         json.dumps([s.as_data() for s in it.applies]),
-         json.dumps([[e.revision, e.procedure, e.decision] for e in it.supersedes]),
-         it.canonical()))
-    interp_id = cur.lastrowid
-    conn.executemany(
-        "INSERT INTO scopes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(interp_id, n, spec.family, s.procedure, c, r, s.from_key, s.to_key)
-         for n, s in enumerate(it.applies) for c in s.configurations for r in s.regions])
-    conn.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?)",
-                     [(interp_id, spec.family, e.procedure, e.revision, e.decision)
-                      for e in it.supersedes])
+def _write_interpretations(db: Database, specs: list[RevisionSpec], snap: int) -> None:
+    """One interpretation per spec, with its scopes and edges, in three batches.
+
+    The ids are the next after the largest: the write lock is held and interpretations are
+    never deleted, so no other writer can take them (and they are the ids SQLite would give).
+    """
+    (last,) = db.execute("SELECT coalesce(max(id), 0) FROM interpretations").fetchone()
+    interps, scopes, edges = [], [], []
+    for interp_id, spec in enumerate(specs, start=last + 1):
+        it = spec.interp
+        interps.append((interp_id, spec.id, snap, it.status, json.dumps(list(it.roles)),
+                        it.equivalent_to, json.dumps([s.as_data() for s in it.applies]),
+                        json.dumps([[e.revision, e.procedure, e.decision]
+                                    for e in it.supersedes]), it.canonical()))
+        scopes += [(interp_id, n, spec.family, s.procedure, c, r, s.from_key, s.to_key)
+                   for n, s in enumerate(it.applies) for c in s.configurations
+                   for r in s.regions]
+        edges += [(interp_id, spec.family, e.procedure, e.revision, e.decision)
+                  for e in it.supersedes]
+    db.insert_many("interpretations", ("id", "revision", "known_from", "status", "roles",
+                                       "equivalent_to", "applies", "supersedes", "canonical"),
+                   interps)
+    db.insert_many("scopes", ("interp", "entry", "family", "procedure", "configuration",
+                              "region", "from_key", "to_key"), scopes)
+    if edges:
+        db.insert_many("edges", ("interp", "family", "procedure", "superseded", "decision"),
+                       edges)
 
 
 def _procedure_changes(db, procedures: tuple[ProcedureSpec, ...]) -> list[ProcedureSpec]:
@@ -116,25 +127,28 @@ def _procedure_changes(db, procedures: tuple[ProcedureSpec, ...]) -> list[Proced
             != (p.title, list(p.aliases), p.family_title, list(p.family_aliases))]
 
 
-def apply_file(db: sqlite_utils.Database, file: RegistryFile, now: datetime | None = None
-               ) -> ImportResult:
+def apply_file(db: Database, file: RegistryFile, now: datetime | None = None) -> ImportResult:
     """Import one parsed file atomically. Side effect: at most one new snapshot and its rows.
 
-    Raises :class:`RejectedFile` (database unchanged) when any check fails.
+    Waits for the write lock, so concurrent importers (other processes too) take turns and
+    never interleave snapshots. Raises :class:`RejectedFile` (database unchanged) when any
+    check fails.
     """
-    conn = db.conn
-    conn.execute("BEGIN IMMEDIATE")
+    db.begin_write()
     try:
+        schema.ensure(db)
         result = _apply_locked(db, file, now or datetime.now(UTC))
     except BaseException:
-        conn.execute("ROLLBACK")
+        db.rollback()
         raise
-    conn.execute("COMMIT" if result.changed else "ROLLBACK")
+    if result.changed:
+        db.commit()
+    else:
+        db.rollback()
     return result
 
 
-def _apply_locked(db: sqlite_utils.Database, file: RegistryFile, now: datetime) -> ImportResult:
-    conn = db.conn
+def _apply_locked(db: Database, file: RegistryFile, now: datetime) -> ImportResult:
     info = registry_info(db)
     for key, value in (("name", file.name), ("time", file.time)):
         if info and info[key] != value:
@@ -164,45 +178,47 @@ def _apply_locked(db: sqlite_utils.Database, file: RegistryFile, now: datetime) 
     if not changed:
         return ImportResult(snap, len(file.revisions), 0, 0, False)
     snap += 1
-    conn.execute("INSERT INTO snapshots VALUES (?, ?, ?, ?)",
-                 (snap, now.isoformat(), Path(file.path).name, file.digest))
+    db.execute("INSERT INTO snapshots (id, imported_at, source, file_digest) "
+               "VALUES (?, ?, ?, ?)", (snap, now.isoformat(), Path(file.path).name, file.digest))
     if not info:
-        conn.executemany("INSERT INTO registry_info VALUES (?, ?)",
-                         [("name", file.name), ("time", file.time)])
+        db.executemany("INSERT INTO registry_info (key, value) VALUES (?, ?)",
+                       [("name", file.name), ("time", file.time)])
     for p in procs:
-        conn.execute("INSERT INTO families VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-                     "title = excluded.title, aliases = excluded.aliases",
-                     (p.family, p.family_title, json.dumps(list(p.family_aliases))))
-        conn.execute("INSERT OR REPLACE INTO procedures VALUES (?, ?, ?, ?)",
-                     (p.family, p.procedure, p.title, json.dumps(list(p.aliases))))
-    for spec in new:
-        _write_revision(conn, spec, snap)
-    for spec in corrected:
-        conn.execute("UPDATE interpretations SET known_to = ? WHERE revision = ? "
-                     "AND known_to IS NULL", (snap, spec.id))
-    for spec in new + corrected:
-        _write_interpretation(conn, spec, snap)
+        db.execute("INSERT INTO families (id, title, aliases) VALUES (?, ?, ?) "
+                   "ON CONFLICT(id) DO UPDATE SET title = excluded.title, "
+                   "aliases = excluded.aliases",
+                   (p.family, p.family_title, json.dumps(list(p.family_aliases))))
+        db.execute("INSERT INTO procedures (family, id, title, aliases) VALUES (?, ?, ?, ?) "
+                   "ON CONFLICT(family, id) DO UPDATE SET title = excluded.title, "
+                   "aliases = excluded.aliases",
+                   (p.family, p.procedure, p.title, json.dumps(list(p.aliases))))
+    if new:
+        _write_revisions(db, new, snap)
+    if corrected:
+        db.executemany("UPDATE interpretations SET known_to = ? WHERE revision = ? "
+                       "AND known_to IS NULL", [(snap, spec.id) for spec in corrected])
+    if new or corrected:
+        _write_interpretations(db, new + corrected, snap)
     return ImportResult(snap, len(file.revisions), len(new), len(corrected), True)
 
 
-def import_path(db_path: str | Path, file_path: str | Path) -> ImportResult:
-    """Parse ``file_path`` and import it into the database at ``db_path``, creating it if absent.
+def import_path(target: str | Path, file_path: str | Path) -> ImportResult:
+    """Parse ``file_path`` and import it into ``target``: a SQLite file (created if absent) or
+    a ``postgresql://`` URL (its registry schema is created by the first import).
 
-    Atomic: on any error the database (or its absence) is exactly as before.
+    Atomic: on any error the database (or its absence, or its emptiness) is exactly as before.
     """
     file = parse_file(file_path)
-    db_path = Path(db_path)
-    created = not db_path.exists()
-    db = schema.create(db_path) if created else schema.open_existing(db_path, read_only=False)
+    db, created = schema.open_for_import(target)
     try:
         return apply_file(db, file)
-    except sqlite3.DatabaseError as exc:
-        raise BadDatabase(f"{db_path}: the registry database failed during the import "
-                          f"({exc}); nothing was written") from None
-    except BaseException:
-        if created:
-            db.conn.close()
-            schema.remove_files(db_path)
-        raise
+    except BaseException as exc:
+        if not backend.is_database_error(exc):
+            if created:
+                db.close()
+                schema.remove_files(Path(target))
+            raise
+        raise BadDatabase(f"{db.label}: the registry database failed during the import "
+                          f"({backend.one_line(exc)}); nothing was written") from None
     finally:
-        db.conn.close()
+        db.close()

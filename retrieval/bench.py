@@ -4,16 +4,22 @@ The corpus is synthetic: revisions of five passages each, drawn from a Zipf-like
 in which the query words ("pump", "seal", "torque", "bolts") occur in a large share of all
 passages, so FTS5 candidate matching meets long posting lists (the hard case for scoping).
 Each query's scope allows two revisions (a winner and its edition), as the resolver issues.
-Figures are reported, never asserted.
+Figures are reported, never asserted. The corpus is in memory (SQLite), or with ``amend bench
+--db postgresql://...`` in a scratch schema of that database, dropped afterwards; row names say
+which.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
-from agent.bench import BenchRow, median, percentile, register
+from agent.bench import BenchRow, median, option, percentile, register
 from agent.core.gate import AdmissionGate, Stamp
 from agent.core.ledger import Ledger
 from agent.core.trace import Trace
@@ -38,8 +44,10 @@ def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
             range(size)]
 
 
-def build_corpus(passages: int, seed: int = 7) -> tuple[Corpus, float]:
-    """An in-memory corpus of about ``passages`` passages; returns it and the build seconds."""
+def build_corpus(passages: int, seed: int = 7, target: str | Path | None = None
+                 ) -> tuple[Corpus, float]:
+    """A corpus of about ``passages`` passages at ``target`` (None: in memory); returns it and
+    the build seconds."""
     rng = random.Random(seed)
     vocab = _vocabulary(rng)
     weights = [1 / (i + 1) for i in range(len(vocab))]
@@ -52,7 +60,7 @@ def build_corpus(passages: int, seed: int = 7) -> tuple[Corpus, float]:
             rng.shuffle(words)
             sections.append(Section(f"s{s}", " ".join(words) + "."))
         sources.append(SourceRevision(f"rev-{r:06d}", f"d{r}", "en", "*", (), tuple(sections)))
-    corpus = Corpus()
+    corpus = Corpus(target)
     start = time.perf_counter()
     corpus.sync(sources, 1)
     return corpus, time.perf_counter() - start
@@ -114,28 +122,44 @@ def retrieve_ms(corpus: Corpus, revisions: int, repeats: int) -> list[float]:
     return asyncio.run(run())
 
 
+@contextmanager
+def _target(size: int) -> Iterator[str | None]:
+    """Where one benchmark corpus lives: memory, or a scratch schema of the ``--db`` URL."""
+    from retrieval.backend import scratch_schema
+
+    url = option("db")
+    if url is None:
+        yield None
+        return
+    with scratch_schema(url, f"amend_bench_{os.getpid()}_corpus{size}") as target:
+        yield target
+
+
 @register("retrieval")
 def retrieval_figures(quick: bool):
-    cmd = "amend bench --only retrieval" + (" --quick" if quick else "")
+    backend = "SQLite" if option("db") is None else "PostgreSQL"
+    cmd = ("amend bench --only retrieval" + (" --quick" if quick else "")
+           + ("" if option("db") is None else " --db postgresql://..."))
     sizes = (10_000,) if quick else (10_000, 100_000)
     repeats = 100 if quick else 300
     rows = []
     for size in sizes:
-        corpus, build_s = build_corpus(size)
-        revisions = size // PER_REVISION
-        samples = scoped_search_ms(corpus, revisions, repeats)
-        label = f"{size // 1000}k passages"
-        rows += [
-            BenchRow(f"scoped search p50 ({label})", median(samples), "ms", "", cmd),
-            BenchRow(f"scoped search p95 ({label})", percentile(samples, 95), "ms",
-                     "≤ 20 ms at 100k", cmd),
-            BenchRow(f"corpus sync, build ({label})", build_s, "s", "", cmd),
-        ]
-        if size == sizes[-1]:
-            end_to_end = retrieve_ms(corpus, revisions, repeats // 2)
-            rows.append(BenchRow(f"retrieve() end to end p50 ({label})", median(end_to_end),
-                                 "ms", "", cmd))
-        corpus.close()
+        with _target(size) as target:
+            corpus, build_s = build_corpus(size, target=target)
+            revisions = size // PER_REVISION
+            samples = scoped_search_ms(corpus, revisions, repeats)
+            label = f"{size // 1000}k passages, {backend}"
+            rows += [
+                BenchRow(f"scoped search p50 ({label})", median(samples), "ms", "", cmd),
+                BenchRow(f"scoped search p95 ({label})", percentile(samples, 95), "ms",
+                         "≤ 20 ms at 100k", cmd),
+                BenchRow(f"corpus sync, build ({label})", build_s, "s", "", cmd),
+            ]
+            if size == sizes[-1]:
+                end_to_end = retrieve_ms(corpus, revisions, repeats // 2)
+                rows.append(BenchRow(f"retrieve() end to end p50 ({label})",
+                                     median(end_to_end), "ms", "", cmd))
+            corpus.close()
     admit, with_bundle = gate_cost_us(2_000 if quick else 10_000)
     rows += [
         BenchRow("gate per result: admit p50", median(admit), "µs", "≤ 5 µs", cmd),

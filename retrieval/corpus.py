@@ -1,4 +1,5 @@
-"""The passage store: SQLite + FTS5 through sqlite-utils, fed from registry revision texts.
+"""The passage store, fed from registry revision texts: SQLite + FTS5 (the default, embedded)
+or PostgreSQL (a ``postgresql://`` URL), one code path over :mod:`retrieval.backend`.
 
 Scope before ranking. :meth:`Corpus.search` works in three steps, and only the first looks
 at the whole table:
@@ -8,34 +9,34 @@ at the whole table:
    token's tenant, whose revision the subject's roles may see, and whose section ``when``
    conditions all equal accepted fields. An empty allowed set returns nothing at once; a
    ``when`` field that is not accepted excludes the section (fail closed).
-2. **Candidates**: FTS5 matches the OR-combined, quoted query terms, restricted to the eligible
-   rowids with ``rowid BETWEEN`` ranges (a revision's passages are inserted together, so they
-   are contiguous and FTS5 seeks straight to them). Rows inside a range that are not eligible
-   are dropped again.
+2. **Candidates**: the full-text index matches the OR-combined, quoted query terms,
+   restricted to the eligible ids (FTS5 with ``rowid BETWEEN`` ranges: a revision's passages
+   are inserted together, so they are contiguous and FTS5 seeks straight to them; on
+   PostgreSQL a ``tsvector`` GIN index and ``id = any(...)``). Rows that are not eligible are
+   dropped again.
 3. **Ranking**: BM25 in Python (:mod:`retrieval.ranking`) with document frequencies, document
-   count and average length of the eligible set only. FTS5's ``bm25()`` is never used: its
-   statistics span the whole table, so obsolete text would move current scores.
+   count and average length of the eligible set only. The index's own ranking (FTS5's
+   ``bm25()``, ``ts_rank``) is never used: its statistics span the whole table, so obsolete
+   text would move current scores. So both backends give the same hits, order and scores.
 
-Thread safety: one connection opened with ``check_same_thread=False`` and every use under a
-lock, so the async retriever may run searches in ``asyncio.to_thread``.
+Thread safety: one connection (SQLite's opened with ``check_same_thread=False``) and every use
+under a lock, so the async retriever may run searches in ``asyncio.to_thread``.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-import sqlite_utils
-
 from agent.core.ports import RevisionSource, ScopeToken
+from retrieval.backend import PassageStore, open_store
 from retrieval.passages import SourceRevision, chunk, source_of
 from retrieval.ranking import bm25
-from retrieval.terms import frequencies, match_expression
+from retrieval.terms import frequencies
 
 
 class SyncOutcome(StrEnum):
@@ -76,42 +77,24 @@ class SearchResult:
 
 
 class Corpus:
-    """Passages of every registry revision. ``path=None`` keeps it in memory."""
+    """Passages of every registry revision: ``path`` is a SQLite file, a ``postgresql://``
+    URL (its tables live in the URL's current schema), or None to keep it in memory."""
 
     def __init__(self, path: str | Path | None = None):
-        conn = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
-        self._db = sqlite_utils.Database(conn)
+        self._store: PassageStore = open_store(path)
         self._lock = threading.RLock()  # snapshot is read inside sync and search too
-        self._create_schema()
-
-    # -- schema ----------------------------------------------------------------------------
-    def _create_schema(self) -> None:
-        db = self._db
-        if "revisions" in db.table_names():
-            return
-        # ``db.table(name)`` is always a Table; ``db[name]`` might be a View, which cannot create.
-        db.table("revisions").create({"id": str, "digest": str, "language": str,
-                                      "tenant": str, "family": str, "roles": str, "valid": str,
-                                      "equivalent_to": str}, pk="id")
-        db.table("passages").create({"id": int, "revision": str, "idx": int, "chunk": str,
-                                     "digest": str, "section": str, "when_json": str,
-                                     "text": str, "terms": str, "tf": str, "length": int},
-                                    pk="id")
-        db.table("passages").create_index(["revision"])
-        db.table("meta").create({"key": str, "value": str}, pk="key")
-        # Only ``terms`` (our own normalised tokens) is indexed: see retrieval.terms.
-        db.table("passages").enable_fts(["terms"], create_triggers=True, tokenize="unicode61")
 
     @property
     def snapshot(self) -> int | None:
         """The registry snapshot this corpus mirrors; None before the first sync."""
         with self._lock:
-            row = self._db.execute("select value from meta where key = 'snapshot'").fetchone()
+            row = self._store.execute("select value from meta where key = 'snapshot'"
+                                      ).fetchone()
         return int(row[0]) if row else None
 
     def __len__(self) -> int:
         with self._lock:
-            return self._db["passages"].count
+            return int(self._store.execute("select count(*) from passages").fetchone()[0])
 
     def sync_from(self, source: RevisionSource) -> SyncReport:
         """Mirror a registry (``agent.core.ports.RevisionSource``); call after every import.
@@ -138,33 +121,34 @@ class Corpus:
             if self.snapshot == snapshot:
                 return SyncReport(SyncOutcome.UNCHANGED, snapshot)
             sources = {s.revision: s for s in map(source_of, revision_texts)}
-            existing = {r["id"]: r for r in self._db.query("select * from revisions")}
+            existing = {r["id"]: r for r in self._store.rows("select * from revisions")}
             added = [s for rid, s in sources.items()
                      if rid not in existing or existing[rid]["digest"] != s.digest]
             removed = [rid for rid in existing if rid not in sources]
             corrected = [s for rid, s in sources.items() if rid in existing
                          and existing[rid]["digest"] == s.digest
                          and _metadata(existing[rid]) != s.metadata]
-            conn = self._db.conn
-            with conn:  # one transaction: readers never see half a sync
+            store = self._store
+            with store.transaction():  # one transaction: readers never see half a sync
                 for rid in removed + [s.revision for s in added]:
-                    conn.execute("delete from passages where revision = ?", (rid,))
-                    conn.execute("delete from revisions where id = ?", (rid,))
+                    store.execute("delete from passages where revision = ?", (rid,))
+                    store.execute("delete from revisions where id = ?", (rid,))
                 for source in added:
-                    self._insert(conn, source)
+                    self._insert(store, source)
                 for source in corrected:
-                    conn.execute("update revisions set language=?, tenant=?, family=?, roles=?,"
-                                 " valid=?, equivalent_to=? where id=?",
-                                 (*_metadata_row(source), source.revision))
-                conn.execute("insert or replace into meta (key, value) values ('snapshot', ?)",
-                             (str(snapshot),))
+                    store.execute("update revisions set language=?, tenant=?, family=?, roles=?,"
+                                  " valid=?, equivalent_to=? where id=?",
+                                  (*_metadata_row(source), source.revision))
+                store.execute("insert into meta (key, value) values ('snapshot', ?)"
+                              " on conflict (key) do update set value = excluded.value",
+                              (str(snapshot),))
             return SyncReport(SyncOutcome.UPDATED, snapshot,
                               tuple(sorted(s.revision for s in added)), tuple(sorted(removed)),
                               tuple(sorted(s.revision for s in corrected)))
 
     @staticmethod
-    def _insert(conn: sqlite3.Connection, source: SourceRevision) -> None:
-        conn.execute("insert into revisions (id, digest, language, tenant, family, roles,"
+    def _insert(store: PassageStore, source: SourceRevision) -> None:
+        store.execute("insert into revisions (id, digest, language, tenant, family, roles,"
                      " valid, equivalent_to) values (?, ?, ?, ?, ?, ?, ?, ?)",
                      (source.revision, source.digest, *_metadata_row(source)))
         rows = []
@@ -173,9 +157,9 @@ class Corpus:
             rows.append((p.revision, p.index, p.chunk, p.digest, p.section,
                          json.dumps(p.when), p.text, " ".join(sorted(tf.elements())),
                          json.dumps(tf, sort_keys=True), sum(tf.values())))
-        conn.executemany("insert into passages (revision, idx, chunk, digest, section,"
-                         " when_json, text, terms, tf, length) values (?,?,?,?,?,?,?,?,?,?)",
-                         rows)
+        store.executemany("insert into passages (revision, idx, chunk, digest, section,"
+                          " when_json, text, terms, tf, length) values (?,?,?,?,?,?,?,?,?,?)",
+                          rows)
 
     # -- search ----------------------------------------------------------------------------
     def search(self, token: ScopeToken, query_terms: Iterable[str],
@@ -195,22 +179,17 @@ class Corpus:
             if not allowed or limit <= 0:
                 return SearchResult((), snapshot, 0)
             marks = ",".join("?" * len(allowed))
-            rows = self._db.execute(
-                "select p.id, p.length, p.when_json, r.roles from passages p"
-                " join revisions r on r.id = p.revision"
-                f" where p.revision in ({marks}) and r.tenant in ('*', ?)",
+            rows = self._store.execute(
+                "select p.id, p.length, p.when_json, r.roles from revisions r"
+                " join passages p on p.revision = r.id"
+                f" where r.id in ({marks}) and r.tenant in ('*', ?)",
                 (*allowed, token.tenant)).fetchall()
             eligible = {pid: length for pid, length, when, seen_by in rows
                         if _visible(seen_by, subject_roles) and _holds(when, wanted)}
-            expression = match_expression(query)
-            if not eligible or expression is None:
+            if not eligible or not query:
                 return SearchResult((), snapshot, len(eligible))
-            found: list[int] = []
-            for low, high in _ranges(sorted(eligible)):
-                found += [r[0] for r in self._db.execute(
-                    "select rowid from passages_fts where passages_fts match ?"
-                    " and rowid between ? and ?", (expression, low, high))
-                    if r[0] in eligible]
+            found = [pid for pid in self._store.matching(query, sorted(eligible))
+                     if pid in eligible]
             details = self._details(found)
         candidates = {pid: (d["length"], json.loads(d["tf"])) for pid, d in details.items()}
         avg = sum(eligible.values()) / len(eligible)
@@ -227,18 +206,17 @@ class Corpus:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        cursor = self._db.execute(
+        rows = self._store.rows(
             "select p.id, p.revision, p.idx, p.chunk, p.section, p.text, p.tf, p.length,"
             " r.digest as revision_digest, r.language,"
             " coalesce(nullif(r.valid, '[]'), e.valid, '[]') as valid from passages p"
             " join revisions r on r.id = p.revision"
             " left join revisions e on e.id = r.equivalent_to"
             f" where p.id in ({marks})", ids)
-        names = [c[0] for c in cursor.description]
-        return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
+        return {row["id"]: row for row in rows}
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 def _metadata(row: Mapping[str, str]) -> tuple[object, ...]:
@@ -260,14 +238,3 @@ def _visible(roles_json: str, subject_roles: frozenset[str]) -> bool:
 def _holds(when_json: str, fields: Mapping[str, str]) -> bool:
     """Every ``when`` condition equals an accepted field; an unknown field fails closed."""
     return all(fields.get(name) == value for name, value in json.loads(when_json))
-
-
-def _ranges(ids: list[int]) -> list[tuple[int, int]]:
-    """Consecutive runs of sorted ids as inclusive (low, high) pairs."""
-    runs: list[tuple[int, int]] = []
-    for i in ids:
-        if runs and i == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], i)
-        else:
-            runs.append((i, i))
-    return runs

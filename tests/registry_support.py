@@ -1,4 +1,7 @@
-"""Shared helpers for the registry tests (not a conftest: plain functions, imported by name)."""
+"""Shared helpers for the registry tests (not a conftest: plain functions, imported by name).
+
+The fixtures that run a test on both database backends are in ``backend_support``.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.ports import ResolutionQuery
-from registry import schema, store
-from registry.parse import parse_file
-from registry.resolver import Registry
+from registry.backend import is_url
 
 # Seed 003's vectors, kept in this repository as the project's own fixture files.
 SEED = Path(__file__).resolve().parent / "fixtures" / "seed-003"
-
-
-def registry_from(*files: str | Path, now_tick: int | None = None, **kwargs) -> Registry:
-    """An in-memory registry with ``files`` imported in order (seed names or paths)."""
-    db = schema.memory()
-    for name in files:
-        path = Path(name) if Path(name).is_absolute() else SEED / name
-        store.apply_file(db, parse_file(path))
-    return Registry(db, now_tick=now_tick, **kwargs)
 
 
 def seed_query(**overrides: Any) -> ResolutionQuery:
@@ -38,10 +30,14 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def dump(db_path: Path) -> tuple:
-    """Everything observable in a database file: user_version plus the full SQL dump."""
+def dump(target: str | Path) -> tuple:
+    """Everything observable in a registry database: for a file, user_version plus the full
+    SQL dump; for a PostgreSQL URL, every table of its current schema with its rows."""
+    if is_url(target):
+        return _dump_postgres(str(target))
     import sqlite3
 
+    db_path = Path(target)
     if not db_path.exists():
         return ("absent",)
     conn = sqlite3.connect(db_path)
@@ -49,3 +45,14 @@ def dump(db_path: Path) -> tuple:
         return (conn.execute("PRAGMA user_version").fetchone()[0], tuple(conn.iterdump()))
     finally:
         conn.close()
+
+
+def _dump_postgres(url: str) -> tuple:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        tables = [name for (name,) in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+            "ORDER BY tablename")]
+        return tuple((name, tuple(sorted(map(repr, conn.execute(f'SELECT * FROM "{name}"')))))
+                     for name in tables)

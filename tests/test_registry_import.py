@@ -1,12 +1,21 @@
 """Importing registry files: every contract rejection, atomicity, no-op re-imports, corrections
-seen through ``known_at``, and the integrity the database itself enforces."""
+seen through ``known_at``, and the integrity the database itself enforces, on SQLite and on
+PostgreSQL (its exclusion constraint, the import lock between processes, unreachable URLs)."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
-from registry_support import SEED, dump, registry_from, seed_query, write
+from backend_support import (  # noqa: F401 (fixtures: backend, db_target, places, registry_from)
+    backend_param,
+    connect,
+    db_target_fixture,
+    driver_error,
+    places_fixture,
+    registry_from_fixture,
+)
+from registry_support import SEED, dump, seed_query, write
 
 from agent.core.ports import RegistryOutcome
 from registry import schema, store
@@ -26,10 +35,9 @@ def rev(rid="manual-X", *, extra="", applies=None, text="Some text.", family="pu
 
 
 @pytest.fixture
-def seeded(tmp_path):
-    db = tmp_path / "registry.db"
-    store.import_path(db, SEED / "registry.yaml")
-    return db
+def seeded(db_target):
+    store.import_path(db_target, SEED / "registry.yaml")
+    return db_target
 
 
 REJECTIONS = {
@@ -133,6 +141,17 @@ def test_bare_date_in_an_instants_file_is_rejected_and_no_database_is_created(tm
     assert not db.exists() and list(tmp_path.iterdir()) == [tmp_path / "dates.yaml"]
 
 
+def test_rejected_first_import_leaves_the_database_without_tables(db_target, tmp_path):
+    """A file that fails the second pass (the database's checks) on an empty database: on
+    SQLite the file it created is removed, on PostgreSQL the schema it created rolls back."""
+    before = dump(db_target)
+    bad = HEAD + rev(extra="    supersedes:\n      - {revision: manual-Z, procedure: "
+                           "seal-torque, decision: AD-9}\n")
+    with pytest.raises(RejectedFile, match="unknown revision 'manual-Z'"):
+        store.import_path(db_target, write(tmp_path, "bad.yaml", bad))
+    assert dump(db_target) == before
+
+
 def test_reimporting_the_same_file_is_a_no_op(seeded):
     before = dump(seeded)
     result = store.import_path(seeded, SEED / "registry.yaml")
@@ -140,7 +159,7 @@ def test_reimporting_the_same_file_is_a_no_op(seeded):
     assert dump(seeded) == before
 
 
-def test_correction_creates_a_snapshot_and_known_at_sees_each_interpretation():
+def test_correction_creates_a_snapshot_and_known_at_sees_each_interpretation(registry_from):
     registry = registry_from("registry.yaml", "restricted.yaml")
     assert registry.snapshot == 2
     earlier = registry.resolve(seed_query(at="6", known_at=1))
@@ -149,7 +168,7 @@ def test_correction_creates_a_snapshot_and_known_at_sees_each_interpretation():
     assert later.outcome is RegistryOutcome.UNAVAILABLE
 
 
-def test_growing_effectivity_by_correction_is_time_travelled(tmp_path):
+def test_growing_effectivity_by_correction_is_time_travelled(tmp_path, registry_from):
     grown = (SEED / "registry.yaml").read_text().replace(
         "{procedure: seal-torque, configurations: [C2], regions: [EU], valid: [5, 10]}",
         "{procedure: seal-torque, configurations: [C2, C3], regions: [EU], valid: [5, 10]}")
@@ -162,10 +181,10 @@ def test_growing_effectivity_by_correction_is_time_travelled(tmp_path):
         is RegistryOutcome.NOT_APPLICABLE  # before any import nothing was known
 
 
-def test_database_refuses_to_change_revision_content_or_history(seeded):
-    conn = sqlite3.connect(seeded)
+def test_database_refuses_to_change_revision_content_or_history(seeded, backend):
+    conn = connect(seeded)
     for sql in ("UPDATE revisions SET content = '{\"text\": \"41 Nm\"}' WHERE id = 'manual-A'",
-                "UPDATE revisions SET digest = hex(randomblob(32)) WHERE id = 'manual-A'",
+                f"UPDATE revisions SET digest = '{'ab' * 32}' WHERE id = 'manual-A'",
                 "DELETE FROM revisions WHERE id = 'manual-A'",
                 "UPDATE interpretations SET status = 'withdrawn' WHERE revision = 'manual-A'",
                 "DELETE FROM interpretations",
@@ -173,7 +192,7 @@ def test_database_refuses_to_change_revision_content_or_history(seeded):
                 "INSERT INTO revisions VALUES ('x', 'f', 'memo', 'en', '*', '{}', "
                 "'0000000000000000000000000000000000000000000000000000000000000000', 1)",
                 "INSERT INTO scopes VALUES (1, 0, 'f', 'p', 'c', 'r', 'soon', NULL)"):
-        with pytest.raises(sqlite3.DatabaseError):
+        with pytest.raises(driver_error(backend)):
             conn.execute(sql)
     conn.close()
 
@@ -189,9 +208,13 @@ def test_database_is_wal_strict_and_versioned(seeded):
     conn.close()
 
 
-def test_database_from_a_newer_schema_is_refused_and_left_alone(seeded, tmp_path):
-    conn = sqlite3.connect(seeded)
-    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+NEWER_SCHEMA = {"sqlite": f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}",
+                "postgresql": "UPDATE registry_schema SET version = version + 1"}
+
+
+def test_database_from_a_newer_schema_is_refused_and_left_alone(seeded, backend):
+    conn = connect(seeded)
+    conn.execute(NEWER_SCHEMA[backend])
     conn.close()
     before = dump(seeded)
     with pytest.raises(BadDatabase, match="newer Amend"):
@@ -230,7 +253,7 @@ def test_other_files_at_the_database_path_are_refused_and_left_alone(tmp_path, m
     assert (dump(path) if path.is_file() else "dir") == before
 
 
-def test_gap_under_a_wildcard_is_reported_once_for_the_scope_it_is_in(tmp_path):
+def test_gap_under_a_wildcard_is_reported_once_for_the_scope_it_is_in(tmp_path, registry_from):
     from registry.findings import validate
 
     text = HEAD + rev("m-c2", applies="{procedure: p, configurations: [C2], regions: [EU], "

@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from agent.core.ports import RetrievalResult
+from registry.cli import DatabaseTarget
 
 
 @click.command("retrieve")
@@ -36,14 +37,14 @@ from agent.core.ports import RetrievalResult
               help="Accepted field for section conditions, NAME=VALUE, e.g. opened=yes.")
 @click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 50),
               help="Most passages to return.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Registry database (default: the app data dir, as `amend registry`).")
+@click.option("--db", type=DatabaseTarget(), default=None,
+              help="Registry database: a file path or a postgresql:// URL (default: the app "
+                   "data dir, as `amend registry`).")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"outcome", "revision", "edition", "passages": [...]}.')
 def retrieve(question: str, **kw) -> None:
     """Print the resolution outcome and the admitted passages with their citations."""
-    import sqlite3
-
+    from registry.backend import is_database_error, label_of, one_line
     from registry.cli import default_db
     from registry.errors import RegistryError
 
@@ -56,10 +57,13 @@ def retrieve(question: str, **kw) -> None:
     except RegistryError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
-    except sqlite3.DatabaseError as exc:
-        click.echo(f"error: {db}: the registry database cannot be read ({exc}); import a "
-                   f"registry with `amend registry import FILE --db {db}` or pass another --db",
-                   err=True)
+    except Exception as exc:
+        if not is_database_error(exc):
+            raise
+        label = label_of(db)
+        click.echo(f"error: {label}: the registry database cannot be read ({one_line(exc)}); "
+                   f"import a registry with `amend registry import FILE --db {label}` or pass "
+                   f"another --db", err=True)
         sys.exit(2)
     report = render_json(resolution, result)
     if kw["as_json"]:
@@ -78,8 +82,12 @@ def _fields(items: tuple[str, ...]) -> dict[str, str]:
     return fields
 
 
-def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
-    """Resolve, sync, retrieve. Returns (Resolution, Retrieved | None). Read-only."""
+def run(question: str, db: str | Path, kw: dict, fields: dict[str, str]):
+    """Resolve, sync, retrieve. Returns (Resolution, Retrieved | None). Read-only.
+
+    ``db`` is the registry: a SQLite file or a ``postgresql://`` URL. The corpus is built in
+    memory from its revision texts for this one question.
+    """
     import asyncio
 
     from agent.core.gate import AdmissionGate, Stamp
@@ -91,7 +99,7 @@ def run(question: str, db: Path, kw: dict, fields: dict[str, str]):
     from retrieval.query import build_query
     from retrieval.retriever import ScopedRetriever
 
-    if not db.exists():
+    if isinstance(db, Path) and not db.exists():
         raise click.UsageError(f"--db {db}: no registry database there; create one with "
                                f"`amend registry import FILE --db {db}`")
     roles = tuple(r.strip() for r in kw["roles"].split(",") if r.strip())
