@@ -197,7 +197,9 @@ def test_database_refuses_to_change_revision_content_or_history(seeded, backend)
     conn.close()
 
 
-def test_database_is_wal_strict_and_versioned(seeded):
+def test_sqlite_database_is_wal_strict_and_versioned(tmp_path):
+    seeded = tmp_path / "registry.db"
+    store.import_path(seeded, SEED / "registry.yaml")
     conn = sqlite3.connect(seeded)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
@@ -251,6 +253,141 @@ def test_other_files_at_the_database_path_are_refused_and_left_alone(tmp_path, m
     with pytest.raises(BadDatabase, match=fragment):
         store.import_path(path, SEED / "registry.yaml")
     assert (dump(path) if path.is_file() else "dir") == before
+
+
+REFUSE_PROCEDURE_BOOM = {
+    "sqlite": "CREATE TRIGGER no_boom BEFORE INSERT ON scopes WHEN NEW.procedure = 'boom' "
+              "BEGIN SELECT RAISE(ABORT, 'boom refused for the test'); END",
+    "postgresql": "ALTER TABLE scopes ADD CONSTRAINT no_boom CHECK (procedure <> 'boom')"}
+
+
+def test_import_failing_inside_the_database_midway_writes_nothing(seeded, backend, tmp_path):
+    """The checks pass, then the database refuses a row of the second new revision: the
+    first one, its snapshot and everything else are rolled back with it."""
+    conn = connect(seeded)
+    conn.execute(REFUSE_PROCEDURE_BOOM[backend])
+    conn.close()
+    before = dump(seeded)
+    boom = "{procedure: boom, configurations: [C2], regions: [EU], valid: [0, null]}"
+    path = write(tmp_path, "two.yaml", HEAD + rev("manual-ok") + rev("manual-boom",
+                                                                      applies=boom))
+    with pytest.raises(BadDatabase, match="failed during the import .*nothing was written"):
+        store.import_path(seeded, path)
+    assert dump(seeded) == before
+
+
+def test_postgres_exclusion_constraint_keeps_interpretations_from_overlapping(pg_dsn, tmp_path):
+    """At every snapshot a revision has one interpretation. The registry's own check refuses
+    a file that would give it two, with the same message as on SQLite (see REJECTIONS,
+    "duplicate id in one file"); behind the registry's back PostgreSQL refuses the row."""
+    store.import_path(pg_dsn, SEED / "registry.yaml")
+    twice = HEAD + rev("manual-X") + rev("manual-X", text="Other text.")
+    with pytest.raises(RejectedFile, match="the id appears twice in this file"):
+        store.import_path(pg_dsn, write(tmp_path, "twice.yaml", twice))
+    import psycopg
+
+    row = ("INSERT INTO interpretations (id, revision, known_from, known_to, status, roles, "
+           "applies, supersedes, canonical) VALUES (%s, 'manual-A', %s, %s, 'approved', '[]', "
+           "'[]', '[]', '')")
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute("INSERT INTO snapshots VALUES (2, 'now', 'hand.yaml', %s), "
+                     "(3, 'now', 'hand.yaml', %s)", ("0" * 64, "0" * 64))
+        # A correction's shape is accepted: close the current row at 2, open one from 2.
+        conn.execute("UPDATE interpretations SET known_to = 2 WHERE revision = 'manual-A'")
+        conn.execute(row, (100, 2, None))
+        # [1, 3) overlaps both; the one-current unique index cannot see it, the constraint does.
+        with pytest.raises(psycopg.errors.ExclusionViolation,
+                           match="interpretations_never_overlap"):
+            conn.execute(row, (101, 1, 3))
+
+
+def test_postgres_import_holds_the_registry_lock_until_its_transaction_ends(pg_dsn):
+    import psycopg
+
+    store.import_path(pg_dsn, SEED / "registry.yaml")
+    db, _ = schema.open_for_import(pg_dsn)
+    advisory = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    with psycopg.connect(pg_dsn, autocommit=True) as other:
+        db.begin_write()
+        assert other.execute(advisory).fetchone()[0] == 1
+        db.rollback()
+        assert other.execute(advisory).fetchone()[0] == 0
+    db.close()
+
+
+def _import_each(url: str, paths: list, barrier, results) -> None:
+    """One importing process: wait for the others, then import ``paths`` in order."""
+    barrier.wait()
+    for path in paths:
+        results.put((path.name, store.import_path(url, path).snapshot))
+
+
+def test_postgres_importers_in_several_processes_take_turns(pg_dsn, tmp_path):
+    """Three processes import four files each at once. Every file corrects the same revision
+    (so each import reads what the previous one wrote) and adds its own: with the lock they
+    all succeed, snapshots are 1..13 with no gap, and each holds exactly its file's rows."""
+    import multiprocessing
+
+    shared = "{procedure: seal-torque, configurations: [C2], regions: [EU], valid: [0, %d]}"
+    store.import_path(pg_dsn, write(tmp_path, "base.yaml",
+                                    HEAD + rev("shared", applies=shared % 1000)))
+    files = {k: [write(tmp_path, f"p{k}-{i}.yaml", HEAD + rev(f"p{k}-{i}") + rev(
+        "shared", applies=shared % (100 + 10 * k + i))) for i in range(4)] for k in range(3)}
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(3), context.Queue()
+    workers = [context.Process(target=_import_each, args=(pg_dsn, paths, barrier, results))
+               for paths in files.values()]
+    for worker in workers:
+        worker.start()
+    done = [results.get(timeout=60) for _ in range(12)]
+    for worker in workers:
+        worker.join(timeout=60)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
+    assert sorted(snapshot for _, snapshot in done) == list(range(2, 14))
+    with connect(pg_dsn) as conn:
+        owners = dict(conn.execute("SELECT id, source FROM snapshots").fetchall())
+        firsts = dict(conn.execute("SELECT id, first_snapshot FROM revisions").fetchall())
+        corrected = conn.execute("SELECT known_from, known_to FROM interpretations "
+                                 "WHERE revision = 'shared' ORDER BY known_from").fetchall()
+    assert all(owners[firsts[name.removesuffix(".yaml")]] == name for name, _ in done)
+    assert corrected == [(s, s + 1) for s in range(1, 13)] + [(13, None)]
+
+
+@pytest.mark.parametrize("url", ["postgresql://amend:s3cret@127.0.0.1:{port}/registry",
+                                 "postgresql://amend@127.0.0.1:{port}/registry?password=s3cret"])
+def test_unreachable_postgres_url_is_one_clear_error_without_the_password(url, tmp_path):
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        url = url.format(port=free.getsockname()[1])
+    for attempt in (lambda: Registry.open(url),
+                    lambda: store.import_path(url, SEED / "registry.yaml")):
+        with pytest.raises(BadDatabase) as caught:
+            attempt()
+        message = str(caught.value)
+        assert message.startswith("postgresql://amend@127.0.0.1:") and "/registry:" in message
+        assert "cannot connect to PostgreSQL" in message and "start the server" in message
+        assert "s3cret" not in message and "\n" not in message
+
+
+def test_postgres_database_of_another_application_is_refused_and_left_alone(pg_dsn):
+    with connect(pg_dsn) as conn:
+        conn.execute("CREATE TABLE orders (id integer)")
+    before = dump(pg_dsn)
+    for attempt in (lambda: Registry.open(pg_dsn),
+                    lambda: store.import_path(pg_dsn, SEED / "registry.yaml")):
+        with pytest.raises(BadDatabase, match="not an Amend registry database .* own database "
+                                              "or schema"):
+            attempt()
+    assert dump(pg_dsn) == before
+
+
+def test_empty_postgres_database_is_no_registry_until_the_first_import(pg_dsn):
+    with pytest.raises(BadDatabase, match="no registry database there; run 'amend registry "
+                                          "import FILE --db postgresql://"):
+        Registry.open(pg_dsn)
+    assert dump(pg_dsn) == ()
 
 
 def test_gap_under_a_wildcard_is_reported_once_for_the_scope_it_is_in(tmp_path, registry_from):

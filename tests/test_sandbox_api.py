@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import time
 
 import httpx
 import pytest
@@ -415,3 +416,29 @@ def test_malformed_if_match_or_revision_is_400_and_conflicting_preconditions_412
         response = api.post(path, json=body, headers={"Idempotency-Key": f"k{i}", **headers})
         assert (response.status_code, code(response)) == (status, expected), headers
     assert api.get(f"/v1/bookings/{ref}").json()["version"] == 1
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_notification_left_queued_by_a_stopped_process_is_delivered_at_the_next_start(
+        backend, tmp_path, request):
+    """The outbox is the database's: a message committed with its booking by a process that
+    stopped before delivering it is taken over (once) by the next process to start."""
+    from tools_sandbox.store import open_store
+
+    db = (str(tmp_path / "sandbox.db") if backend == "sqlite"
+          else request.getfixturevalue("pg_cluster").new_database("outbox"))
+    store = open_store(db)
+    booking = {"ref": "BK-LEFT01", "tenant": "acme", "account": "ACME-001", "asset": "P-100",
+               "date": "2026-12-03", "window": "morning", "time": None, "units": 1,
+               "site": "12 Harbour Road", "contact": "tech-17", "status": "confirmed",
+               "version": 1, "created_key": "k", "revision": 1, "created_at": "x",
+               "updated_at": "x"}
+    store.atomically(lambda: (store.insert_booking(booking),
+                              store.add_notification(booking, "confirmation", "booked")))
+    store.close()  # the writer is gone before it delivered: its row is queued, its owner dead
+    with serve_in_background(db) as later:
+        deadline = time.monotonic() + 10
+        while (rows := later.admin.notifications())[0]["status"] != "delivered":
+            assert time.monotonic() < deadline, rows
+            time.sleep(0.01)  # polling a condition, not timing a race
+    assert [(r["booking_ref"], r["deliveries"]) for r in rows] == [("BK-LEFT01", 1)]

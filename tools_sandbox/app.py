@@ -54,6 +54,7 @@ def create_app(db_path: str, config: SandboxConfig | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        service.recover()
         yield
         faults.release()
         await service.aclose()

@@ -2,7 +2,7 @@
 
 Each caller operation runs through :class:`~tools_sandbox.idempotency.Executor`, so its business
 write, its ``booking_events`` row, its one notification and the finishing of its idempotency
-key are a single SQLite transaction. Preconditions are checked at commit time, after any
+key are a single database transaction. Preconditions are checked at commit time, after any
 injected delay, so a staff edit that lands during the delay is seen (RFC 9110 If-Match: 412).
 
 Visibility: a booking of another account (or tenant) answers 404, exactly like a booking that
@@ -83,6 +83,12 @@ class BookingService:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    def recover(self) -> None:
+        """At start: deliver the queued notifications a stopped process left behind
+        (side effect: background deliveries)."""
+        for nid in self.store.adopt_orphan_notifications():
+            self.outbox.schedule(nid)
 
     def _after_commit(self, work: Work) -> None:
         if work.notification is not None:

@@ -80,14 +80,16 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "booking_ref": str, "response_status": int, "response_body": str,
         "created_at": str, "updated_at": str, "created_ts": float, "owner": int,
     }, pk=("tenant", "account", "key"), if_not_exists=True)
-    if "owner" not in db.table("requests").columns_dict:  # a file from before PostgreSQL
-        db.table("requests").add_column("owner", int)
     db.table("notifications").create({
         "id": int, "tenant": str, "account": str, "booking_ref": str, "booking_version": int,
         "kind": str, "contact": str, "dedupe_key": str, "body": str, "status": str,
         "attempts": int, "deliveries": int, "created_at": str, "delivered_at": str,
+        "owner": int,
     }, pk="id", if_not_exists=True)
     db.table("notifications").create_index(["dedupe_key"], unique=True, if_not_exists=True)
+    for table in ("requests", "notifications"):  # a file from before owners were recorded
+        if "owner" not in db.table(table).columns_dict:
+            db.table(table).add_column("owner", int)
     db.table("handoffs").create({
         "id": str, "tenant": str, "account": str, "status": str, "version": int,
         "state": str, "resolution": str, "created_at": str, "updated_at": str,
@@ -118,7 +120,7 @@ CREATE TABLE IF NOT EXISTS requests (tenant text, account text, key text, op tex
 CREATE TABLE IF NOT EXISTS notifications (id bigserial PRIMARY KEY, tenant text, account text,
     booking_ref text, booking_version integer, kind text, contact text, dedupe_key text UNIQUE,
     body text, status text, attempts integer, deliveries integer, created_at text,
-    delivered_at text);
+    delivered_at text, owner bigint);
 CREATE TABLE IF NOT EXISTS handoffs (id text PRIMARY KEY, tenant text, account text,
     status text, version integer, state text, resolution text, created_at text,
     updated_at text);
@@ -133,7 +135,7 @@ class Store:
     """
 
     path: str
-    owner: int  # this process's identity on PENDING requests it holds
+    owner: int  # this process's identity on the PENDING requests and queued notifications
 
     def execute(self, sql: str, *params: Any) -> Any:
         """Run one statement; returns a cursor (``rowcount``, ``fetchone``)."""
@@ -327,12 +329,34 @@ class Store:
     def add_notification(self, booking: dict, kind: str, body: str) -> int:
         row = self.execute(
             "INSERT INTO notifications (tenant, account, booking_ref, booking_version, kind, "
-            "contact, dedupe_key, body, status, attempts, deliveries, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, 0, ?) RETURNING id",
+            "contact, dedupe_key, body, status, attempts, deliveries, created_at, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?) RETURNING id",
             booking["tenant"], booking["account"], booking["ref"], booking["version"], kind,
             booking["contact"], f"{booking['ref']}:v{booking['version']}:{kind}", body,
-            now_iso()).fetchone()
+            now_iso(), self.owner).fetchone()
         return int(row["id"])
+
+    def adopt_orphan_notifications(self) -> list[int]:
+        """Take over the queued notifications of processes that are gone; returns their ids.
+
+        A notification is written in the same transaction as its booking change, and the
+        process that wrote it delivers it. If that process died first, the message would stay
+        queued for ever: the outbox would lose it. Each id is taken with a conditional UPDATE,
+        so two processes starting at once never both deliver it.
+        """
+        rows = self.all("SELECT id, owner FROM notifications WHERE status = 'queued' "
+                        "ORDER BY id")
+        owners = {r["owner"] for r in rows} - {self.owner}
+        dead = owners - self.owners_alive(owners)
+        adopted = []
+        for r in rows:
+            if r["owner"] in dead and self.execute(
+                    "UPDATE notifications SET owner = ? WHERE id = ? AND status = 'queued' AND "
+                    + ("owner IS NULL" if r["owner"] is None else "owner = ?"),
+                    self.owner, r["id"], *(() if r["owner"] is None else (r["owner"],))
+            ).rowcount == 1:
+                adopted.append(r["id"])
+        return adopted
 
     def notification(self, nid: int) -> dict | None:
         return self.one("SELECT * FROM notifications WHERE id = ?", nid)
@@ -350,7 +374,8 @@ class SQLiteStore(Store):
 
     def __init__(self, path: str):
         self.path = path
-        self.owner = 0
+        # A new identity per process: rows owned by an earlier run of the file are orphans.
+        self.owner = random.SystemRandom().randrange(1, 2**62)
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
