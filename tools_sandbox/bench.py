@@ -70,6 +70,7 @@ def _server_process(db: str | None = None, workers: int = 1):
             "'--port', '0', '--test-mode', '--caller', 'bench/bench/BENCH-1', "
             f"'--capacity', '1000000000'{more}]; main()")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None  # stdout=PIPE
     try:
         first, second = proc.stdout.readline().split(), proc.stdout.readline().split()
         if len(first) < 4 or not second:
