@@ -442,3 +442,17 @@ def test_a_notification_left_queued_by_a_stopped_process_is_delivered_at_the_nex
             assert time.monotonic() < deadline, rows
             time.sleep(0.01)  # polling a condition, not timing a race
     assert [(r["booking_ref"], r["deliveries"]) for r in rows] == [("BK-LEFT01", 1)]
+
+
+def test_faults_set_for_one_tenant_hit_only_that_tenants_requests(api, sandbox):
+    other = sandbox.admin.mint("globex", "tech-2", "GLX-001")
+    sandbox.admin.set_faults([{"op": "create_booking", "fail_before_commit": True}],
+                             tenant="acme")
+    with httpx.Client(base_url=sandbox.base_url, timeout=5,
+                      headers={"Authorization": f"Bearer {other}"}) as globex:
+        assert create(globex, key="g1").status_code == 201
+    assert create(api, key="a1").status_code == 503
+    sandbox.admin.set_faults([], tenant="acme")
+    assert create(api, key="a1").status_code == 201
+    bad = httpx.put(f"{sandbox.base_url}/admin/faults", json={"faults": [], "tenant": ""})
+    assert bad.status_code == 422

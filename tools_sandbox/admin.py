@@ -60,6 +60,9 @@ FaultRule = Annotated[dict, WithJsonSchema(RULE_SCHEMA)]  # FaultPlan checks it,
 
 class FaultList(BaseModel):
     faults: list[FaultRule] = Field(max_length=100)
+    tenant: str | None = Field(default=None, min_length=1, max_length=200,
+                               description="Replace only this tenant's rules (each rule is "
+                                           "scoped to it); other tenants' rules stay.")
 
 
 @router.post("/tokens", response_model=m.Token)
@@ -144,8 +147,9 @@ async def get_faults(request: Request):
 
 @router.put("/faults")
 async def set_faults(body: FaultList, request: Request):
-    """Replace every fault rule (docs/call-scripts.md vocabulary) and restart the call counters."""
-    request.app.state.service.faults.set(body.faults)
+    """Replace every fault rule (docs/call-scripts.md vocabulary) and restart the call counters;
+    with ``tenant``, only that tenant's rules and counters (calls sharing one sandbox)."""
+    request.app.state.service.faults.set(body.faults, tenant=body.tenant)
     return await get_faults(request)
 
 

@@ -75,8 +75,12 @@ class SandboxAdmin:
     def requests(self) -> list[dict]:
         return self._call("GET", "/admin/requests")["requests"]
 
-    def set_faults(self, faults: Iterable[Mapping]) -> dict:
-        return self._call("PUT", "/admin/faults", json={"faults": list(faults)})
+    def set_faults(self, faults: Iterable[Mapping], tenant: str | None = None) -> dict:
+        """Replace the fault rules: all of them, or only ``tenant``'s."""
+        body: dict[str, object] = {"faults": list(faults)}
+        if tenant is not None:
+            body["tenant"] = tenant
+        return self._call("PUT", "/admin/faults", json=body)
 
     def add_fault(self, fault: Mapping) -> dict:
         return self._call("POST", "/admin/faults", json=dict(fault))

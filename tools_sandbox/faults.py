@@ -18,7 +18,7 @@ import asyncio
 import random
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 
 from agent.core.errors import InvalidInput
@@ -36,7 +36,9 @@ RULE_SCHEMA: dict = {
                    "delay_ms": {"type": "integer", "minimum": 0, "maximum": 600_000},
                    **{flag: {"type": "boolean"} for flag in FLAGS},
                    "nth": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
-                   "probability": {"type": "number", "minimum": 0, "maximum": 1}},
+                   "probability": {"type": "number", "minimum": 0, "maximum": 1},
+                   "tenant": {"anyOf": [{"type": "string", "minLength": 1},
+                                        {"type": "null"}]}},
     # It injects something: a delay, or one of the flags set.
     "anyOf": [{"required": ["delay_ms"], "properties": {"delay_ms": {"minimum": 1}}},
               *({"required": [flag], "properties": {flag: {"const": True}}} for flag in FLAGS)],
@@ -72,6 +74,7 @@ class FaultRule:
     uncancellable: bool = False
     nth: int | None = None
     probability: float = 1.0
+    tenant: str | None = None  # only this tenant's calls (one call of many sharing a sandbox)
 
     @classmethod
     def parse(cls, entry: Mapping[str, object]) -> FaultRule:
@@ -107,7 +110,12 @@ class FaultRule:
         if not delay and not any(flags.values()):
             raise InvalidInput(f"sandbox.faults: entry {dict(entry)} injects nothing; give "
                                "delay_ms or one of " + ", ".join(FLAGS[:-1]))
-        return cls(op=op, delay_ms=delay, nth=nth, probability=float(probability), **flags)
+        tenant = entry.get("tenant")
+        if tenant is not None and (not isinstance(tenant, str) or not tenant):
+            raise InvalidInput(f"sandbox.faults: tenant must be a non-empty text, got "
+                               f"{tenant!r}")
+        return cls(op=op, delay_ms=delay, nth=nth, probability=float(probability),
+                   tenant=tenant, **flags)
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"op": self.op}
@@ -138,7 +146,12 @@ class FaultDecision:
 
 
 class FaultPlan:
-    """The live set of rules, per-op call counters and the waits currently held."""
+    """The live set of rules, per-op call counters and the waits currently held.
+
+    A rule with a ``tenant`` applies to that tenant's calls only, and its ``nth`` and
+    ``probability`` count and draw over that tenant's calls: calls that share one sandbox,
+    each under its own tenant, each see exactly the faults their script asked for.
+    """
 
     def __init__(self, rules: Iterable[FaultRule | Mapping] = (), *, seed: int = 0,
                  enabled: bool = True):
@@ -147,8 +160,8 @@ class FaultPlan:
         self._lock = threading.Lock()
         self._held = threading.Condition(self._lock)
         self._rules: tuple[FaultRule, ...] = ()
-        self._calls: dict[str, int] = {}
-        self._rngs: dict[str, random.Random] = {}
+        self._calls: dict[tuple[str, str | None], int] = {}
+        self._rngs: dict[tuple[str, str | None], random.Random] = {}
         self._waits: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
         self.set(rules)
 
@@ -158,16 +171,28 @@ class FaultPlan:
     def rules(self) -> tuple[FaultRule, ...]:
         return self._rules
 
-    def set(self, rules: Iterable[FaultRule | Mapping]) -> None:
-        """Replace every rule and restart the call counters (side effect: shared state)."""
+    def set(self, rules: Iterable[FaultRule | Mapping], *, tenant: str | None = None) -> None:
+        """Replace every rule and restart the call counters (side effect: shared state).
+
+        With ``tenant``: replace only that tenant's rules (each given rule is scoped to it)
+        and restart only its counters; other tenants' rules are untouched.
+        """
+        rules = list(rules)
         if rules and not self.enabled:
             raise InvalidInput("sandbox faults are disabled; start the sandbox with "
                                "faults enabled (test/demo flag) to inject them")
         parsed = tuple(r if isinstance(r, FaultRule) else FaultRule.parse(r) for r in rules)
+        if tenant is not None:
+            parsed = tuple(replace(r, tenant=tenant) for r in parsed)
         with self._lock:
-            self._rules = parsed
-            self._calls = {}
-            self._rngs = {op: random.Random(f"{self.seed}:{op}") for op in OPS}
+            if tenant is None:
+                self._rules = parsed
+                self._calls, self._rngs = {}, {}
+            else:
+                self._rules = (*(r for r in self._rules if r.tenant != tenant), *parsed)
+                for counters in (self._calls, self._rngs):
+                    for scope in [k for k in counters if k[1] == tenant]:
+                        del counters[scope]
 
     def add(self, rule: FaultRule | Mapping) -> None:
         """Add one rule, keeping the counters (the chat ``/faults`` command)."""
@@ -180,27 +205,41 @@ class FaultPlan:
     def clear(self) -> None:
         self.set(())
 
-    def calls(self, op: str) -> int:
+    def calls(self, op: str, tenant: str | None = None) -> int:
+        """Calls of ``op`` counted so far: all of them, or one tenant's."""
         with self._lock:
-            return self._calls.get(op, 0)
+            return self._calls.get((op, tenant), 0)
 
-    def decide(self, op: str) -> FaultDecision:
-        """Count one call of ``op`` and return the faults that apply to it."""
+    def decide(self, op: str, tenant: str | None = None) -> FaultDecision:
+        """Count one call of ``op`` (by ``tenant``) and return the faults that apply to it."""
         with self._lock:
-            n = self._calls.get(op, 0) + 1
-            self._calls[op] = n
+            scopes = [(op, None)] + ([(op, tenant)] if tenant is not None else [])
+            for scope in scopes:
+                self._calls[scope] = self._calls.get(scope, 0) + 1
             delay_ms = 0
             flags: dict[str, bool] = {}
             for rule in self._rules:
-                if rule.op != op or (rule.nth is not None and rule.nth != n):
+                if rule.op != op or rule.tenant not in (None, tenant):
+                    continue
+                scope = (op, rule.tenant)
+                if rule.nth is not None and rule.nth != self._calls[scope]:
                     continue
                 # Draw for every matching rule, hit or miss, so the sequence is replayable.
-                if rule.probability < 1 and self._rngs[op].random() >= rule.probability:
+                if rule.probability < 1 and self._rng(scope).random() >= rule.probability:
                     continue
                 delay_ms = max(delay_ms, rule.delay_ms)
                 for name in FLAGS:
                     flags[name] = flags.get(name, False) or getattr(rule, name)
+            n = self._calls[(op, None)]
         return FaultDecision(op=op, call=n, delay_ms=delay_ms, **flags)
+
+    def _rng(self, scope: tuple[str, str | None]) -> random.Random:
+        """The draws of one op (and tenant), seeded so that a run replays exactly."""
+        if scope not in self._rngs:
+            op, tenant = scope
+            self._rngs[scope] = random.Random(f"{self.seed}:{op}" if tenant is None
+                                              else f"{self.seed}:{op}:{tenant}")
+        return self._rngs[scope]
 
     # ------------------------------------------------------------------ holds
 

@@ -128,7 +128,7 @@ class Executor:
         wake, settled = asyncio.Event(), asyncio.Event()
         self._wake[scope], self._settled[scope] = wake, settled
         try:
-            decision = (self._faults.decide(op) if op in OPS and not duplicate
+            decision = (self._faults.decide(op, caller.tenant) if op in OPS and not duplicate
                         else FaultDecision(op=op, call=0))
             if decision.duplicate_delivery:
                 # The network delivers this request a second time, right behind the first.

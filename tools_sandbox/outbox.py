@@ -44,8 +44,10 @@ class Outbox:
         self._spawn(self._deliver(notification_id))
 
     async def _deliver(self, nid: int) -> None:
+        row = self._store.notification(nid)
+        tenant = row["tenant"] if row else None
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            decision = self._faults.decide("send_notification")
+            decision = self._faults.decide("send_notification", tenant)
             if not decision.any:  # the common case: one write records attempt and delivery
                 self._store.execute(
                     "UPDATE notifications SET attempts = attempts + 1, status = 'delivered', "
