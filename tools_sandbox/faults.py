@@ -213,15 +213,17 @@ class FaultPlan:
     def decide(self, op: str, tenant: str | None = None) -> FaultDecision:
         """Count one call of ``op`` (by ``tenant``) and return the faults that apply to it."""
         with self._lock:
-            scopes = [(op, None)] + ([(op, tenant)] if tenant is not None else [])
-            for scope in scopes:
-                self._calls[scope] = self._calls.get(scope, 0) + 1
+            scopes: list[tuple[str, str | None]] = [(op, None)]
+            if tenant is not None:
+                scopes.append((op, tenant))
+            for counted in scopes:
+                self._calls[counted] = self._calls.get(counted, 0) + 1
             delay_ms = 0
             flags: dict[str, bool] = {}
             for rule in self._rules:
                 if rule.op != op or rule.tenant not in (None, tenant):
                     continue
-                scope = (op, rule.tenant)
+                scope: tuple[str, str | None] = (op, rule.tenant)
                 if rule.nth is not None and rule.nth != self._calls[scope]:
                     continue
                 # Draw for every matching rule, hit or miss, so the sequence is replayable.
