@@ -456,3 +456,22 @@ def test_faults_set_for_one_tenant_hit_only_that_tenants_requests(api, sandbox):
     assert create(api, key="a1").status_code == 201
     bad = httpx.put(f"{sandbox.base_url}/admin/faults", json={"faults": [], "tenant": ""})
     assert bad.status_code == 422
+
+
+def test_references_are_unique_within_a_tenant_not_across_tenants(api, sandbox):
+    visit = {"ref": "VISIT", "account": "ACME-001", "asset": "P-100", "date": "2026-12-03",
+             "window": "morning"}
+    assert sandbox.admin.seed("acme", [visit]) == {"VISIT": "VISIT"}
+    assert sandbox.admin.seed("globex", [dict(visit, account="GLX-001", asset="C-7")]) == {
+        "VISIT": "VISIT"}
+    with pytest.raises(Exception, match="409"):
+        sandbox.admin.seed("acme", [visit])
+    other = sandbox.admin.mint("globex", "tech-2", "GLX-001")
+    with httpx.Client(base_url=sandbox.base_url, timeout=5,
+                      headers={"Authorization": f"Bearer {other}"}) as globex:
+        assert globex.get("/v1/bookings/VISIT").json()["asset"] == "C-7"
+    assert api.get("/v1/bookings/VISIT").json()["asset"] == "P-100"
+    assert change(api, "VISIT", "cancel", "c1", if_match=1).status_code == 200
+    with httpx.Client(base_url=sandbox.base_url, timeout=5,
+                      headers={"Authorization": f"Bearer {other}"}) as globex:
+        assert globex.get("/v1/bookings/VISIT").json()["status"] == "confirmed"

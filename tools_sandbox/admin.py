@@ -85,17 +85,19 @@ async def seed(body: Seed, request: Request):
     def insert_all() -> dict[str, str]:
         refs: dict[str, str] = {}
         for i, b in enumerate(body.bookings):
-            ref = b.ref or service.new_ref()
-            if service.store.booking(ref) is not None or ref in refs.values():
+            tenant = b.tenant or body.tenant
+            ref = b.ref or service.new_ref(tenant)
+            if service.store.booking(tenant, ref) is not None or ref in refs.values():
                 raise ApiError(error(409, "ref_exists", f"seed: booking {i} has ref {ref!r}, "
                                      "which already exists; nothing was seeded"))
-            row = {"ref": ref, "tenant": b.tenant or body.tenant, "account": b.account,
+            row = {"ref": ref, "tenant": tenant, "account": b.account,
                    "asset": b.asset, "date": b.date, "window": b.window, "time": b.time,
                    "units": b.units, "site": b.site, "contact": b.contact, "status": b.status,
                    "version": b.version, "created_key": None, "revision": None,
                    "created_at": stamp, "updated_at": stamp}
             service.store.insert_booking(row)
-            service.store.record_event(ref, b.version, "seed", "admin", None, None, None, None)
+            service.store.record_event(tenant, ref, b.version, "seed", "admin", None, None,
+                                       None, None)
             refs[b.ref or f"#{i}"] = ref
         return refs
 

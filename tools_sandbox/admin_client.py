@@ -75,6 +75,10 @@ class SandboxAdmin:
     def requests(self) -> list[dict]:
         return self._call("GET", "/admin/requests")["requests"]
 
+    def faults(self) -> list[dict]:
+        """Every fault rule now in force (a rule scoped to a tenant says so)."""
+        return self._call("GET", "/admin/faults")["faults"]
+
     def set_faults(self, faults: Iterable[Mapping], tenant: str | None = None) -> dict:
         """Replace the fault rules: all of them, or only ``tenant``'s."""
         body: dict[str, object] = {"faults": list(faults)}

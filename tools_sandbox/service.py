@@ -94,18 +94,19 @@ class BookingService:
         if work.notification is not None:
             self.outbox.schedule(work.notification)
 
-    def new_ref(self) -> str:
+    def new_ref(self, tenant: str) -> str:
+        """A reference not yet used in ``tenant`` (each tenant numbers its own bookings)."""
         while True:
             ref = f"BK-{self._rng.randrange(16**6):06X}"
-            if self.store.booking(ref) is None:
+            if self.store.booking(tenant, ref) is None:
                 return ref
 
     # ------------------------------------------------------------------ reads
 
     def visible(self, caller: Caller, ref: str) -> dict | None:
         """The booking if this caller may see it (staff: any account of the tenant)."""
-        row = self.store.booking(ref)
-        if row is None or row["tenant"] != caller.tenant:
+        row = self.store.booking(caller.tenant, ref)
+        if row is None:
             return None
         if caller.role != "staff" and row["account"] != caller.account:
             return None
@@ -132,15 +133,16 @@ class BookingService:
         if full:
             return _work(error(409, "slot_full", full))
         stamp = now_iso()
-        row = {"ref": self.new_ref(), "tenant": caller.tenant, "account": caller.account,
+        row = {"ref": self.new_ref(caller.tenant), "tenant": caller.tenant,
+               "account": caller.account,
                "asset": body["asset"], "date": body["date"], "window": body["window"],
                "time": body["time"], "units": body["units"], "site": body["site"],
                "contact": body["contact"], "status": "confirmed", "version": 1,
                "created_key": key, "revision": revision, "created_at": stamp,
                "updated_at": stamp}
         self.store.insert_booking(row)
-        self.store.record_event(row["ref"], 1, "create", caller.subject, key, None, None,
-                                revision)
+        self.store.record_event(caller.tenant, row["ref"], 1, "create", caller.subject, key,
+                                None, None, revision)
         kind = spec(Op.CREATE_BOOKING).notification.value
         nid = self.store.add_notification(row, kind, message(kind, row))
         return Work(201, booking_json(row), row["ref"], nid)
@@ -176,7 +178,7 @@ class BookingService:
                                "re-read it and decide again", current=booking_json(row)))
         if not cancelling and ("date" in diff or "window" in diff):
             full = self._full(merged.get("date", row["date"]),
-                              merged.get("window", row["window"]), ref)
+                              merged.get("window", row["window"]), (row["tenant"], ref))
             if full:
                 return _work(error(409, "slot_full", full))
         return self._write(row, diff, caller.subject, key, expected, revision,
@@ -184,12 +186,12 @@ class BookingService:
 
     def _write(self, row: dict, diff: dict, actor: str, key: str | None, expected: int | None,
                revision: int | None, event: str, kind: str | None) -> Work:
-        if not self.store.update_booking(row["ref"], row["version"], diff):
+        if not self.store.update_booking(row["tenant"], row["ref"], row["version"], diff):
             raise RuntimeError(f"booking {row['ref']} changed inside its own transaction")
-        new = self.store.booking(row["ref"])
+        new = self.store.booking(row["tenant"], row["ref"])
         assert new is not None  # updated just above, in this transaction
-        self.store.record_event(new["ref"], new["version"], event, actor, key, expected,
-                                row["version"], revision)
+        self.store.record_event(new["tenant"], new["ref"], new["version"], event, actor, key,
+                                expected, row["version"], revision)
         nid = self.store.add_notification(new, kind, message(kind, new)) if kind else None
         return Work(200, booking_json(new), new["ref"], nid)
 
@@ -229,7 +231,7 @@ class BookingService:
 
     # ------------------------------------------------------------------ slots
 
-    def _full(self, date: str, window: str, excluding: str | None) -> str | None:
+    def _full(self, date: str, window: str, excluding: tuple[str, str] | None) -> str | None:
         capacity = self.store.capacity(date, window, self.config.default_capacity)
         if self.store.booked(date, window, excluding) >= capacity:
             return f"the {window} of {date} is fully booked ({capacity} places); pick another"

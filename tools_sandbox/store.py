@@ -64,7 +64,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "ref": str, "tenant": str, "account": str, "asset": str, "date": str, "window": str,
         "time": str, "units": int, "site": str, "contact": str, "status": str, "version": int,
         "created_key": str, "revision": int, "created_at": str, "updated_at": str,
-    }, pk="ref", not_null={"tenant", "account", "asset", "date", "window", "status", "version"},
+    }, pk=("tenant", "ref"),
+        not_null={"tenant", "account", "asset", "date", "window", "status", "version"},
         if_not_exists=True)
     db.table("bookings").create_index(["tenant", "account"], if_not_exists=True)
     db.table("bookings").create_index(["date", "window", "status"], if_not_exists=True)
@@ -73,6 +74,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("booking_events").create({
         "id": int, "ref": str, "version": int, "op": str, "actor": str, "key": str,
         "expected_version": int, "prior_version": int, "revision": int, "at": str,
+        "tenant": str,
     }, pk="id", if_not_exists=True)
     db.table("requests").create({
         "tenant": str, "account": str, "key": str, "op": str, "fingerprint": str,
@@ -86,10 +88,14 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "attempts": int, "deliveries": int, "created_at": str, "delivered_at": str,
         "owner": int,
     }, pk="id", if_not_exists=True)
-    db.table("notifications").create_index(["dedupe_key"], unique=True, if_not_exists=True)
-    for table in ("requests", "notifications"):  # a file from before owners were recorded
-        if "owner" not in db.table(table).columns_dict:
-            db.table(table).add_column("owner", int)
+    # A booking's reference is unique within its tenant (each company numbers its own), so
+    # the outbox's dedupe key is too.
+    db.table("notifications").create_index(["tenant", "dedupe_key"], unique=True,
+                                           if_not_exists=True)
+    for table, column in (("requests", "owner"), ("notifications", "owner"),
+                          ("booking_events", "tenant")):  # a file from an earlier version
+        if column not in db.table(table).columns_dict:
+            db.table(table).add_column(column, int if column == "owner" else str)
     db.table("handoffs").create({
         "id": str, "tenant": str, "account": str, "status": str, "version": int,
         "state": str, "resolution": str, "created_at": str, "updated_at": str,
@@ -102,25 +108,25 @@ CREATE TABLE IF NOT EXISTS tokens (token text PRIMARY KEY, tenant text, subject 
     account text, role text, created_at text);
 CREATE TABLE IF NOT EXISTS slots (date text, "window" text, capacity integer,
     PRIMARY KEY (date, "window"));
-CREATE TABLE IF NOT EXISTS bookings (ref text PRIMARY KEY, tenant text NOT NULL,
+CREATE TABLE IF NOT EXISTS bookings (ref text NOT NULL, tenant text NOT NULL,
     account text NOT NULL, asset text NOT NULL, date text NOT NULL, "window" text NOT NULL,
     time text, units integer, site text, contact text, status text NOT NULL,
     version integer NOT NULL, created_key text, revision bigint, created_at text,
-    updated_at text);
+    updated_at text, PRIMARY KEY (tenant, ref));
 CREATE INDEX IF NOT EXISTS bookings_tenant_account ON bookings (tenant, account);
 CREATE INDEX IF NOT EXISTS bookings_slot ON bookings (date, "window", status);
 CREATE TABLE IF NOT EXISTS booking_events (id bigserial PRIMARY KEY, ref text, version integer,
     op text, actor text, key text, expected_version integer, prior_version integer,
-    revision bigint, at text);
+    revision bigint, at text, tenant text);
 CREATE TABLE IF NOT EXISTS requests (tenant text, account text, key text, op text,
     fingerprint text, status text, cancel_requested integer, retryable integer,
     revision bigint, booking_ref text, response_status integer, response_body text,
     created_at text, updated_at text, created_ts double precision, owner bigint,
     PRIMARY KEY (tenant, account, key));
 CREATE TABLE IF NOT EXISTS notifications (id bigserial PRIMARY KEY, tenant text, account text,
-    booking_ref text, booking_version integer, kind text, contact text, dedupe_key text UNIQUE,
+    booking_ref text, booking_version integer, kind text, contact text, dedupe_key text,
     body text, status text, attempts integer, deliveries integer, created_at text,
-    delivered_at text, owner bigint);
+    delivered_at text, owner bigint, UNIQUE (tenant, dedupe_key));
 CREATE TABLE IF NOT EXISTS handoffs (id text PRIMARY KEY, tenant text, account text,
     status text, version integer, state text, resolution text, created_at text,
     updated_at text);
@@ -190,8 +196,8 @@ class Store:
 
     # ------------------------------------------------------------------ bookings
 
-    def booking(self, ref: str) -> dict | None:
-        return self.one("SELECT * FROM bookings WHERE ref = ?", ref)
+    def booking(self, tenant: str, ref: str) -> dict | None:
+        return self.one("SELECT * FROM bookings WHERE tenant = ? AND ref = ?", tenant, ref)
 
     def bookings_of(self, tenant: str, account: str) -> list[dict]:
         return self.all("SELECT * FROM bookings WHERE tenant = ? AND account = ? "
@@ -200,9 +206,13 @@ class Store:
     def all_bookings(self) -> list[dict]:
         return self.all("SELECT * FROM bookings ORDER BY created_at, ref")
 
-    def booked(self, date: str, window: str, excluding: str | None = None) -> int:
+    def booked(self, date: str, window: str,
+               excluding: tuple[str, str] | None = None) -> int:
+        """Confirmed bookings in the slot, leaving out ``excluding`` (its tenant and ref)."""
+        tenant, ref = excluding or ("", "")
         row = self.one('SELECT COUNT(*) AS n FROM bookings WHERE date = ? AND "window" = ? '
-                       "AND status = 'confirmed' AND ref <> ?", date, window, excluding or "")
+                       "AND status = 'confirmed' AND NOT (tenant = ? AND ref = ?)", date,
+                       window, tenant, ref)
         return row["n"] if row else 0
 
     def capacity(self, date: str, window: str, default: int) -> int:
@@ -213,20 +223,21 @@ class Store:
     def insert_booking(self, row: dict) -> None:
         self.insert("bookings", row)
 
-    def update_booking(self, ref: str, prior_version: int, changes: dict) -> bool:
+    def update_booking(self, tenant: str, ref: str, prior_version: int, changes: dict) -> bool:
         """Conditional write: applies only if the row is still at ``prior_version``."""
         sets = ", ".join(f'"{k}" = ?' for k in changes)
         cur = self.execute(f"UPDATE bookings SET {sets}, version = version + 1, updated_at = ? "
-                           "WHERE ref = ? AND version = ?",
-                           *changes.values(), now_iso(), ref, prior_version)
+                           "WHERE tenant = ? AND ref = ? AND version = ?",
+                           *changes.values(), now_iso(), tenant, ref, prior_version)
         return cur.rowcount == 1
 
-    def record_event(self, ref: str, version: int, op: str, actor: str, key: str | None,
-                     expected: int | None, prior: int | None, revision: int | None) -> None:
+    def record_event(self, tenant: str, ref: str, version: int, op: str, actor: str,
+                     key: str | None, expected: int | None, prior: int | None,
+                     revision: int | None) -> None:
         self.execute(
-            "INSERT INTO booking_events (ref, version, op, actor, key, expected_version, "
-            "prior_version, revision, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ref, version, op, actor, key, expected, prior, revision, now_iso())
+            "INSERT INTO booking_events (tenant, ref, version, op, actor, key, expected_version,"
+            " prior_version, revision, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            tenant, ref, version, op, actor, key, expected, prior, revision, now_iso())
 
     def events(self) -> list[dict]:
         return self.all("SELECT * FROM booking_events ORDER BY id")

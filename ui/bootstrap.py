@@ -15,6 +15,7 @@ closes every client the world handed out and deletes the files.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -182,7 +183,8 @@ class WorldCalls:
     def staff_edit(self: WorldPorts, ref: str, changes: Mapping[str, object],
                    notify: bool = False) -> dict:
         """Change a booking as a staff member would (bumps its version)."""
-        return self.sandbox.admin.staff_edit(self.caller.tenant, self.refs.get(ref, ref),
+        tenant = getattr(self.sandbox, "tenant", None) or self.caller.tenant
+        return self.sandbox.admin.staff_edit(tenant, self.refs.get(ref, ref),
                                              dict(changes), notify=notify)
 
     def set_faults(self: WorldPorts, faults: Iterable[Mapping[str, object]]) -> None:
@@ -213,7 +215,10 @@ class World(WorldCalls):
     def token(self, caller: CallerProfile | None = None) -> str:
         """A sandbox bearer token for the caller (minted once per world)."""
         caller = caller or self.caller
-        key = (caller.tenant, caller.subject, caller.account)
+        # A shared sandbox knows this world under its own tenant; the agent's caller keeps
+        # the real one (it is part of what the caller's words are understood against).
+        key = (getattr(self.sandbox, "tenant", None) or caller.tenant, caller.subject,
+               caller.account)
         if key not in self._tokens:
             self._tokens[key] = self.sandbox.admin.mint(*key)
         return self._tokens[key]
@@ -261,15 +266,64 @@ def open_registry(path: str | Path | None, db_path: Path, clock: Clock):
     return Registry.open(db_path, clock=clock)
 
 
+@dataclass(frozen=True)
+class SharedSystems:
+    """Systems that many agent processes share instead of each world starting its own
+    (issue 17): the sandbox at ``sandbox_url`` (test mode; each world is a tenant of its own
+    there) and, if given, the registry database ``registry_db`` for worlds of the default
+    registry (a script's own registry file still gets a private copy)."""
+
+    sandbox_url: str
+    registry_db: str | None = None
+
+
+class TenantFaults:
+    """The fault plan of one tenant of a shared sandbox, as a world's ``sandbox.faults``."""
+
+    def __init__(self, admin: Any, tenant: str):
+        self._admin, self._tenant = admin, tenant
+
+    def set(self, rules: Iterable[Mapping[str, object]]) -> None:
+        self._admin.set_faults(list(rules), tenant=self._tenant)
+
+    def add(self, rule: Mapping[str, object]) -> None:
+        current = [r for r in self._admin.faults() if r.get("tenant") == self._tenant]
+        self.set([*current, dict(rule)])
+
+    def release(self) -> int:
+        """End every held request of the shared sandbox (holds are not per tenant)."""
+        return int(self._admin.release())
+
+
+class SharedSandbox:
+    """A world's view of a sandbox another process serves: one tenant of its own, its own
+    faults; :meth:`stop` clears them and leaves the sandbox running."""
+
+    def __init__(self, base_url: str, tenant: str):
+        from tools_sandbox.admin_client import SandboxAdmin
+
+        self.base_url, self.tenant = base_url, tenant
+        self.admin = SandboxAdmin(base_url)
+        self.faults = TenantFaults(self.admin, tenant)
+
+    def stop(self) -> None:
+        try:
+            self.faults.set([])
+        finally:
+            self.admin.close()
+
+
 @contextlib.asynccontextmanager
 async def open_world(*, caller: CallerProfile | None = None, clock: Clock | None = None,
                      registry: str | Path | None = "default",
                      sandbox_faults: Iterable[Mapping[str, object]] = (),
                      bookings: Iterable[Mapping[str, object]] = (),
                      client_timeout: float = 3.0,
-                     proposer: Proposer | None = None) -> AsyncIterator[World]:
+                     proposer: Proposer | None = None,
+                     shared: SharedSystems | None = None) -> AsyncIterator[World]:
     """Start an isolated world; everything is stopped and deleted on exit. ``proposer`` reads
-    the turns of every session the world builds (default: the process's rule proposer)."""
+    the turns of every session the world builds (default: the process's rule proposer).
+    ``shared``: use those systems instead of starting a sandbox (and registry) of its own."""
     from retrieval.corpus import Corpus
     from tools_sandbox.server import serve_in_background
 
@@ -277,12 +331,23 @@ async def open_world(*, caller: CallerProfile | None = None, clock: Clock | None
     clock = clock or SystemClock()
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="amend-world-")))
-        resolver = open_registry(registry, tmp / "registry.db", clock)
+        if shared is not None and shared.registry_db and registry in (None, "default"):
+            from registry.resolver import Registry
+
+            resolver = Registry.open(shared.registry_db, clock=clock)
+        else:
+            resolver = open_registry(registry, tmp / "registry.db", clock)
         stack.callback(resolver.close)
         corpus = Corpus(tmp / "corpus.db")
         stack.callback(corpus.close)
         corpus.sync(resolver.revision_texts(), resolver.snapshot)
-        sandbox = serve_in_background(faults=list(sandbox_faults))
+        sandbox: Any
+        if shared is None:
+            sandbox = serve_in_background(faults=list(sandbox_faults))
+        else:
+            sandbox = SharedSandbox(shared.sandbox_url,
+                                    f"{caller.tenant}~{secrets.token_hex(6)}")
+            sandbox.faults.set(list(sandbox_faults))
         stack.callback(sandbox.stop)
         world = World(caller, clock, sandbox, resolver, corpus, tmp, client_timeout,
                       proposer)
@@ -290,7 +355,10 @@ async def open_world(*, caller: CallerProfile | None = None, clock: Clock | None
         if seeded:
             for b in seeded:
                 b.setdefault("account", caller.account)
-            world.refs.update(sandbox.admin.seed(caller.tenant, seeded))
+            # In a shared sandbox the world is a tenant of its own, and references are
+            # unique within a tenant: a script's `ref:` handles are kept as they are.
+            world.refs.update(sandbox.admin.seed(getattr(sandbox, "tenant", None)
+                                                 or caller.tenant, seeded))
         try:
             yield world
         finally:

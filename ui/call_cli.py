@@ -38,17 +38,26 @@ class BootstrapWorld:
             record = dict(record, **{key: self._handles[record[key]]})
         return record
 
+    def _own(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """This call's rows. In a sandbox shared by many calls the call is a tenant of its
+        own; its rows are shown under the caller's real tenant, as a private sandbox would."""
+        tenant = getattr(self.world.sandbox, "tenant", None)
+        if tenant is None:
+            return rows
+        return [dict(r, tenant=self.world.caller.tenant) for r in rows
+                if r.get("tenant") == tenant]
+
     async def bookings(self) -> list[dict[str, Any]]:
         import asyncio
 
         rows = await asyncio.to_thread(self.world.sandbox.admin.bookings)
-        return [self._named(r, "ref") for r in rows]
+        return [self._named(r, "ref") for r in self._own(rows)]
 
     async def notifications(self) -> list[dict[str, Any]]:
         import asyncio
 
         rows = await asyncio.to_thread(self.world.sandbox.admin.notifications)
-        return [self._named(r, "booking_ref") for r in rows]
+        return [self._named(r, "booking_ref") for r in self._own(rows)]
 
     async def staff_edit(self, ref: str, changes: dict[str, Any]) -> None:
         import asyncio
@@ -76,9 +85,10 @@ def _schema_version(base_url: str) -> str:
     return f"{info.get('title', 'sandbox')} {info.get('version', '?')}"
 
 
-def world_factory(spec, sink, trace, proposer=None):
+def world_factory(spec, sink, trace, proposer=None, shared=None):
     """The runner's world factory over ``ui.bootstrap.open_world`` (one per call).
-    ``proposer`` reads the call's turns (default: the process's rule proposer)."""
+    ``proposer`` reads the call's turns (default: the process's rule proposer); ``shared``
+    (``ui.bootstrap.SharedSystems``): the sandbox and registry many agent processes share."""
 
     @contextlib.asynccontextmanager
     async def build():
@@ -87,7 +97,7 @@ def world_factory(spec, sink, trace, proposer=None):
         bookings = [_typed(b) for b in spec.booking_dicts()]
         async with open_world(caller=spec.caller, clock=spec.clock, registry=spec.registry,
                               sandbox_faults=spec.fault_dicts(), bookings=bookings,
-                              proposer=proposer) as world:
+                              proposer=proposer, shared=shared) as world:
             controller = world.controller(sink, trace, faults=spec.agent_faults)
             yield BootstrapWorld(world, controller)
 
@@ -142,10 +152,16 @@ def expand(paths: tuple[str, ...]) -> list[str]:
 @click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1, 16),
               help="Calls run at the same time (each in its own world).")
 @click.option("--verify-heard", is_flag=True, help="Audio mode: also transcribe output.wav.")
+@click.option("--agents", type=click.IntRange(1, 16), default=None,
+              help="Run the calls in this many agent processes that share one sandbox and "
+                   "registry on --db (docs/postgresql.md).")
+@click.option("--db", default=None, metavar="postgresql://...",
+              help="With --agents: the PostgreSQL database the agents' sandbox and registry "
+                   "share.")
 @proposer_options
 def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
          artifacts_dir: str | None, concurrency: int, verify_heard: bool,
-         proposer_settings: ProposerSettings) -> None:
+         agents: int | None, db: str | None, proposer_settings: ProposerSettings) -> None:
     """Run scripted calls and judge them on the system of record.
 
     Exit status: 0 every call passed, 1 any call failed, 2 none failed but some were invalid.
@@ -164,6 +180,12 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
     paths = expand(scripts)
     if not paths:
         raise click.UsageError("no scripts found in " + ", ".join(scripts))
+    if (agents is None) != (db is None):
+        raise click.UsageError("--agents and --db go together: N agent processes share the "
+                               "sandbox and registry on one PostgreSQL database")
+    if db is not None and not db.startswith(("postgresql://", "postgres://")):
+        raise click.BadParameter(f"{db!r} is not a PostgreSQL URL; give "
+                                 "postgresql://user@host:port/database", param_hint="--db")
     base = mode_factory(mode, verify_heard)
     modes: list[Any] = []
 
@@ -177,10 +199,19 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
     with Progress(TextColumn("[bold]calls"), BarColumn(), MofNCompleteColumn(),
                   console=console, transient=True) as progress:
         bar = progress.add_task("calls", total=len(paths))
-        results, skipped = asyncio.run(_run_calls(
-            proposer_settings, paths, mode, factory,
-            artifacts=Path(artifacts_dir) if artifacts_dir else None, concurrency=concurrency,
-            on_done=lambda _result: progress.advance(bar)))
+        artifacts = Path(artifacts_dir) if artifacts_dir else None
+        if agents is not None and db is not None:
+            from ui.agents import run_on_agents
+
+            results, skipped, described = run_on_agents(
+                paths, mode, agents=agents, concurrency=concurrency, db=db,
+                artifacts=artifacts, settings=proposer_settings, verify_heard=verify_heard,
+                on_done=lambda: progress.advance(bar))
+            modes.extend(_Described(described) for _ in [0] if described)
+        else:
+            results, skipped = asyncio.run(_run_calls(
+                proposer_settings, paths, mode, factory, artifacts=artifacts,
+                concurrency=concurrency, on_done=lambda _result: progress.advance(bar)))
     print_summary(results, Console(), skipped)
     if report_path:
         meta = {"build": _build(), "proposer": proposer_settings.describe()}
@@ -194,9 +225,10 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
 
 
 async def _run_calls(settings: ProposerSettings, paths: list[str], mode: str, mode_factory,
-                     **options):
+                     shared=None, **options):
     """``audio.calls.runner.run_calls`` with every call's turns read by the proposer the
-    settings choose (one for the whole run; its model client is closed at the end)."""
+    settings choose (one for the whole run; its model client is closed at the end), in
+    worlds of their own or in ``shared`` systems (``ui.bootstrap.SharedSystems``)."""
     import functools
 
     from audio.calls.runner import run_calls
@@ -204,8 +236,18 @@ async def _run_calls(settings: ProposerSettings, paths: list[str], mode: str, mo
     from ui.llm_proposer import open_proposer
 
     async with open_proposer(settings, rule_proposer()) as proposer:
-        worlds = functools.partial(world_factory, proposer=proposer)
+        worlds = functools.partial(world_factory, proposer=proposer, shared=shared)
         return await run_calls(paths, mode, worlds, mode_factory, **options)
+
+
+class _Described:
+    """The speech models an agent process described, for the report's meta."""
+
+    def __init__(self, described: dict):
+        self._described = described
+
+    def meta(self) -> dict:
+        return self._described
 
 
 def _build() -> str:

@@ -39,6 +39,7 @@ BENCH_MODULES = (
     "tools_sandbox.bench",
     "audio.bench",
     "ui.bench_controller",
+    "ui.bench_agents",
 )
 
 

@@ -1,0 +1,111 @@
+"""``amend call --agents N --db postgresql://...``: one batch of calls in N agent processes.
+
+The processes share one system of record and one registry, as a team's agents would (issue
+17). The parent process serves the sandbox on the PostgreSQL database (one uvicorn process:
+fault rules and holds stay coherent) and imports the demo registry into the same database.
+Then it starts N agent processes. Each takes its share of the scripts and runs them, a few
+at a time, each call whole in one process (affinity per call). A call's world is a tenant of
+its own in the shared sandbox, with its own faults (``ui.bootstrap.SharedSystems``), so
+concurrent calls never see each other's bookings or faults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+import queue
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SHARED_CAPACITY = 10**6  # every call books the same few days; capacity is not what is tested
+
+
+def run_on_agents(paths: list[str], mode: str, *, agents: int, concurrency: int, db: str,
+                  artifacts: Path | None, settings: Any, verify_heard: bool,
+                  on_done: Callable[[], None]) -> tuple[list, list[str], dict | None]:
+    """Run ``paths`` on ``agents`` processes; returns (results in the given order, skipped
+    notes, the speech models' description of the first call that ran)."""
+    from registry.demo import demo_files
+    from registry.store import import_path
+    from tools_sandbox.server import serve_in_background
+    from tools_sandbox.service import SandboxConfig
+    from ui.bootstrap import SharedSystems
+
+    for file in demo_files():
+        import_path(db, file)
+    config = SandboxConfig(testing=True, default_capacity=SHARED_CAPACITY)
+    with serve_in_background(db, config=config) as sandbox:
+        shared = SharedSystems(sandbox.base_url, db)
+        ctx = multiprocessing.get_context("spawn")
+        events: Any = ctx.Queue()
+        shares = [share for share in (paths[i::agents] for i in range(agents)) if share]
+        per_agent = max(1, math.ceil(concurrency / agents))
+        procs = [ctx.Process(target=_agent, name=f"amend-agent-{n}", daemon=True,
+                             args=(n, share, mode, per_agent, shared, artifacts, settings,
+                                   verify_heard, events))
+                 for n, share in enumerate(shares)]
+        for proc in procs:
+            proc.start()
+        outcomes: dict[int, tuple] = {}
+        try:
+            while len(outcomes) < len(procs):
+                try:
+                    kind, n, payload = events.get(timeout=1.0)
+                except queue.Empty:
+                    dead = [p.name for i, p in enumerate(procs)
+                            if i not in outcomes and not p.is_alive()]
+                    if dead:
+                        raise RuntimeError(f"agent process {dead[0]} stopped before it "
+                                           "reported its calls; run the batch without "
+                                           "--agents to see why") from None
+                    continue
+                if kind == "call":
+                    on_done()
+                else:
+                    outcomes[n] = payload
+        finally:
+            for proc in procs:
+                proc.join(timeout=30)
+                if proc.is_alive():
+                    proc.kill()
+    merged: dict[int, Any] = {}
+    skipped: list[str] = []
+    meta = None
+    for n in range(len(shares)):
+        results, notes, described = outcomes[n]
+        results_iter = iter(results)
+        skipped += notes
+        meta = meta or described
+        skipped_paths = {note.split(":", 1)[0] for note in notes}
+        for index in range(n, len(paths), agents):  # the indexes this share was cut from
+            if paths[index] not in skipped_paths:
+                merged[index] = next(results_iter)
+    return [merged[i] for i in sorted(merged)], skipped, meta
+
+
+def _agent(n: int, paths: list[str], mode: str, concurrency: int, shared: Any,
+           artifacts: Path | None, settings: Any, verify_heard: bool, events: Any) -> None:
+    """Agent process ``n``: run its scripts; report each finished call, then its results."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from ui.call_cli import _run_calls, mode_factory
+
+    if mode == "audio":  # load the models first: a call's first turn must not pay for it
+        from audio import services
+
+        services.warm()
+
+    base = mode_factory(mode, verify_heard)
+    modes: list[Any] = []
+
+    def factory(trace):
+        built = base(trace)
+        modes.append(built)
+        return built
+
+    results, skipped = asyncio.run(_run_calls(
+        settings, paths, mode, factory, artifacts=artifacts, concurrency=concurrency,
+        on_done=lambda _result: events.put(("call", n, None)), shared=shared))
+    events.put(("results", n, (results, skipped, modes[0].meta() if modes else None)))
