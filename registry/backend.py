@@ -24,7 +24,6 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
@@ -35,16 +34,11 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
 # One advisory lock per registry: the key is derived from the schema the tables live in, so
 # registries in two schemas of one database do not wait for each other.
-_IMPORT_LOCK = "SELECT 1"
+_IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('amend registry ' || current_schema()))"
 # libpq's URI syntax: the user part ends at the first "@" before any "/".
 _USERINFO = re.compile(r"^(?P<head>[A-Za-z][\w+.-]*://[^:@/]*):(?P<password>[^@/]*)(?=@)")
 _QUERY_PASSWORD = re.compile(r"[?&]password=([^&]*)", re.IGNORECASE)
 _TOKENS = re.compile(r"'(?:[^']|'')*'|::|\?|:([A-Za-z_]\w*)|%")
-
-
-class Dialect(StrEnum):
-    SQLITE = "sqlite"
-    POSTGRESQL = "postgresql"
 
 
 def is_url(target: object) -> bool:
@@ -59,7 +53,7 @@ def redact(url: str) -> str:
         .replace("?&", "?").rstrip("?")
 
 
-def hide_password(message: str, url: str) -> str:
+def _hide_password(message: str, url: str) -> str:
     """``message`` with any password of ``url`` replaced by ``***`` (drivers may echo the URL)."""
     raw = [m.group("password") for m in [_USERINFO.match(url)] if m]
     raw += [m.group(1) for m in _QUERY_PASSWORD.finditer(url)]
@@ -112,13 +106,16 @@ def postgres_sql(sql: str) -> str:
 
 
 class Database(ABC):
-    """One open registry database: a connection, its dialect, and a label for messages.
+    """One open registry database: a connection of one dialect (the subclass), and a label.
 
     Not thread-safe by itself, like a bare connection: :class:`registry.resolver.Registry`
     serialises its use with a lock.
     """
 
-    dialect: Dialect
+    # Whether this connection has seen a registry schema it can use. A SQLite file is checked
+    # (or made) when it is opened; a PostgreSQL schema by the first import under its lock
+    # (schema.ensure), or when it is opened for reading. Either way once per connection.
+    checked = True
 
     def __init__(self, conn: Any, label: str):
         self.conn = conn
@@ -154,8 +151,6 @@ class Database(ABC):
 class SQLiteDatabase(Database):
     """A registry file (or ``:memory:``) through :mod:`sqlite3`, in autocommit mode."""
 
-    dialect = Dialect.SQLITE
-
     def begin_write(self) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
 
@@ -167,7 +162,7 @@ class PostgresDatabase(Database):
     ``public`` unless the URL says otherwise).
     """
 
-    dialect = Dialect.POSTGRESQL
+    checked = False
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
         return self.conn.execute(postgres_sql(sql), params)
@@ -201,14 +196,14 @@ def connect_postgres(url: str, read_only: bool) -> PostgresDatabase:
     try:
         settings = conninfo_to_dict(url)
     except psycopg.Error as exc:
-        reason = hide_password(one_line(exc), url)
+        reason = _hide_password(one_line(exc), url)
         raise BadDatabase(f"{label}: not a valid PostgreSQL URL ({reason}); write "
                           f"postgresql://user@host:port/database") from None
     timeout = settings.get("connect_timeout") or CONNECT_TIMEOUT_S
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=timeout)
     except psycopg.Error as exc:
-        reason = hide_password(one_line(exc), url)
+        reason = _hide_password(one_line(exc), url)
         raise BadDatabase(f"{label}: cannot connect to PostgreSQL ({reason}); start the "
                           f"server or correct the URL (user, host, port, database), or pass "
                           f"another --db") from None

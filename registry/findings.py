@@ -96,14 +96,22 @@ def overlaps(state: dict[str, RevisionSpec]) -> list[Finding]:
     return out
 
 
+def _span_order(span: tuple) -> tuple:
+    """By start, then end, open-ended last: a bare tuple sort would compare None with an end
+    when two entries start together (and raise TypeError)."""
+    from_key, to_key, from_text, to_text = span
+    return from_key, to_key is None, to_key or 0, from_text, "" if to_text is None else to_text
+
+
 def gaps(state: dict[str, RevisionSpec]) -> list[Finding]:
     out = []
     for (family, procedure), entries in sorted(_authorities(state).items()):
         pairs = {(c, r) for _, s in entries for c in s.configurations for r in s.regions}
         for config, region in sorted(pairs):
             # "*" keys gather only explicit "*" entries, so a gap is reported once, where it is
-            spans = sorted((s.from_key, s.to_key, s.valid_from, s.valid_to) for _, s in entries
-                           if _names(s.configurations, config) and _names(s.regions, region))
+            spans = sorted(((s.from_key, s.to_key, s.valid_from, s.valid_to) for _, s in entries
+                            if _names(s.configurations, config) and _names(s.regions, region)),
+                           key=_span_order)
             reach_key, reach_text = spans[0][1], spans[0][3]
             for from_key, to_key, from_text, to_text in spans[1:]:
                 if reach_key is None:

@@ -18,7 +18,7 @@ import sqlite3
 from pathlib import Path
 
 from registry import backend
-from registry.backend import Database, Dialect, PostgresDatabase, SQLiteDatabase
+from registry.backend import Database, PostgresDatabase, SQLiteDatabase
 from registry.errors import BadDatabase
 
 SCHEMA_VERSION = 1
@@ -116,6 +116,8 @@ BEGIN SELECT RAISE(ABORT, 'supersession edges are history and never change'); EN
 
 
 APPLICATION = "amend-registry"  # the PostgreSQL counterpart of APPLICATION_ID
+POSTGRES_TABLES = ("registry_schema", "registry_info", "snapshots", "families", "procedures",
+                   "revisions", "interpretations", "scopes", "edges")
 
 # The same tables, columns and rules in PostgreSQL's dialect. Text that is sorted or grouped on
 # uses the "C" collation, so ORDER BY gives SQLite's byte order whatever the database's locale.
@@ -291,8 +293,9 @@ def open_existing(target: str | Path, read_only: bool) -> Database:
 def create(target: str | Path) -> Database:
     """Create a new registry database with the schema (side effect: writes ``target``).
 
-    A file must not exist yet and its directory must be writable; a PostgreSQL URL must name
-    a database whose current schema holds no tables. Raises :class:`BadDatabase` otherwise.
+    A file must not exist yet and its directory must be writable; on a PostgreSQL URL the
+    current schema must hold no registry and no table of a registry table's name. Raises
+    :class:`BadDatabase` otherwise.
     """
     if backend.is_url(target):
         return _create_postgres(str(target))
@@ -346,15 +349,18 @@ def ensure(db: Database) -> None:
     """With the write lock held: check the schema once more, or create it where none is.
 
     A SQLite database was created or checked when it was opened, so there is nothing to do. A
-    PostgreSQL schema may have been created, or changed, by another process meanwhile.
+    PostgreSQL schema may have been created by another process meanwhile, so it is checked
+    here, once per connection; creating it is not enough to skip the check next time, because
+    the import that creates it may still be rolled back.
     """
-    if db.dialect is Dialect.SQLITE:
+    if db.checked:
         return
-    version, tables = _postgres_state(db)
+    version, clashes = _postgres_state(db)
     if version is not None:
         _refuse_other_version(db.label, version)
-    elif tables:
-        raise _not_a_registry(db.label, tables)
+        db.checked = True
+    elif clashes:
+        raise _not_a_registry(db.label, clashes)
     else:
         _install_postgres(db)
 
@@ -367,22 +373,28 @@ def remove_files(path: Path) -> None:
 
 # ---------------------------------------------------------------------------- PostgreSQL
 
-def _postgres_state(db: Database) -> tuple[int | None, int]:
-    """(the registry schema version, or None if there is no registry; tables in the schema)."""
+def _postgres_state(db: Database) -> tuple[int | None, list[str]]:
+    """(the registry schema version, or None where there is no registry; the registry's table
+    names that other tables already use there).
+
+    Other applications' tables may share the schema (the sandbox's, say): only a name the
+    registry needs makes it unusable.
+    """
     names = {name for (name,) in db.execute(
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()}
     if "registry_schema" not in names:
-        return None, len(names)
+        return None, sorted(names & set(POSTGRES_TABLES))
     rows = db.execute("SELECT application, version FROM registry_schema").fetchall()
     if len(rows) != 1 or rows[0][0] != APPLICATION:
-        raise _not_a_registry(db.label, len(names))
-    return rows[0][1], len(names)
+        raise _not_a_registry(db.label, ["registry_schema"])
+    return rows[0][1], []
 
 
-def _not_a_registry(label: str, tables: int) -> BadDatabase:
-    return BadDatabase(f"{label}: not an Amend registry database (its schema holds {tables} "
-                       f"other tables); give the registry its own database or schema "
-                       f"(options=-csearch_path=NAME in the URL), or pass another --db")
+def _not_a_registry(label: str, clashes: list[str]) -> BadDatabase:
+    return BadDatabase(f"{label}: not an Amend registry database, though its schema has tables "
+                       f"of the registry's names ({', '.join(clashes)}); give the registry its "
+                       f"own database or schema (options=-csearch_path=NAME in the URL), or "
+                       f"pass another --db")
 
 
 def _install_postgres(db: Database) -> None:
@@ -401,9 +413,9 @@ def _install_postgres(db: Database) -> None:
 def _open_postgres(url: str, read_only: bool) -> PostgresDatabase:
     db = backend.connect_postgres(url, read_only)
     try:
-        version, tables = _postgres_state(db)
-        if version is None and tables:
-            raise _not_a_registry(db.label, tables)
+        version, clashes = _postgres_state(db)
+        if clashes:
+            raise _not_a_registry(db.label, clashes)
         if version is None:
             raise BadDatabase(f"{db.label}: no registry database there; run "
                               f"'amend registry import FILE --db {db.label}' first")
@@ -411,6 +423,7 @@ def _open_postgres(url: str, read_only: bool) -> PostgresDatabase:
     except BaseException:
         db.close()
         raise
+    db.checked = True
     return db
 
 
@@ -419,11 +432,11 @@ def _create_postgres(url: str) -> PostgresDatabase:
     try:
         db.begin_write()
         try:
-            version, tables = _postgres_state(db)
+            version, clashes = _postgres_state(db)
             if version is not None:
                 raise BadDatabase(f"{db.label}: already exists")
-            if tables:
-                raise _not_a_registry(db.label, tables)
+            if clashes:
+                raise _not_a_registry(db.label, clashes)
             _install_postgres(db)
         except BaseException:
             db.rollback()

@@ -63,7 +63,9 @@ def _interp_from_row(kind: TimeKind, status, roles, equivalent, applies, superse
 def load_state(db: Database, known_at: int | None = None) -> dict[str, RevisionSpec]:
     """Every revision with its interpretation as known at ``known_at`` (default latest).
 
-    Read-only. Revisions imported after ``known_at`` are absent.
+    Read-only. Revisions imported after ``known_at`` are absent. In the order the
+    interpretations were written (SQLite's scan order, stated so PostgreSQL gives it too):
+    checks and findings list their problems in this order.
     """
     info = registry_info(db)
     if not info:
@@ -73,8 +75,8 @@ def load_state(db: Database, known_at: int | None = None) -> dict[str, RevisionS
     rows = db.execute(
         "SELECT r.id, r.family, r.kind, r.language, r.tenant, r.content, i.status, i.roles, "
         "i.equivalent_to, i.applies, i.supersedes FROM revisions r JOIN interpretations i "
-        "ON i.revision = r.id WHERE i.known_from <= ? AND (i.known_to IS NULL OR i.known_to > ?)",
-        (at, at)).fetchall()
+        "ON i.revision = r.id WHERE i.known_from <= ? AND (i.known_to IS NULL OR i.known_to > ?) "
+        "ORDER BY i.id", (at, at)).fetchall()
     state = {}
     for rid, family, rkind, language, tenant, content, *interp in rows:
         sections, plain = sections_from_content(content)

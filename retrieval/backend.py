@@ -37,6 +37,7 @@ from retrieval.terms import match_expression
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
+ANALYZE_AFTER_ROWS = 1_000  # a sync that writes fewer rows leaves statistics to autovacuum
 _TABLES = {"revisions", "passages", "meta"}
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('amend corpus ' || current_schema()))"
 _POSTGRES_DDL = """
@@ -155,6 +156,7 @@ class PostgresPassages(PassageStore):
     def __init__(self, url: str):
         self._conn = _connect(url)
         self.label = redact(url)
+        self._written: int | None = None  # rows written by the open transaction, if any
         try:
             with self.transaction():
                 self._create_schema()
@@ -163,39 +165,52 @@ class PostgresPassages(PassageStore):
             raise
 
     def _create_schema(self) -> None:
+        """Create the tables unless they are there. Other applications' tables may share the
+        schema; a table of one of the corpus's names (a registry's ``revisions``) may not."""
         names = {name for (name,) in self._conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
         if _TABLES <= names:
             return
-        if names:
-            raise InvalidInput(f"{self.label}: this schema holds {len(names)} tables that are "
-                               f"not a passage corpus (a registry?); give the corpus its own "
-                               f"database or schema (options=-csearch_path=NAME in the URL)")
+        if clashes := sorted(_TABLES & names):
+            raise InvalidInput(f"{self.label}: not a passage corpus, though this schema has "
+                               f"tables of the corpus's names ({', '.join(clashes)}: a "
+                               f"registry?); give the corpus its own database or schema "
+                               f"(options=-csearch_path=NAME in the URL)")
         self._conn.execute(_POSTGRES_DDL)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self._conn.execute(sql.replace("?", "%s"), params)
+        cursor = self._conn.execute(sql.replace("?", "%s"), params)
+        if self._written is not None:
+            self._written += max(cursor.rowcount, 0)
+        return cursor
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self._conn.cursor() as cursor:
             cursor.executemany(sql.replace("?", "%s"), rows)
+        if self._written is not None:
+            self._written += len(rows)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """The advisory lock makes corpus writers in other processes wait for this one.
 
-        A sync may change the tables' sizes by orders of magnitude, and PostgreSQL plans with
-        statistics, so they are refreshed (``ANALYZE``) before the commit rather than whenever
-        autovacuum gets to it: the first searches after a sync already get good plans.
+        A large sync (the first, say) changes the tables' sizes by orders of magnitude, and
+        PostgreSQL plans with statistics, so after one that wrote ``ANALYZE_AFTER_ROWS`` rows or
+        more they are refreshed before the commit rather than whenever autovacuum gets to it:
+        the first searches after it already get good plans.
         """
         self._conn.execute("BEGIN")
+        self._written = 0
         try:
             self._conn.execute(_LOCK)
             yield
-            self._conn.execute("ANALYZE revisions, passages")
+            if self._written >= ANALYZE_AFTER_ROWS:
+                self._conn.execute("ANALYZE revisions, passages")
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
+        finally:
+            self._written = None
         self._conn.execute("COMMIT")
 
     def matching(self, query_terms: Iterable[str], eligible: list[int]) -> list[int]:

@@ -5,14 +5,17 @@ SQLite (the default, embedded) and PostgreSQL (the session's throwaway cluster, 
 in conftest.py, skipped loudly where PostgreSQL is missing):
 
 * ``backend``: "sqlite" or "postgresql";
-* ``db_target``: where a new registry may be created: a file path, or a fresh database's URL;
+* ``db_target``: where a new registry may be created: a file path, or a new schema's URL;
 * ``registry_from``: a factory, ``registry_from("registry.yaml", ...)`` → a :class:`Registry`
   with seed files (or paths) imported in order;
 * ``corpus_at``: a factory of empty :class:`Corpus` objects.
 
-On PostgreSQL every registry or corpus of a test gets its own schema of the test's database
-(``options=-csearch_path=`` in the URL), which is cheaper than a database each. Everything a
-factory opened is closed when the test ends.
+On PostgreSQL every registry or corpus gets its own new schema (``options=-csearch_path=`` in
+the URL) of one database shared by the session: a schema costs about a millisecond, a new
+database (``pg_dsn``) a few hundred on a busy machine. For the registry code an empty schema is
+an empty database. Tests of a whole database (the extension's installation, another
+application's tables) use ``pg_dsn`` itself. Everything a factory opened is closed when the
+test ends.
 
 Test modules import the fixtures by their function names (``backend_param`` and so on, with
 ``# noqa: F401``) and use them by their fixture names.
@@ -20,6 +23,7 @@ Test modules import the fixtures by their function names (``backend_param`` and 
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,7 @@ from registry.resolver import Registry
 from retrieval.corpus import Corpus
 
 BACKENDS = ("sqlite", "postgresql")
+_SCHEMAS = itertools.count(1)  # schema names are unique in the session's shared database
 
 
 @pytest.fixture(params=BACKENDS, name="backend")
@@ -41,34 +46,47 @@ def backend_param(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture(scope="session", name="pg_shared")
+def pg_shared_fixture(pg_cluster) -> str:
+    """The database whose schemas the session's registries and corpora live in."""
+    url = pg_cluster.new_database("backends")
+    with connect(url) as conn:
+        conn.execute("CREATE EXTENSION btree_gist")
+    return url
+
+
+def new_schema(url: str) -> str:
+    """A new, empty schema of the database at ``url``; returns the URL that works in it."""
+    name = f"t{next(_SCHEMAS)}"
+    with connect(url) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    return with_search_path(url, name)
+
+
 @pytest.fixture(name="db_target")
 def db_target_fixture(backend: str, request: pytest.FixtureRequest, tmp_path: Path
                       ) -> str | Path:
-    """A place for a new registry: ``tmp_path/registry.db``, or a fresh empty database."""
+    """A place for a new registry: ``tmp_path/registry.db``, or a new, empty schema."""
     if backend == "sqlite":
         return tmp_path / "registry.db"
-    return request.getfixturevalue("pg_dsn")
+    return new_schema(request.getfixturevalue("pg_shared"))
 
 
 class Places:
     """New, empty places for registries and corpora of one backend, for one test."""
 
     def __init__(self, backend: str, request: pytest.FixtureRequest, tmp_path: Path):
-        self.backend = backend
-        self._dsn = request.getfixturevalue("pg_dsn") if backend == "postgresql" else None
+        self._dsn = request.getfixturevalue("pg_shared") if backend == "postgresql" else None
         self._tmp = tmp_path
         self._count = 0
         self._opened: list[Any] = []
 
     def target(self) -> str | Path:
         """A new place: a file path (not created yet), or the URL of a new, empty schema."""
-        self._count += 1
         if self._dsn is None:
+            self._count += 1
             return self._tmp / f"registry-{self._count}.db"
-        name = f"s{self._count}"
-        with connect(self._dsn) as conn:
-            conn.execute(f"CREATE SCHEMA {name}")
-        return with_search_path(self._dsn, name)
+        return new_schema(self._dsn)
 
     def empty_registry(self) -> Database:
         """An empty registry database (SQLite in memory, as the tests always used)."""
@@ -112,6 +130,11 @@ def registry_from_fixture(places: Places):
 def corpus_at_fixture(places: Places):
     """``corpus_at()`` → an empty Corpus of the test's backend."""
     return places.corpus
+
+
+# A statement that makes a registry look written by a newer Amend, per backend.
+NEWER_SCHEMA = {"sqlite": f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}",
+                "postgresql": "UPDATE registry_schema SET version = version + 1"}
 
 
 def connect(target: str | Path) -> Any:

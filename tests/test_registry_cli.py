@@ -1,12 +1,18 @@
 """``amend registry``: the contract's arguments, JSON and exit statuses, and bad input giving
-one line and no traceback."""
+one line and no traceback; ``--db`` a SQLite file or a PostgreSQL URL (both backends)."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
+from backend_support import (  # noqa: F401 (fixtures: backend, db_target)
+    NEWER_SCHEMA,
+    backend_param,
+    connect,
+    db_target_fixture,
+    pg_shared_fixture,
+)
 from click.testing import CliRunner
 from registry_support import SEED, dump, write
 
@@ -23,14 +29,13 @@ def run(*args):
 
 
 @pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "r.db"
-    assert run("import", SEED / "registry.yaml", "--db", path).exit_code == 0
-    return path
+def db(db_target):
+    assert run("import", SEED / "registry.yaml", "--db", db_target).exit_code == 0
+    return db_target
 
 
-def test_import_json_prints_snapshot_and_revision_count(tmp_path):
-    path = tmp_path / "r.db"
+def test_import_json_prints_snapshot_and_revision_count(db_target):
+    path = db_target
     first = run("import", SEED / "registry.yaml", "--db", path, "--json")
     assert first.exit_code == 0
     assert json.loads(first.stdout).items() >= {"snapshot": 1, "revisions": 4}.items()
@@ -122,18 +127,33 @@ def test_corrupt_database_exits_2_without_traceback(tmp_path):
         assert result.exit_code == 2 and "not a readable registry database" in result.stderr
 
 
-def test_newer_schema_exits_2(db):
-    conn = sqlite3.connect(db)
-    conn.execute("PRAGMA user_version = 99")
+def test_newer_schema_exits_2(db, backend):
+    conn = connect(db)
+    conn.execute(NEWER_SCHEMA[backend])
     conn.close()
     result = run("resolve", *ASK, "--at", 6, "--db", db)
     assert result.exit_code == 2 and "newer Amend" in result.stderr
 
 
-def test_missing_database_for_resolve_exits_2_and_creates_nothing(tmp_path):
-    result = run("resolve", *ASK, "--at", 6, "--db", tmp_path / "none.db")
+def test_missing_database_for_resolve_exits_2_and_creates_nothing(db_target):
+    before = dump(db_target)
+    result = run("resolve", *ASK, "--at", 6, "--db", db_target)
     assert result.exit_code == 2 and "run 'amend registry import" in result.stderr
-    assert not (tmp_path / "none.db").exists()
+    assert dump(db_target) == before
+
+
+@pytest.mark.parametrize("command", [["import", SEED / "registry.yaml"], ["validate"],
+                                     ["resolve", *ASK, "--at", 6], ["explain", *ASK, "--at", 6]])
+def test_unreachable_postgres_url_exits_2_with_one_line_without_the_password(command):
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        url = f"postgresql://amend:s3cret@127.0.0.1:{free.getsockname()[1]}/registry"
+    result = run(*command, "--db", url)
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("error: postgresql://amend@127.0.0.1:")
+    assert "cannot connect to PostgreSQL" in result.stderr and "s3cret" not in result.stderr
 
 
 def test_unwritable_database_path_exits_2(tmp_path):
@@ -149,12 +169,12 @@ def test_validate_json_lists_findings_and_exits_0_without_errors(db):
     assert [(f["severity"], f["kind"]) for f in findings] == [("finding", "overlap")]
 
 
-def test_validate_exits_1_on_a_contract_error(db):
-    conn = sqlite3.connect(db)  # an edit behind the importer's back: drop the trigger first
-    conn.execute("DROP TRIGGER revisions_content_immutable")
+def test_validate_exits_1_on_a_contract_error(db, backend):
+    conn = connect(db)  # an edit behind the importer's back: drop the trigger first
+    conn.execute("DROP TRIGGER revisions_content_immutable"
+                 + (" ON revisions" if backend == "postgresql" else ""))
     conn.execute("UPDATE revisions SET content = '{\"text\": \"tampered\"}' "
                  "WHERE id = 'manual-A'")
-    conn.commit()
     conn.close()
     result = run("validate", "--db", db)
     assert result.exit_code == 1 and "error: digest:" in result.stdout
@@ -171,8 +191,8 @@ def test_explain_shows_every_candidate_and_why(db):
     assert {r["revision"]: r["verdict"] for r in data["revisions"]}["bulletin-B"] == "winner"
 
 
-def test_resolve_with_fields_prints_the_matching_section(tmp_path):
-    path = tmp_path / "demo.db"
+def test_resolve_with_fields_prints_the_matching_section(db_target):
+    path = db_target
     from registry.demo import demo_files
 
     for f in demo_files():
@@ -185,10 +205,10 @@ def test_resolve_with_fields_prints_the_matching_section(tmp_path):
     assert [s["id"] for s in out["sections"]] == ["unopened"]
 
 
-def test_historical_instant_answer_is_labelled_with_its_date(tmp_path):
+def test_historical_instant_answer_is_labelled_with_its_date(db_target):
     from registry.demo import demo_files
 
-    path = tmp_path / "demo.db"
+    path = db_target
     for f in demo_files():
         run("import", f, "--db", path)
     out = json.loads(run("resolve", *ASK, "--at", "2026-03-03T09:00:00+01:00", "--db", path,

@@ -8,10 +8,12 @@ import sqlite3
 
 import pytest
 from backend_support import (  # noqa: F401 (fixtures: backend, db_target, places, registry_from)
+    NEWER_SCHEMA,
     backend_param,
     connect,
     db_target_fixture,
     driver_error,
+    pg_shared_fixture,
     places_fixture,
     registry_from_fixture,
 )
@@ -210,10 +212,6 @@ def test_sqlite_database_is_wal_strict_and_versioned(tmp_path):
     conn.close()
 
 
-NEWER_SCHEMA = {"sqlite": f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}",
-                "postgresql": "UPDATE registry_schema SET version = version + 1"}
-
-
 def test_database_from_a_newer_schema_is_refused_and_left_alone(seeded, backend):
     conn = connect(seeded)
     conn.execute(NEWER_SCHEMA[backend])
@@ -316,10 +314,14 @@ def test_postgres_import_holds_the_registry_lock_until_its_transaction_ends(pg_d
 
 
 def _import_each(url: str, paths: list, barrier, results) -> None:
-    """One importing process: wait for the others, then import ``paths`` in order."""
+    """One importing process: wait for the others, then import ``paths`` in order, reporting
+    (file name, snapshot or the error) for each."""
     barrier.wait()
     for path in paths:
-        results.put((path.name, store.import_path(url, path).snapshot))
+        try:
+            results.put((path.name, store.import_path(url, path).snapshot))
+        except BadDatabase as exc:
+            results.put((path.name, str(exc)))
 
 
 def test_postgres_importers_in_several_processes_take_turns(pg_dsn, tmp_path):
@@ -343,6 +345,7 @@ def test_postgres_importers_in_several_processes_take_turns(pg_dsn, tmp_path):
     for worker in workers:
         worker.join(timeout=60)
     assert [w.exitcode for w in workers] == [0, 0, 0]
+    assert all(isinstance(snapshot, int) for _, snapshot in done), done
     assert sorted(snapshot for _, snapshot in done) == list(range(2, 14))
     with connect(pg_dsn) as conn:
         owners = dict(conn.execute("SELECT id, source FROM snapshots").fetchall())
@@ -371,14 +374,26 @@ def test_unreachable_postgres_url_is_one_clear_error_without_the_password(url, t
         assert "s3cret" not in message and "\n" not in message
 
 
-def test_postgres_database_of_another_application_is_refused_and_left_alone(pg_dsn):
+def test_postgres_registry_shares_a_database_with_other_applications(pg_dsn):
+    """The sandbox (or anything else) may keep its tables in the same schema."""
     with connect(pg_dsn) as conn:
         conn.execute("CREATE TABLE orders (id integer)")
+        conn.execute("INSERT INTO orders VALUES (7)")
+    assert store.import_path(pg_dsn, SEED / "registry.yaml").snapshot == 1
+    assert Registry.open(pg_dsn).resolve(seed_query(at="6")).revision == "bulletin-B"
+    with connect(pg_dsn) as conn:
+        assert conn.execute("SELECT id FROM orders").fetchall() == [(7,)]
+
+
+def test_postgres_tables_of_the_registrys_names_are_refused_and_left_alone(pg_dsn):
+    with connect(pg_dsn) as conn:
+        conn.execute("CREATE TABLE revisions (id text)")
     before = dump(pg_dsn)
     for attempt in (lambda: Registry.open(pg_dsn),
                     lambda: store.import_path(pg_dsn, SEED / "registry.yaml")):
-        with pytest.raises(BadDatabase, match="not an Amend registry database .* own database "
-                                              "or schema"):
+        with pytest.raises(BadDatabase, match=r"not an Amend registry database, though its "
+                                              r"schema has tables of the registry's names "
+                                              r"\(revisions\); give the registry its own"):
             attempt()
     assert dump(pg_dsn) == before
 

@@ -6,7 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from registry_support import registry_from, seed_query, write
+from backend_support import (  # noqa: F401 (fixtures: backend, db_target, registry_from)
+    backend_param,
+    db_target_fixture,
+    pg_shared_fixture,
+    places_fixture,
+    registry_from_fixture,
+)
+from registry_support import seed_query, write
 
 from agent.core.clock import FixedClock
 from agent.core.ports import RegistryOutcome, ResolutionQuery
@@ -40,48 +47,48 @@ def revision(rid, *entries, kind="manual", status="approved", tenant="*", roles=
     return "\n".join(lines) + "\n"
 
 
-def build(tmp_path, *revisions, time="ticks", **kwargs):
+def build(registry_from, tmp_path, *revisions, time="ticks", **kwargs):
     text = f"registry: t\ntime: {time}\nrevisions:\n" + "".join(revisions)
     return registry_from(write(tmp_path, "r.yaml", text), **kwargs)
 
 
-def test_transitive_chain_picks_the_newest_authority(tmp_path):
-    reg = build(tmp_path, revision("A", entry()),
+def test_transitive_chain_picks_the_newest_authority(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry()),
                 revision("B", entry(), supersedes=[("A", "seal-torque")]),
                 revision("D", entry(), supersedes=[("B", "seal-torque")]))
     assert reg.resolve(seed_query(at="3")).revision == "D"
 
 
-def test_chain_through_a_revision_that_is_not_a_candidate_still_decides(tmp_path):
-    reg = build(tmp_path, revision("A", entry()),
+def test_chain_through_a_revision_that_is_not_a_candidate_still_decides(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry()),
                 revision("X", entry("[0, 1]"), supersedes=[("A", "seal-torque")]),
                 revision("D", entry(), supersedes=[("X", "seal-torque")]))
     assert reg.resolve(seed_query(at="5")).revision == "D"  # X expired at 1, still an edge
 
 
-def test_supersession_for_another_procedure_does_not_decide_this_one(tmp_path):
+def test_supersession_for_another_procedure_does_not_decide_this_one(tmp_path, registry_from):
     both = [entry(), entry(procedure="impeller")]
-    reg = build(tmp_path, revision("A", *both),
+    reg = build(registry_from, tmp_path, revision("A", *both),
                 revision("B", *both, supersedes=[("A", "impeller")]))
     assert reg.resolve(seed_query(at="5")).outcome is R.UNRESOLVED_AUTHORITY
     assert reg.resolve(seed_query(at="5", procedure="impeller")).revision == "B"
 
 
-def test_one_applies_entry_must_cover_configuration_and_region_together(tmp_path):
-    reg = build(tmp_path, revision("A", entry(configs="[C2]", regions="[US]"),
+def test_one_applies_entry_must_cover_configuration_and_region_together(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry(configs="[C2]", regions="[US]"),
                                    entry(configs="[C3]", regions="[EU]")))
     assert reg.resolve(seed_query(at="5")).outcome is R.NOT_APPLICABLE
     assert reg.resolve(seed_query(at="5", region="US")).revision == "A"
 
 
-def test_explicit_wildcard_scope_covers_every_configuration(tmp_path):
-    reg = build(tmp_path, revision("P", entry(configs='["*"]'), kind="policy"))
+def test_explicit_wildcard_scope_covers_every_configuration(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("P", entry(configs='["*"]'), kind="policy"))
     assert reg.resolve(seed_query(at="5", configuration="C9")).revision == "P"
     assert reg.resolve(seed_query(at="5", region="US")).outcome is R.NOT_APPLICABLE
 
 
-def test_role_restricted_winner_serves_its_role_and_no_one_else(tmp_path):
-    reg = build(tmp_path, revision("A", entry()),
+def test_role_restricted_winner_serves_its_role_and_no_one_else(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry()),
                 revision("B", entry(), roles=["supervisor"], supersedes=[("A", "seal-torque")]))
     assert reg.resolve(seed_query(at="5", roles=("supervisor",))).revision == "B"
     refused = reg.resolve(seed_query(at="5", roles=("technician",)))
@@ -90,36 +97,36 @@ def test_role_restricted_winner_serves_its_role_and_no_one_else(tmp_path):
     assert rows["B"].verdict is Verdict.WINNER and "no fallback" in rows["B"].reason
 
 
-def test_tenant_scoped_revision_is_never_a_candidate_for_another_tenant(tmp_path):
-    reg = build(tmp_path, revision("public", entry()),
+def test_tenant_scoped_revision_is_never_a_candidate_for_another_tenant(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("public", entry()),
                 revision("globex-only", entry(), tenant="globex",
                          supersedes=[("public", "seal-torque")]))
     assert reg.resolve(seed_query(at="5", tenant="globex")).revision == "globex-only"
     assert reg.resolve(seed_query(at="5", tenant="acme")).revision == "public"
-    lone = build(tmp_path, revision("initech-only", entry(), tenant="initech"))
+    lone = build(registry_from, tmp_path, revision("initech-only", entry(), tenant="initech"))
     assert lone.resolve(seed_query(at="5")).outcome is R.NOT_APPLICABLE
 
 
-def test_translation_of_a_superseded_revision_never_stands_in_for_the_winner():
+def test_translation_of_a_superseded_revision_never_stands_in_for_the_winner(registry_from):
     reg = registry_from("registry.yaml")
     assert reg.resolve(seed_query(at="6", language="de")).outcome is R.NO_EQUIVALENT_EDITION
     assert reg.resolve(seed_query(at="4", language="de")).edition == "manual-A-de"
 
 
-def test_translation_alone_is_never_an_authority(tmp_path):
-    reg = build(tmp_path, revision("A", entry("[0, 5]")),
+def test_translation_alone_is_never_an_authority(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry("[0, 5]")),
                 revision("A-de", entry(), kind="translation", language="de",
                          equivalent_to="A"))
     assert reg.resolve(seed_query(at="7", language="de")).outcome is R.NOT_APPLICABLE
 
 
 @pytest.mark.parametrize("status", ["draft", "withdrawn"])
-def test_draft_or_withdrawn_revision_never_wins(tmp_path, status):
-    reg = build(tmp_path, revision("A", entry()),
+def test_draft_or_withdrawn_revision_never_wins(tmp_path, status, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry()),
                 revision("B", entry(), status=status, supersedes=[("A", "seal-torque")]))
     # B is no candidate, and only a candidate removes another: A still answers
     assert reg.resolve(seed_query(at="5")).revision == "A"
-    alone = build(tmp_path, revision("B", entry(), status=status))
+    alone = build(registry_from, tmp_path, revision("B", entry(), status=status))
     assert alone.resolve(seed_query(at="5")).outcome is R.NOT_APPLICABLE
 
 
@@ -135,14 +142,14 @@ INSTANT_ENTRY = entry('["2026-12-01T00:00:00+01:00", "2027-01-01T00:00:00+01:00"
     ("2027-01-01T09:00:00+10:00", R.NOT_APPLICABLE),  # the same end, written in Sydney
     ("2026-12-31T23:30:00+01:00", R.RESOLVED),  # still 2026 in Berlin
 ])
-def test_instants_at_interval_boundaries_compare_as_instants(tmp_path, at, outcome):
-    reg = build(tmp_path, revision("A", INSTANT_ENTRY), time="instants")
+def test_instants_at_interval_boundaries_compare_as_instants(tmp_path, at, outcome, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", INSTANT_ENTRY), time="instants")
     assert reg.resolve(seed_query(at=at)).outcome is outcome
 
 
-def test_current_mode_captures_the_injected_clock_once(tmp_path):
+def test_current_mode_captures_the_injected_clock_once(tmp_path, registry_from):
     clock = FixedClock(datetime.fromisoformat("2026-12-01T09:00:00+01:00"))
-    reg = build(tmp_path, revision("A", INSTANT_ENTRY), time="instants", clock=clock)
+    reg = build(registry_from, tmp_path, revision("A", INSTANT_ENTRY), time="instants", clock=clock)
     current = reg.resolve(seed_query(mode="current"))
     assert current.revision == "A" and current.label == "current"
     assert current.token.instant == "2026-12-01T09:00:00+01:00"
@@ -155,18 +162,18 @@ def test_current_mode_captures_the_injected_clock_once(tmp_path):
     (dict(at="6", known_at=9), "no such registry snapshot"),
     (dict(at="6", mode="someday"), "use 'current' or 'historical'"),
 ])
-def test_malformed_query_values_are_errors_not_outcomes(query, fragment):
+def test_malformed_query_values_are_errors_not_outcomes(query, fragment, registry_from):
     with pytest.raises(BadQuery, match=fragment):
         registry_from("registry.yaml").resolve(seed_query(**query))
 
 
-def test_bare_date_query_in_an_instants_registry_is_refused(tmp_path):
-    reg = build(tmp_path, revision("A", INSTANT_ENTRY), time="instants")
+def test_bare_date_query_in_an_instants_registry_is_refused(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", INSTANT_ENTRY), time="instants")
     with pytest.raises(BadQuery, match="bare date"):
         reg.resolve(seed_query(at="2026-12-01"))
 
 
-def test_missing_scope_lists_every_missing_input_and_queries_nothing():
+def test_missing_scope_lists_every_missing_input_and_queries_nothing(registry_from):
     reg = registry_from("registry.yaml")
     answer = reg.resolve(ResolutionQuery(None, (), "pump-seal", None, None, "EU",
                                          mode="historical"))
@@ -174,7 +181,7 @@ def test_missing_scope_lists_every_missing_input_and_queries_nothing():
     assert answer.missing == ("tenant", "procedure", "configuration", "at")
 
 
-def test_explain_accounts_for_every_revision_of_the_family():
+def test_explain_accounts_for_every_revision_of_the_family(registry_from):
     reg = registry_from("registry.yaml", "competing.yaml")
     result = explain(reg, seed_query(at="6"))
     verdicts = {r.revision: (r.verdict, r.step) for r in result.rows}
@@ -185,9 +192,9 @@ def test_explain_accounts_for_every_revision_of_the_family():
                         "manual-D": (Verdict.DROPPED, "2 candidates")}
 
 
-def test_validate_lists_unresolved_overlap_and_gap_as_findings_not_errors(tmp_path):
-    reg = build(tmp_path, revision("A", entry("[0, 10]")), revision("C", entry("[12, null]")),
-                revision("D", entry("[15, null]")))
+def test_validate_lists_unresolved_overlap_and_gap_as_findings_not_errors(tmp_path, registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry("[0, 10]")),
+                revision("C", entry("[12, null]")), revision("D", entry("[15, null]")))
     findings = validate(reg)
     assert {f.severity for f in findings} == {"finding"}
     assert sorted(f.kind for f in findings) == ["gap", "overlap"]
@@ -197,13 +204,21 @@ def test_validate_lists_unresolved_overlap_and_gap_as_findings_not_errors(tmp_pa
     assert overlap.revisions == ("C", "D") and "[15, ∞)" in overlap.message
 
 
-def test_seed_fixture_validates_clean_and_competing_edition_is_a_finding():
+def test_validate_reports_entries_that_start_together_one_of_them_open_ended(tmp_path,
+                                                                             registry_from):
+    reg = build(registry_from, tmp_path, revision("A", entry("[5, null]")),
+                revision("B", entry("[5, 9]")), revision("C", entry("[0, 5]")))
+    (overlap,) = validate(reg)
+    assert overlap.kind == "overlap" and overlap.revisions == ("A", "B")
+
+
+def test_seed_fixture_validates_clean_and_competing_edition_is_a_finding(registry_from):
     assert validate(registry_from("registry.yaml")) == []
     (finding,) = validate(registry_from("registry.yaml", "competing.yaml"))
     assert finding.kind == "overlap" and set(finding.revisions) == {"manual-C", "manual-D"}
 
 
-def test_revision_texts_are_plain_data_for_retrieval():
+def test_revision_texts_are_plain_data_for_retrieval(registry_from):
     texts = {t.id: t for t in registry_from("registry.yaml").revision_texts()}
     a = texts["manual-A"]
     assert a.sections == (("text", (), "Pump seal, configuration C2: tighten the seal bolts "
@@ -221,8 +236,8 @@ def _demo_query(**overrides):
     return ResolutionQuery(**{**base, **overrides})
 
 
-def test_demo_registry_answers_the_december_2026_questions(tmp_path):
-    reg = load_demo(tmp_path / "demo.db", clock=DEMO_NOW)
+def test_demo_registry_answers_the_december_2026_questions(db_target):
+    reg = load_demo(db_target, clock=DEMO_NOW)
     assert validate(reg) == []
     assert reg.resolve(_demo_query()).revision == "nw-bulletin-b"
     assert reg.resolve(_demo_query(configuration="C3")).outcome is R.UNAVAILABLE
@@ -231,11 +246,11 @@ def test_demo_registry_answers_the_december_2026_questions(tmp_path):
     assert (policy.revision, policy.edition) == ("returns-eu-2026", "returns-eu-2026-de")
     globex = reg.resolve(_demo_query(family="returns", procedure="filter-kit", tenant="globex"))
     assert globex.revision == "returns-globex-contract"
-    assert load_demo(tmp_path / "demo.db").snapshot == reg.snapshot  # reload is a no-op
+    assert load_demo(db_target).snapshot == reg.snapshot  # reload is a no-op
 
 
-def test_demo_return_policy_sections_filter_on_the_opened_field():
-    reg = load_demo(clock=DEMO_NOW)
+def test_demo_return_policy_sections_filter_on_the_opened_field(db_target):
+    reg = load_demo(db_target, clock=DEMO_NOW)
     policy = reg.resolve(_demo_query(family="returns", procedure="filter-kit", region="US"))
     opened = reg.sections_for(policy.edition, {"opened": "yes"})
     assert [s[0] for s in opened.sections] == ["opened"] and opened.needs == ()

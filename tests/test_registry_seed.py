@@ -6,7 +6,13 @@ import dataclasses
 import json
 
 import pytest
-from registry_support import SEED, registry_from, seed_query
+from backend_support import (  # noqa: F401 (fixtures: backend, registry_from)
+    backend_param,
+    pg_shared_fixture,
+    places_fixture,
+    registry_from_fixture,
+)
+from registry_support import SEED, seed_query
 
 from agent.core.ports import RegistryOutcome
 from registry.tokens import POLICY_VERSION
@@ -14,7 +20,7 @@ from registry.tokens import POLICY_VERSION
 EXPECTED = json.loads((SEED / "expected.json").read_text())
 
 
-def _run_case(case: dict):
+def _run_case(registry_from, case: dict):
     q = case["q"]
     registry = registry_from(*case["db"], now_tick=q.get("now"))
     query = seed_query(configuration=q.get("configuration"), region=q.get("region"),
@@ -25,8 +31,8 @@ def _run_case(case: dict):
 
 
 @pytest.mark.parametrize("case", EXPECTED["cases"], ids=lambda c: f"case{c['n']}")
-def test_seed_003_resolver_case(case):
-    resolution = _run_case(case)
+def test_seed_003_resolver_case(case, registry_from):
+    resolution = _run_case(registry_from, case)
     assert resolution.outcome == RegistryOutcome(case["outcome"])
     if case["outcome"] == "RESOLVED":
         assert resolution.revision == case["revision"]
@@ -37,32 +43,33 @@ def test_seed_003_resolver_case(case):
         assert (resolution.revision, resolution.edition, resolution.token) == (None, None, None)
 
 
-def test_seed_case_6_is_labelled_current_and_historical_cases_are_labelled_as_of_tick():
-    current = _run_case(EXPECTED["cases"][5])
-    historical = _run_case(EXPECTED["cases"][0])
+def test_seed_case_6_is_labelled_current_and_historical_cases_are_labelled_as_of_tick(
+        registry_from):
+    current = _run_case(registry_from, EXPECTED["cases"][5])
+    historical = _run_case(registry_from, EXPECTED["cases"][0])
     assert current.label == "current" and not current.historical
     assert historical.label == "as of tick 4" and historical.historical
 
 
-def test_seed_case_8_unavailable_never_falls_back_to_manual_a():
-    resolution = _run_case(EXPECTED["cases"][7])
+def test_seed_case_8_unavailable_never_falls_back_to_manual_a(registry_from):
+    resolution = _run_case(registry_from, EXPECTED["cases"][7])
     assert resolution.outcome is RegistryOutcome.UNAVAILABLE
     assert "manual-A" not in repr(resolution) and "bulletin-B" not in repr(resolution)
 
 
-def test_seed_case_11_missing_configuration_is_reported_by_name():
-    assert _run_case(EXPECTED["cases"][10]).missing == ("configuration",)
+def test_seed_case_11_missing_configuration_is_reported_by_name(registry_from):
+    assert _run_case(registry_from, EXPECTED["cases"][10]).missing == ("configuration",)
 
 
 # --------------------------------------------------------------------------- cache keys
 
-def _base():
+def _base(registry_from):
     return registry_from("registry.yaml", "competing.yaml"), seed_query(at="6")
 
 
-def _variant(dimension: str):
+def _variant(registry_from, dimension: str):
     """(baseline resolution, resolution differing in ``dimension``), both real answers."""
-    registry, query = _base()
+    registry, query = _base(registry_from)
     base = registry.resolve(query)
     replace = dataclasses.replace
     other = {
@@ -95,8 +102,8 @@ def test_the_fixture_lists_exactly_the_eight_cache_dimensions():
 
 
 @pytest.mark.parametrize("dimension", EXPECTED["cache_key_must_change_with"])
-def test_cache_key_changes_with(dimension):
-    base, other = _variant(dimension)
+def test_cache_key_changes_with(dimension, registry_from):
+    base, other = _variant(registry_from, dimension)
     assert base.outcome is other.outcome is RegistryOutcome.RESOLVED
     name = FIELD[dimension]
     assert getattr(base.token, name) != getattr(other.token, name)
@@ -106,13 +113,13 @@ def test_cache_key_changes_with(dimension):
     assert alone.cache_key != base.token.cache_key
 
 
-def test_same_question_same_snapshot_gives_the_same_cache_key():
-    registry, query = _base()
+def test_same_question_same_snapshot_gives_the_same_cache_key(registry_from):
+    registry, query = _base(registry_from)
     assert registry.resolve(query).token.cache_key == registry.resolve(query).token.cache_key
 
 
-def test_allowed_set_is_the_winner_plus_its_reviewed_edition():
-    registry, query = _base()
+def test_allowed_set_is_the_winner_plus_its_reviewed_edition(registry_from):
+    registry, query = _base(registry_from)
     german = registry.resolve(dataclasses.replace(query, at="4", language="de"))
     assert german.token.allowed_revisions == ("manual-A", "manual-A-de")
     assert registry.resolve(query).token.allowed_revisions == ("bulletin-B",)

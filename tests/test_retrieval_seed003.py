@@ -11,17 +11,22 @@ import dataclasses
 import json
 
 import pytest
+from backend_support import (  # noqa: F401 (fixtures: backend, corpus_at, db_target, places)
+    backend_param,
+    corpus_at_fixture,
+    db_target_fixture,
+    pg_shared_fixture,
+    places_fixture,
+)
 from click.testing import CliRunner
 
 from agent.core.gate import AdmissionGate, Stamp
 from agent.core.ledger import Ledger
 from agent.core.ports import ResolutionQuery, RetrievalOutcome
 from agent.core.trace import Trace
-from registry import schema, store
+from registry import store
 from registry.parse import parse_file
-from registry.resolver import Registry
 from retrieval.cache import EvidenceCache
-from retrieval.corpus import Corpus
 from retrieval.query import build_query
 from retrieval.retriever import ScopedRetriever
 from retrieval.terms import terms
@@ -54,12 +59,10 @@ OBSOLETE_WORDING = "pump seal torque bolts seal bolts torque 40 Nm"
 
 
 @pytest.fixture
-def registry(tmp_path):
+def registry(tmp_path, places):
     path = tmp_path / "seed003.yaml"
     path.write_text(REGISTRY)
-    db = schema.memory()
-    store.apply_file(db, parse_file(path))
-    return Registry(db, now_tick=12)
+    return places.registry(path, now_tick=12)
 
 
 def resolve(registry, *, at=None):
@@ -91,8 +94,8 @@ def revisions_of(result) -> set[str]:
     return {p.revision for p in result.bundle.passages}
 
 
-def test_obsolete_passage_would_rank_first_if_it_were_eligible(registry):
-    corpus = Corpus()
+def test_obsolete_passage_would_rank_first_if_it_were_eligible(registry, corpus_at):
+    corpus = corpus_at()
     corpus.sync(registry.revision_texts(), registry.snapshot)
     both = dataclasses.replace(resolve(registry).token,
                                allowed_revisions=("manual-A", "manual-C"))
@@ -100,10 +103,11 @@ def test_obsolete_passage_would_rank_first_if_it_were_eligible(registry):
 
 
 @pytest.mark.anyio
-async def test_lexical_search_for_current_use_never_returns_the_obsolete_passage(registry):
+async def test_lexical_search_for_current_use_never_returns_the_obsolete_passage(registry,
+                                                                                 corpus_at):
     current = resolve(registry)
     assert current.revision == "manual-C"
-    ledger, retriever = wire(registry, Corpus())
+    ledger, retriever = wire(registry, corpus_at())
     result = await retriever.retrieve(request_for(ledger, current, "r1"))
     assert result.outcome is RetrievalOutcome.EVIDENCE
     assert revisions_of(result) == {"manual-C"}
@@ -111,18 +115,18 @@ async def test_lexical_search_for_current_use_never_returns_the_obsolete_passage
 
 
 @pytest.mark.anyio
-async def test_query_expansion_with_the_obsolete_wording_still_stays_in_scope(registry):
+async def test_query_expansion_with_the_obsolete_wording_still_stays_in_scope(registry, corpus_at):
     current = resolve(registry)
-    ledger, retriever = wire(registry, Corpus())
+    ledger, retriever = wire(registry, corpus_at())
     expanded = build_query(ledger.issue(), QUESTION).expanded(OBSOLETE_WORDING.split())
     result = await retriever.retrieve(request_for(ledger, current, "r1", expanded))
     assert revisions_of(result) == {"manual-C"}
 
 
 @pytest.mark.anyio
-async def test_cache_filled_by_a_historical_answer_never_serves_current_use(registry):
+async def test_cache_filled_by_a_historical_answer_never_serves_current_use(registry, corpus_at):
     cache = EvidenceCache()
-    ledger, retriever = wire(registry, Corpus(), cache)
+    ledger, retriever = wire(registry, corpus_at(), cache)
     historical = resolve(registry, at=4)
     assert historical.revision == "manual-A"
     old = await retriever.retrieve(request_for(ledger, historical, "r-old"))
@@ -135,9 +139,10 @@ async def test_cache_filled_by_a_historical_answer_never_serves_current_use(regi
 
 
 @pytest.mark.anyio
-async def test_registry_correction_resyncs_the_corpus_and_drops_the_cache(registry, tmp_path):
+async def test_registry_correction_resyncs_the_corpus_and_drops_the_cache(registry, tmp_path,
+                                                                          corpus_at):
     cache = EvidenceCache()
-    corpus = Corpus()
+    corpus = corpus_at()
     ledger, retriever = wire(registry, corpus, cache)
     await retriever.retrieve(request_for(ledger, resolve(registry), "r1"))
     corrected = tmp_path / "correction.yaml"
@@ -157,12 +162,11 @@ def cli(db_path, *args):
 
 
 @pytest.fixture
-def db_file(tmp_path):
+def db_file(tmp_path, db_target):
     path = tmp_path / "seed003.yaml"
     path.write_text(REGISTRY)
-    db = tmp_path / "registry.db"
-    store.import_path(db, path)
-    return db
+    store.import_path(db_target, path)
+    return db_target
 
 
 def test_cli_json_prints_the_resolved_revision_and_cited_passages(db_file):
@@ -194,10 +198,22 @@ def test_cli_bad_database_is_one_line_and_exit_2(tmp_path):
     assert len(out.output.strip().splitlines()) == 1
 
 
-def test_cli_names_the_field_a_conditional_section_needs(tmp_path):
+def test_cli_unreachable_postgres_url_is_one_line_and_exit_2_without_the_password():
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        url = f"postgresql://amend:s3cret@127.0.0.1:{free.getsockname()[1]}/registry"
+    out = cli(url, "--configuration", "C2", "--at", "12")
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    assert len(out.output.strip().splitlines()) == 1 and "s3cret" not in out.output
+    assert out.output.startswith("error: postgresql://amend@127.0.0.1:")
+
+
+def test_cli_names_the_field_a_conditional_section_needs(db_target):
     from registry.demo import demo_files
 
-    db = tmp_path / "demo.db"
+    db = db_target
     for path in demo_files():
         store.import_path(db, path)
     base = ["can I return the filter kit?", "--family", "returns", "--procedure", "filter-kit",

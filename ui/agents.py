@@ -11,10 +11,8 @@ concurrent calls never see each other's bookings or faults.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import multiprocessing
-import os
 import queue
 from collections.abc import Callable
 from pathlib import Path
@@ -25,9 +23,15 @@ SHARED_CAPACITY = 10**6  # every call books the same few days; capacity is not w
 
 def run_on_agents(paths: list[str], mode: str, *, agents: int, concurrency: int, db: str,
                   artifacts: Path | None, settings: Any, verify_heard: bool,
-                  on_done: Callable[[], None]) -> tuple[list, list[str], dict | None]:
+                  on_done: Callable[[], None], agent_main: Callable[..., None]
+                  ) -> tuple[list, list[str], dict | None]:
     """Run ``paths`` on ``agents`` processes; returns (results in the given order, skipped
-    notes, the speech models' description of the first call that ran)."""
+    notes, the speech models' description of the first call that ran).
+
+    ``agent_main(n, paths, mode, concurrency, shared, artifacts, settings, verify_heard,
+    events)`` is what each process runs (``ui.call_cli.agent_main``, a module-level function
+    so that a spawned process can import it); it puts ``("call", n, None)`` on ``events``
+    after each call and ``("results", n, (results, skipped, meta))`` at the end."""
     from registry.demo import demo_files
     from registry.store import import_path
     from tools_sandbox.server import serve_in_background
@@ -43,7 +47,7 @@ def run_on_agents(paths: list[str], mode: str, *, agents: int, concurrency: int,
         events: Any = ctx.Queue()
         shares = [share for share in (paths[i::agents] for i in range(agents)) if share]
         per_agent = max(1, math.ceil(concurrency / agents))
-        procs = [ctx.Process(target=_agent, name=f"amend-agent-{n}", daemon=True,
+        procs = [ctx.Process(target=agent_main, name=f"amend-agent-{n}", daemon=True,
                              args=(n, share, mode, per_agent, shared, artifacts, settings,
                                    verify_heard, events))
                  for n, share in enumerate(shares)]
@@ -84,28 +88,3 @@ def run_on_agents(paths: list[str], mode: str, *, agents: int, concurrency: int,
             if paths[index] not in skipped_paths:
                 merged[index] = next(results_iter)
     return [merged[i] for i in sorted(merged)], skipped, meta
-
-
-def _agent(n: int, paths: list[str], mode: str, concurrency: int, shared: Any,
-           artifacts: Path | None, settings: Any, verify_heard: bool, events: Any) -> None:
-    """Agent process ``n``: run its scripts; report each finished call, then its results."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from ui.call_cli import _run_calls, mode_factory
-
-    if mode == "audio":  # load the models first: a call's first turn must not pay for it
-        from audio import services
-
-        services.warm()
-
-    base = mode_factory(mode, verify_heard)
-    modes: list[Any] = []
-
-    def factory(trace):
-        built = base(trace)
-        modes.append(built)
-        return built
-
-    results, skipped = asyncio.run(_run_calls(
-        settings, paths, mode, factory, artifacts=artifacts, concurrency=concurrency,
-        on_done=lambda _result: events.put(("call", n, None)), shared=shared))
-    events.put(("results", n, (results, skipped, modes[0].meta() if modes else None)))

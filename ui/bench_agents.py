@@ -51,6 +51,7 @@ def _batch(db: str, processes: int, calls: int) -> tuple[bool, float]:
     import audio.calls
     from audio.calls.evidence import Verdict
     from ui.agents import run_on_agents
+    from ui.call_cli import agent_main
     from ui.llm_proposer import ProposerSettings
 
     script = Path(audio.calls.__file__).parent / "examples" / SCRIPT
@@ -62,7 +63,8 @@ def _batch(db: str, processes: int, calls: int) -> tuple[bool, float]:
             paths.append(str(copy))
         results, _, _ = run_on_agents(paths, "audio", agents=processes, concurrency=calls,
                                       db=db, artifacts=None, settings=ProposerSettings(),
-                                      verify_heard=False, on_done=lambda: None)
+                                      verify_heard=False, on_done=lambda: None,
+                                      agent_main=agent_main)
     samples = [ms for r in results for ms in (r.latency_ms or {}).get("voice_to_voice", [])]
     passed = len(results) == calls and all(r.verdict is Verdict.PASS for r in results)
     return passed, percentile(samples, 95) if samples else float("inf")

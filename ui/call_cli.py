@@ -206,7 +206,7 @@ def call(scripts: tuple[str, ...], mode: str, report_path: str | None,
             results, skipped, described = run_on_agents(
                 paths, mode, agents=agents, concurrency=concurrency, db=db,
                 artifacts=artifacts, settings=proposer_settings, verify_heard=verify_heard,
-                on_done=lambda: progress.advance(bar))
+                on_done=lambda: progress.advance(bar), agent_main=agent_main)
             modes.extend(_Described(described) for _ in [0] if described)
         else:
             results, skipped = asyncio.run(_run_calls(
@@ -238,6 +238,33 @@ async def _run_calls(settings: ProposerSettings, paths: list[str], mode: str, mo
     async with open_proposer(settings, rule_proposer()) as proposer:
         worlds = functools.partial(world_factory, proposer=proposer, shared=shared)
         return await run_calls(paths, mode, worlds, mode_factory, **options)
+
+
+def agent_main(n: int, paths: list[str], mode: str, concurrency: int, shared,
+               artifacts: Path | None, settings: ProposerSettings, verify_heard: bool,
+               events) -> None:
+    """Agent process ``n`` of ``amend call --agents`` (``ui.agents``): run its scripts in the
+    shared systems; report each finished call on ``events``, then its results."""
+    import asyncio
+    import os
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if mode == "audio":  # load the models first: a call's first turn must not pay for it
+        from audio import services
+
+        services.warm()
+    base = mode_factory(mode, verify_heard)
+    modes: list[Any] = []
+
+    def factory(trace):
+        built = base(trace)
+        modes.append(built)
+        return built
+
+    results, skipped = asyncio.run(_run_calls(
+        settings, paths, mode, factory, artifacts=artifacts, concurrency=concurrency,
+        on_done=lambda _result: events.put(("call", n, None)), shared=shared))
+    events.put(("results", n, (results, skipped, modes[0].meta() if modes else None)))
 
 
 class _Described:
