@@ -58,3 +58,11 @@ def test_a_bad_speech_setting_is_one_line_naming_the_variable(tmp_path, env, nam
     assert "Traceback" not in done.stderr
     error = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
     assert len(error) == 1 and names in error[0], done.stderr[-2000:]
+
+
+def test_bench_refuses_a_database_it_cannot_reach_in_one_line():
+    result = CliRunner().invoke(main, ["bench", "--only", "sandbox", "--db",
+                                       "postgresql://amend:secret@127.0.0.1:1/none"])
+    assert result.exit_code == 2
+    assert "cannot connect to postgresql://amend@127.0.0.1:1/none" in result.output
+    assert "secret" not in result.output and "Traceback" not in result.output

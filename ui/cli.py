@@ -76,8 +76,8 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--only", multiple=True, help="Run only these benchmark groups (repeatable).")
 @click.option("--db", default=None, metavar="postgresql://...",
-              help="Run the sandbox and registry groups on this PostgreSQL database "
-                   "(default: their embedded SQLite).")
+              help="Run the sandbox, registry, retrieval and agents groups on this PostgreSQL "
+                   "database (default: their embedded SQLite; agents: a throwaway cluster).")
 def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None) -> None:
     """Run every registered benchmark and print one table of figures."""
     from rich.console import Console
@@ -85,9 +85,8 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None) -> 
 
     from agent.bench import BenchRow, registered, set_option
 
-    if db is not None and not db.startswith(("postgresql://", "postgres://")):
-        raise click.BadParameter(f"{db!r} is not a PostgreSQL URL; give "
-                                 "postgresql://user@host:port/database", param_hint="--db")
+    if db is not None:
+        _check_database(db)
     set_option("db", db)
 
     for name in BENCH_MODULES:
@@ -117,6 +116,23 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None) -> 
         value = f"{row.value:.3g}" if isinstance(row.value, float) else str(row.value)
         table.add_row(group, row.figure, value, row.unit, row.target, row.command)
     Console().print(table)
+
+
+def _check_database(db: str) -> None:
+    """Refuse a ``--db`` that is not a reachable PostgreSQL URL, in one line."""
+    if not db.startswith(("postgresql://", "postgres://")):
+        raise click.BadParameter(f"{db!r} is not a PostgreSQL URL; give "
+                                 "postgresql://user@host:port/database", param_hint="--db")
+    import psycopg
+
+    from tools_sandbox.store import redact
+
+    try:
+        psycopg.connect(db, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.BadParameter(f"cannot connect to {redact(db)}: {first}; check that the "
+                                 "server runs and the URL is right", param_hint="--db") from None
 
 
 for _module, _attr in COMMANDS:
