@@ -38,7 +38,7 @@ def test_pack_covers_seed_001_and_the_seed_000_races():
 @pytest.fixture(scope="module")
 def pack_results():
     results, skipped = asyncio.run(run_calls([str(p) for p in TEXT], "text", world_factory,
-                                             TextMode, concurrency=7))
+                                             TextMode, concurrency=12))
     assert not skipped
     return {r.id: r for r in results}
 
