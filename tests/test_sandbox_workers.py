@@ -9,10 +9,12 @@ and the record itself (bookings and their write log, read straight from PostgreS
 from __future__ import annotations
 
 import asyncio
+import http.client
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 
@@ -32,16 +34,17 @@ WORKERS = 4
 BODY = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "site": "12 Harbour Road"}
 START = ("import sys; from ui.cli import main; sys.argv = ['amend', 'sandbox', 'serve', "
          "'--port', '0', '--test-mode', '--caller', 'acme/tech-17/ACME-001', "
-         "'--capacity', '1000000', '--workers', '{workers}', '--db', '{db}']; main()")
+         "'--capacity', '1000000', '--workers', '{workers}', '--db', '{db}'{more}]; main()")
 
 
 class Workers:
     """A running `amend sandbox serve --workers N` and a direct connection to its database."""
 
-    def __init__(self, dsn: str, workers: int = WORKERS):
+    def __init__(self, dsn: str, workers: int = WORKERS, faults: tuple[str, ...] = ()):
         self.dsn = dsn
+        more = "".join(f", '--fault', {f!r}" for f in faults)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", START.format(workers=workers, db=dsn)],
+            [sys.executable, "-c", START.format(workers=workers, db=dsn, more=more)],
             stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         first, second = self.proc.stdout.readline().split(), self.proc.stdout.readline().split()
@@ -71,6 +74,28 @@ class Workers:
                 if conn.laddr and conn.laddr.port == client_port:
                     return child
         raise AssertionError(f"no worker holds the connection from port {client_port}")
+
+    def server_side_of(self, client_port: int) -> psutil.Process:
+        """The worker process that accepted the TCP connection from this local port (a
+        connection still in the listen queue belongs to no process yet: wait for it)."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            for child in psutil.Process(self.proc.pid).children(recursive=True):
+                for conn in child.net_connections(kind="tcp"):
+                    if conn.raddr and conn.raddr.port == client_port:
+                        return child
+            time.sleep(0.01)  # polling a condition, not timing a race
+        raise AssertionError(f"no worker accepted the connection from port {client_port}")
+
+    def holder_of(self, key: str) -> psutil.Process:
+        """The worker process holding the PENDING request ``key`` (its owner's session)."""
+        row = self.db.execute(
+            "SELECT a.client_port FROM requests r JOIN pg_locks l ON l.locktype = 'advisory' "
+            "AND l.objsubid = 1 AND (l.classid::bigint << 32) | l.objid::bigint = r.owner "
+            "JOIN pg_stat_activity a ON a.pid = l.pid WHERE r.key = %s AND "
+            "r.status = 'PENDING'", (key,)).fetchone()
+        assert row is not None, f"no worker holds {key!r}"
+        return self.process_of(row["client_port"])
 
     def record(self) -> tuple[list[dict], list[dict]]:
         return (self.db.execute("SELECT * FROM bookings ORDER BY created_at, ref").fetchall(),
@@ -243,3 +268,64 @@ def test_a_last_place_raced_for_by_fifty_clients_on_four_workers_is_booked_once(
     assert Counter(statuses) == Counter({201: 1, 409: 49}), Counter(statuses)
     bookings, _ = workers.record()
     assert len(bookings) == 1
+
+
+def test_a_cancel_that_reaches_another_worker_wakes_the_held_request(pg_cluster):
+    """Every worker holds its first create for two minutes. The cancel is sent over a
+    connection that another worker accepted, and the held request still ends CANCELLED at
+    once, with nothing written: the cancel is announced to the other workers (PostgreSQL
+    NOTIFY), not only in its own process."""
+    server = Workers(pg_cluster.new_database("cancel"),
+                     faults=('{"op": "create_booking", "delay_ms": 120000, "nth": 1}',))
+    headers = {"Authorization": f"Bearer {server.token}"}
+    host, port = server.url.removeprefix("http://").split(":")
+    try:
+        async def main() -> tuple[int, dict, int]:
+            async with httpx.AsyncClient(base_url=server.url, timeout=30,
+                                         headers=headers) as held_client:
+                held = asyncio.create_task(held_client.post(
+                    "/v1/bookings", json=BODY, headers={"Idempotency-Key": "held"}))
+                deadline = time.monotonic() + 30
+                while not server.db.execute("SELECT 1 FROM requests WHERE key = 'held' AND "
+                                            "status = 'PENDING'").fetchone():
+                    assert time.monotonic() < deadline, "the create never started"
+                    await asyncio.sleep(0.02)  # polling a condition, not timing a race
+                cancel_status = await asyncio.to_thread(cancel_from_another_worker)
+                reply = await held
+            return reply.status_code, reply.json(), cancel_status
+
+        def cancel_from_another_worker() -> int:
+            holder = server.holder_of("held")
+            for _ in range(40):  # the kernel hands each connection to some worker
+                conn = http.client.HTTPConnection(host, int(port), timeout=30)
+                conn.connect()
+                if server.server_side_of(conn.sock.getsockname()[1]).pid != holder.pid:
+                    conn.request("POST", "/v1/requests/held/cancel", headers=headers)
+                    status = conn.getresponse().status
+                    conn.close()
+                    return status
+                conn.close()
+            raise AssertionError("every connection went to the holding worker")
+
+        status, body, cancel_status = asyncio.run(main())
+        assert cancel_status == 200
+        assert status == 409 and body["error"]["code"] == "request_cancelled", body
+        assert server.record()[0] == []
+    finally:
+        server.stop()
+
+
+def test_an_announced_cancel_reaches_every_other_process_listening(pg_dsn):
+    from tools_sandbox.store import PostgresStore
+
+    heard: list[tuple[str, str, str]] = []
+    arrived = threading.Event()
+    listener, announcer = PostgresStore(pg_dsn), PostgresStore(pg_dsn)
+    try:
+        listener.listen_for_cancels(lambda scope: (heard.append(scope), arrived.set()))
+        announcer.announce_cancel(("acme", "ACME-001", "k1"))
+        assert arrived.wait(10)
+        assert heard == [("acme", "ACME-001", "k1")]
+    finally:
+        listener.close()
+        announcer.close()

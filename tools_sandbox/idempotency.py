@@ -195,6 +195,20 @@ class Executor:
             self._last_purge = now
             self._store.purge_requests(now - self._retention_s)
 
+    def listen(self) -> None:
+        """Wake a request this process holds when another process is asked to cancel it
+        (side effect: the store's listener; call once, on the server's event loop)."""
+        loop = asyncio.get_running_loop()
+
+        def wake(scope: Scope) -> None:
+            if scope in self._wake:
+                self._wake[scope].set()
+
+        def from_listener(scope: Scope) -> None:  # runs on the listener's thread
+            loop.call_soon_threadsafe(wake, scope)
+
+        self._store.listen_for_cancels(from_listener)
+
     async def request_cancel(self, caller: Caller, key: str, wait_s: float) -> dict | None:
         """Ask a pending request to cancel; wait up to ``wait_s`` for it to settle.
 
@@ -208,6 +222,8 @@ class Executor:
         self._store.mark_cancel_requested(*scope)
         if scope in self._wake:
             self._wake[scope].set()
+        else:  # held by another process, if any: it wakes on the announcement
+            self._store.announce_cancel(scope)
         settled = self._settled.get(scope)
         if settled is not None and wait_s > 0:
             try:

@@ -85,8 +85,9 @@ class BookingService:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def recover(self) -> None:
-        """At start: deliver the queued notifications a stopped process left behind
-        (side effect: background deliveries)."""
+        """At start: deliver the queued notifications a stopped process left behind, and
+        listen for cancels that other processes receive (side effects: background work)."""
+        self.executor.listen()
         for nid in self.store.adopt_orphan_notifications():
             self.outbox.schedule(nid)
 

@@ -158,6 +158,14 @@ class Store:
     def close(self) -> None:
         raise NotImplementedError
 
+    def announce_cancel(self, scope: tuple[str, str, str]) -> None:
+        """Tell the other processes that ``scope``'s request should cancel (one process:
+        nobody else to tell)."""
+
+    def listen_for_cancels(self, on_cancel: Callable[[tuple[str, str, str]], None]) -> None:
+        """Call ``on_cancel(scope)`` (from another thread) when another process announces a
+        cancel. One process: nothing to listen for."""
+
     def one(self, sql: str, *params: Any) -> dict | None:
         row = self.execute(sql, *params).fetchone()
         return dict(row) if row is not None else None
@@ -422,6 +430,7 @@ class SQLiteStore(Store):
 
 
 SCHEMA_LOCK = 0x616D656E64  # pg_advisory_xact_lock key: one process creates the schema at a time
+CANCEL_CHANNEL = "amend_sandbox_cancel"  # NOTIFY channel: cancel a request held elsewhere
 RETRIES = 40  # serialization failures one transaction may meet before it gives up
 
 
@@ -451,6 +460,7 @@ class PostgresStore(Store):
             self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             self.conn.execute(PG_SCHEMA)
         self._depth = 0
+        self._listener: Any = None
 
     def execute(self, sql: str, *params: Any) -> Any:
         return self.conn.execute(sql.replace("?", "%s"), params)
@@ -485,6 +495,35 @@ class PostgresStore(Store):
                 self._depth -= 1
         raise AssertionError("unreachable")
 
+    def announce_cancel(self, scope: tuple[str, str, str]) -> None:
+        self.execute("SELECT pg_notify(?, ?)", CANCEL_CHANNEL, json.dumps(list(scope)))
+
+    def listen_for_cancels(self, on_cancel: Callable[[tuple[str, str, str]], None]) -> None:
+        """A daemon thread on a connection of its own, LISTENing on :data:`CANCEL_CHANNEL`:
+        a cancel that reaches another worker wakes the request this process holds."""
+        import threading
+
+        import psycopg
+
+        conn = psycopg.connect(self.path, autocommit=True)
+        conn.execute(f"LISTEN {CANCEL_CHANNEL}")
+        stop = threading.Event()
+
+        def listen() -> None:
+            try:
+                while not stop.is_set():  # wake twice a second to see a close
+                    for note in conn.notifies(timeout=0.5):
+                        scope = json.loads(note.payload)
+                        on_cancel((scope[0], scope[1], scope[2]))
+            except psycopg.Error:
+                pass  # the server went away: this process no longer hears cancels
+            finally:
+                conn.close()
+
+        thread = threading.Thread(target=listen, name="amend-cancel-listener", daemon=True)
+        thread.start()
+        self._listener = (stop, thread)
+
     def owners_alive(self, owners: set[int]) -> set[int]:
         rows = self.all("SELECT (classid::bigint << 32) | objid::bigint AS owner FROM pg_locks "
                         "WHERE locktype = 'advisory' AND objsubid = 1 AND granted")
@@ -492,6 +531,10 @@ class PostgresStore(Store):
         return {o for o in owners if o in held}
 
     def close(self) -> None:
+        if self._listener is not None:
+            stop, thread = self._listener
+            stop.set()
+            thread.join(timeout=2)
         self.conn.close()
 
 

@@ -6,10 +6,10 @@ workers and replaces one that dies. Each worker builds its own app from the sett
 ``AMEND_SANDBOX_WORKER`` (JSON) and opens its own connection: nothing is shared between
 workers but the database, which is why this needs PostgreSQL (:mod:`tools_sandbox.store`).
 
-Per worker: the fault plan (each worker draws from its own copy, seeded alike), the
-cancellation wake-ups of requests it holds (a cancel that lands on another worker is seen
-when the held request resumes; the client polls ``GET /v1/requests/{key}``), and outbox
-deliveries of the notifications it wrote.
+Per worker: the fault plan (each worker draws from its own copy, seeded alike) and the holds
+it injects. A cancel that lands on another worker is announced with NOTIFY and wakes the held
+request (:meth:`tools_sandbox.store.PostgresStore.listen_for_cancels`). A notification is
+delivered by the worker that wrote it, or adopted by the next worker to start if that one died.
 """
 
 from __future__ import annotations
