@@ -26,8 +26,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
+from agent.core.db_url import hide_password, redact
 from registry.errors import BadDatabase
 
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -36,30 +37,12 @@ CONNECT_TIMEOUT_S = 10
 # registries in two schemas of one database do not wait for each other.
 _IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('amend registry ' || current_schema()))"
 # libpq's URI syntax: the user part ends at the first "@" before any "/".
-_USERINFO = re.compile(r"^(?P<head>[A-Za-z][\w+.-]*://[^:@/]*):(?P<password>[^@/]*)(?=@)")
-_QUERY_PASSWORD = re.compile(r"[?&]password=([^&]*)", re.IGNORECASE)
 _TOKENS = re.compile(r"'(?:[^']|'')*'|::|\?|:([A-Za-z_]\w*)|%")
 
 
 def is_url(target: object) -> bool:
     """True for a PostgreSQL URL, False for anything else (a SQLite file path)."""
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
-
-
-def redact(url: str) -> str:
-    """``url`` without its password (in the user part or as ``password=``), for messages."""
-    url = _USERINFO.sub(lambda m: m.group("head"), url, count=1)
-    return _QUERY_PASSWORD.sub(lambda m: "" if m.group(0)[0] == "&" else "?", url) \
-        .replace("?&", "?").rstrip("?")
-
-
-def _hide_password(message: str, url: str) -> str:
-    """``message`` with any password of ``url`` replaced by ``***`` (drivers may echo the URL)."""
-    raw = [m.group("password") for m in [_USERINFO.match(url)] if m]
-    raw += [m.group(1) for m in _QUERY_PASSWORD.finditer(url)]
-    for secret in sorted({s for r in raw for s in (r, unquote(r)) if s}, key=len, reverse=True):
-        message = message.replace(secret, "***")
-    return message
 
 
 def with_search_path(url: str, schema: str) -> str:
@@ -196,14 +179,14 @@ def connect_postgres(url: str, read_only: bool) -> PostgresDatabase:
     try:
         settings = conninfo_to_dict(url)
     except psycopg.Error as exc:
-        reason = _hide_password(one_line(exc), url)
+        reason = hide_password(one_line(exc), url)
         raise BadDatabase(f"{label}: not a valid PostgreSQL URL ({reason}); write "
                           f"postgresql://user@host:port/database") from None
     timeout = settings.get("connect_timeout") or CONNECT_TIMEOUT_S
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=timeout)
     except psycopg.Error as exc:
-        reason = _hide_password(one_line(exc), url)
+        reason = hide_password(one_line(exc), url)
         raise BadDatabase(f"{label}: cannot connect to PostgreSQL ({reason}); start the "
                           f"server or correct the URL (user, host, port, database), or pass "
                           f"another --db") from None

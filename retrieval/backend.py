@@ -21,17 +21,17 @@ its sync transactions hold an advisory lock, so writers in other processes take 
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
 import sqlite_utils
 
+from agent.core.db_url import hide_password, redact
 from agent.core.errors import InvalidInput
 from retrieval.terms import match_expression
 
@@ -57,8 +57,6 @@ CREATE TABLE meta (key text PRIMARY KEY, value text);
 """
 # The same rules as registry.backend (retrieval may not import registry): libpq's user part
 # ends at the first "@" before any "/".
-_USERINFO = re.compile(r"^(?P<head>[A-Za-z][\w+.-]*://[^:@/]*):(?P<password>[^@/]*)(?=@)")
-_QUERY_PASSWORD = re.compile(r"[?&]password=([^&]*)", re.IGNORECASE)
 
 
 def is_url(target: object) -> bool:
@@ -257,21 +255,6 @@ def scratch_schema(url: str, name: str) -> Iterator[str]:
         conn.close()
 
 
-def redact(url: str) -> str:
-    """``url`` without its password (in the user part or as ``password=``), for messages."""
-    url = _USERINFO.sub(lambda m: m.group("head"), url, count=1)
-    return _QUERY_PASSWORD.sub(lambda m: "" if m.group(0)[0] == "&" else "?", url) \
-        .replace("?&", "?").rstrip("?")
-
-
-def _hide_password(message: str, url: str) -> str:
-    raw = [m.group("password") for m in [_USERINFO.match(url)] if m]
-    raw += [m.group(1) for m in _QUERY_PASSWORD.finditer(url)]
-    for secret in sorted({s for r in raw for s in (r, unquote(r)) if s}, key=len, reverse=True):
-        message = message.replace(secret, "***")
-    return message
-
-
 def _connect(url: str) -> Any:
     """An autocommit psycopg connection; InvalidInput naming the URL (no password) if not."""
     import psycopg
@@ -281,7 +264,7 @@ def _connect(url: str) -> Any:
         timeout = conninfo_to_dict(url).get("connect_timeout") or CONNECT_TIMEOUT_S
         return psycopg.connect(url, autocommit=True, connect_timeout=timeout)
     except psycopg.Error as exc:
-        reason = _hide_password(" ".join(str(exc).split()), url)
+        reason = hide_password(" ".join(str(exc).split()), url)
         raise InvalidInput(f"{redact(url)}: cannot open the passage corpus on PostgreSQL "
                            f"({reason}); start the server or correct the URL (user, host, "
                            f"port, database)") from None

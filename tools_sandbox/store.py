@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 import sqlite_utils
 
+from agent.core.db_url import redact
 from agent.core.errors import InvalidInput
 
 BOOKING_COLUMNS = ("ref", "account", "asset", "date", "window", "time", "units", "site",
@@ -536,12 +537,3 @@ class PostgresStore(Store):
             stop.set()
             thread.join(timeout=2)
         self.conn.close()
-
-
-def redact(dsn: str) -> str:
-    """The URL without its password, for error messages."""
-    if "@" not in dsn or "://" not in dsn:
-        return dsn
-    scheme, rest = dsn.split("://", 1)
-    credentials, host = rest.rsplit("@", 1)
-    return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"

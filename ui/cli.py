@@ -125,7 +125,7 @@ def _check_database(db: str) -> None:
                                  "postgresql://user@host:port/database", param_hint="--db")
     import psycopg
 
-    from tools_sandbox.store import redact
+    from agent.core.db_url import redact
 
     try:
         psycopg.connect(db, connect_timeout=10).close()
