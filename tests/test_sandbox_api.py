@@ -475,3 +475,27 @@ def test_references_are_unique_within_a_tenant_not_across_tenants(api, sandbox):
     with httpx.Client(base_url=sandbox.base_url, timeout=5,
                       headers={"Authorization": f"Bearer {other}"}) as globex:
         assert globex.get("/v1/bookings/VISIT").json()["status"] == "confirmed"
+
+
+def test_admin_views_and_call_counts_narrow_to_one_tenant(api, sandbox):
+    """What a demo tab sharing the sandbox shows (``amend demo --workers``): its own rows,
+    and its own call count, which its next-call fault is armed from."""
+    other = sandbox.admin.mint("globex", "tech-2", "GLX-001")
+    with httpx.Client(base_url=sandbox.base_url, timeout=5,
+                      headers={"Authorization": f"Bearer {other}"}) as globex:
+        assert create(globex, key="g1", body=dict(VISIT, date="2026-12-07")).status_code == 201
+        assert create(globex, key="g2", body=dict(VISIT, date="2026-12-08")).status_code == 201
+    assert create(api, key="a1").status_code == 201
+    assert {b["tenant"] for b in sandbox.admin.bookings()} == {"acme", "globex"}
+    assert [b["tenant"] for b in sandbox.admin.bookings("acme")] == ["acme"]
+    assert len(sandbox.admin.bookings("globex")) == 2
+    assert sandbox.admin.bookings("nobody") == []
+    assert {n["tenant"] for n in sandbox.admin.notifications("globex")} <= {"globex"}
+    assert sandbox.admin.notifications("nobody") == []
+    sandbox.admin.set_faults([], tenant="acme")  # counting per tenant starts with a rule set
+    sandbox.admin.set_faults([], tenant="globex")
+    assert create(api, key="a2", body=dict(VISIT, date="2026-12-09")).status_code == 201
+    assert sandbox.admin.calls("create_booking", "acme") == 1
+    assert sandbox.admin.calls("create_booking", "globex") == 0
+    bad = httpx.get(f"{sandbox.base_url}/admin/bookings", params={"tenant": ""})
+    assert bad.status_code == 422

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from agent.core.errors import InvalidInput
@@ -20,6 +20,10 @@ from tools_sandbox.faults import RULE_SCHEMA
 from tools_sandbox.idempotency import error
 from tools_sandbox.service import booking_json
 from tools_sandbox.store import now_iso
+
+# ``?tenant=``: only that tenant's rows (a call or a demo tab that shares one sandbox).
+TenantQuery = Annotated[str | None, Query(min_length=1, max_length=200,
+                                          description="Only this tenant's rows.")]
 
 router = APIRouter(prefix="/admin", tags=["admin (test mode only)"])
 SeedRef = Annotated[str, *m.code(m.REF_PATTERN, "a booking ref: 1-64 of A-Z a-z 0-9 _ . : -")]
@@ -106,17 +110,17 @@ async def seed(body: Seed, request: Request):
 
 
 @router.get("/bookings")
-async def all_bookings(request: Request):
-    """Every booking of every account (the oracle's view). Read-only."""
-    rows = request.app.state.service.store.all_bookings()
+async def all_bookings(request: Request, tenant: TenantQuery = None):
+    """Every booking of every account (the oracle's view), or one tenant's. Read-only."""
+    rows = request.app.state.service.store.all_bookings(tenant)
     return {"bookings": [{**booking_json(r), "tenant": r["tenant"],
                           "created_key": r["created_key"]} for r in rows]}
 
 
 @router.get("/notifications")
-async def all_notifications(request: Request):
-    """Every notification of every account. Read-only."""
-    return {"notifications": request.app.state.service.store.all_notifications()}
+async def all_notifications(request: Request, tenant: TenantQuery = None):
+    """Every notification of every account, or one tenant's. Read-only."""
+    return {"notifications": request.app.state.service.store.all_notifications(tenant)}
 
 
 @router.get("/events")
@@ -139,10 +143,12 @@ async def set_capacity(body: SlotCapacity, request: Request):
 
 
 @router.get("/faults")
-async def get_faults(request: Request):
+async def get_faults(request: Request, tenant: TenantQuery = None):
+    """The rules in force, the held requests, and the calls counted per op (all of them, or
+    ``tenant``'s: what a tenant's ``nth`` counts over)."""
     plan = request.app.state.service.faults
     return {"faults": [r.as_dict() for r in plan.rules], "held": plan.held,
-            "calls": {op: plan.calls(op) for op in
+            "calls": {op: plan.calls(op, tenant) for op in
                       ("create_booking", "reschedule_booking", "cancel_booking",
                        "send_notification")}}
 

@@ -22,6 +22,10 @@ def _plain(value: object) -> object:
     return value
 
 
+def _tenant(tenant: str | None) -> dict[str, str]:
+    return {} if tenant is None else {"tenant": tenant}
+
+
 def _field(name: str, value: object) -> object:
     """A booking field as the API takes it: ISO text for dates, a JSON integer for ``units``
     (a form gives "2"; the API refuses a string where its schema says integer)."""
@@ -63,11 +67,14 @@ class SandboxAdmin:
         return self._call("POST", "/admin/seed", json={"tenant": tenant,
                                                        "bookings": rows})["refs"]
 
-    def bookings(self) -> list[dict]:
-        return self._call("GET", "/admin/bookings")["bookings"]
+    def bookings(self, tenant: str | None = None) -> list[dict]:
+        """Every booking, or ``tenant``'s."""
+        return self._call("GET", "/admin/bookings", params=_tenant(tenant))["bookings"]
 
-    def notifications(self) -> list[dict]:
-        return self._call("GET", "/admin/notifications")["notifications"]
+    def notifications(self, tenant: str | None = None) -> list[dict]:
+        """Every notification, or ``tenant``'s."""
+        return self._call("GET", "/admin/notifications",
+                          params=_tenant(tenant))["notifications"]
 
     def events(self) -> list[dict]:
         return self._call("GET", "/admin/events")["events"]
@@ -78,6 +85,10 @@ class SandboxAdmin:
     def faults(self) -> list[dict]:
         """Every fault rule now in force (a rule scoped to a tenant says so)."""
         return self._call("GET", "/admin/faults")["faults"]
+
+    def calls(self, op: str, tenant: str | None = None) -> int:
+        """Calls of ``op`` the fault plan counted: all of them, or ``tenant``'s."""
+        return int(self._call("GET", "/admin/faults", params=_tenant(tenant))["calls"][op])
 
     def set_faults(self, faults: Iterable[Mapping], tenant: str | None = None) -> dict:
         """Replace the fault rules: all of them, or only ``tenant``'s."""

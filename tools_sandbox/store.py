@@ -212,8 +212,12 @@ class Store:
         return self.all("SELECT * FROM bookings WHERE tenant = ? AND account = ? "
                         "ORDER BY created_at, ref", tenant, account)
 
-    def all_bookings(self) -> list[dict]:
-        return self.all("SELECT * FROM bookings ORDER BY created_at, ref")
+    def all_bookings(self, tenant: str | None = None) -> list[dict]:
+        """Every booking, or one tenant's."""
+        if tenant is None:
+            return self.all("SELECT * FROM bookings ORDER BY created_at, ref")
+        return self.all("SELECT * FROM bookings WHERE tenant = ? ORDER BY created_at, ref",
+                        tenant)
 
     def booked(self, date: str, window: str,
                excluding: tuple[str, str] | None = None) -> int:
@@ -385,8 +389,11 @@ class Store:
         return self.all("SELECT * FROM notifications WHERE tenant = ? AND account = ? "
                         "ORDER BY id", tenant, account)
 
-    def all_notifications(self) -> list[dict]:
-        return self.all("SELECT * FROM notifications ORDER BY id")
+    def all_notifications(self, tenant: str | None = None) -> list[dict]:
+        """Every notification, or one tenant's."""
+        if tenant is None:
+            return self.all("SELECT * FROM notifications ORDER BY id")
+        return self.all("SELECT * FROM notifications WHERE tenant = ? ORDER BY id", tenant)
 
 
 class SQLiteStore(Store):

@@ -11,14 +11,37 @@ concurrent calls never see each other's bookings or faults.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ui.bootstrap import SharedSystems
 
 SHARED_CAPACITY = 10**6  # every call books the same few days; capacity is not what is tested
+
+
+@contextlib.contextmanager
+def serve_shared(db: str, registry_db: str | None = None) -> Iterator[SharedSystems]:
+    """The systems agent processes share: the demo registry imported into ``registry_db``
+    (default: ``db``) and the sandbox served from ``db`` in this process, in test mode (one
+    uvicorn process: fault rules and holds stay coherent). Stopped on exit."""
+    from registry.demo import demo_files
+    from registry.store import import_path
+    from tools_sandbox.server import serve_in_background
+    from tools_sandbox.service import SandboxConfig
+    from ui.bootstrap import SharedSystems
+
+    registry_db = registry_db or db
+    for file in demo_files():
+        import_path(registry_db, file)
+    config = SandboxConfig(testing=True, default_capacity=SHARED_CAPACITY)
+    with serve_in_background(db, config=config) as sandbox:
+        yield SharedSystems(sandbox.base_url, registry_db)
 
 
 def run_on_agents(paths: list[str], mode: str, *, agents: int, concurrency: int, db: str,
@@ -32,17 +55,7 @@ def run_on_agents(paths: list[str], mode: str, *, agents: int, concurrency: int,
     events)`` is what each process runs (``ui.call_cli.agent_main``, a module-level function
     so that a spawned process can import it); it puts ``("call", n, None)`` on ``events``
     after each call and ``("results", n, (results, skipped, meta))`` at the end."""
-    from registry.demo import demo_files
-    from registry.store import import_path
-    from tools_sandbox.server import serve_in_background
-    from tools_sandbox.service import SandboxConfig
-    from ui.bootstrap import SharedSystems
-
-    for file in demo_files():
-        import_path(db, file)
-    config = SandboxConfig(testing=True, default_capacity=SHARED_CAPACITY)
-    with serve_in_background(db, config=config) as sandbox:
-        shared = SharedSystems(sandbox.base_url, db)
+    with serve_shared(db) as shared:
         ctx = multiprocessing.get_context("spawn")
         events: Any = ctx.Queue()
         shares = [share for share in (paths[i::agents] for i in range(agents)) if share]

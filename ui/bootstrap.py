@@ -135,6 +135,9 @@ class WorldPorts(Protocol):
     @property
     def registry(self) -> WorldRegistry: ...
 
+    @property
+    def tenant(self) -> str: ...
+
     def client(self, caller: CallerProfile | None = None) -> BookingPort: ...
 
     def retriever_factory(self, caller: CallerProfile | None = None, *,
@@ -180,11 +183,17 @@ class WorldCalls:
         built.append(controller)
         return controller
 
+    @property
+    def tenant(self: WorldPorts) -> str:
+        """The tenant the sandbox knows this world's bookings under: the caller's own, or in a
+        shared sandbox a tenant of its own (the agent's caller keeps the real one: it is part
+        of what the caller's words are understood against)."""
+        return getattr(self.sandbox, "tenant", None) or self.caller.tenant
+
     def staff_edit(self: WorldPorts, ref: str, changes: Mapping[str, object],
                    notify: bool = False) -> dict:
         """Change a booking as a staff member would (bumps its version)."""
-        tenant = getattr(self.sandbox, "tenant", None) or self.caller.tenant
-        return self.sandbox.admin.staff_edit(tenant, self.refs.get(ref, ref),
+        return self.sandbox.admin.staff_edit(self.tenant, self.refs.get(ref, ref),
                                              dict(changes), notify=notify)
 
     def set_faults(self: WorldPorts, faults: Iterable[Mapping[str, object]]) -> None:
@@ -215,10 +224,8 @@ class World(WorldCalls):
     def token(self, caller: CallerProfile | None = None) -> str:
         """A sandbox bearer token for the caller (minted once per world)."""
         caller = caller or self.caller
-        # A shared sandbox knows this world under its own tenant; the agent's caller keeps
-        # the real one (it is part of what the caller's words are understood against).
         key = (getattr(self.sandbox, "tenant", None) or caller.tenant, caller.subject,
-               caller.account)
+               caller.account)  # see ``tenant``
         if key not in self._tokens:
             self._tokens[key] = self.sandbox.admin.mint(*key)
         return self._tokens[key]
@@ -289,6 +296,10 @@ class TenantFaults:
     def add(self, rule: Mapping[str, object]) -> None:
         current = [r for r in self._admin.faults() if r.get("tenant") == self._tenant]
         self.set([*current, dict(rule)])
+
+    def calls(self, op: str) -> int:
+        """This tenant's calls of ``op`` so far (what its rules' ``nth`` counts)."""
+        return self._admin.calls(op, self._tenant)
 
     def release(self) -> int:
         """End every held request of the shared sandbox (holds are not per tenant)."""

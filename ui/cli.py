@@ -40,6 +40,7 @@ BENCH_MODULES = (
     "audio.bench",
     "ui.bench_controller",
     "ui.bench_agents",
+    "ui.bench_proxy",
 )
 
 

@@ -1,0 +1,101 @@
+"""What one demo process is built from, shared by ``amend demo`` and ``--workers``.
+
+:func:`build_demo` makes one process's app: the session hub (a world per tab, or a tenant of
+its own in shared systems), the voice websocket and Gradio. Heavy imports stay inside the
+functions so ``amend --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ui.llm_proposer import ProposerSettings
+
+
+def quiet_pipeline_logs() -> None:
+    """pipecat logs every frame at DEBUG through loguru; the demo's console shows warnings."""
+    import sys
+
+    try:
+        from loguru import logger
+    except ImportError:
+        return
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")
+
+
+def _quiet_cancelled_at_shutdown(record) -> bool:
+    """Drop uvicorn's report of streams it cancelled on purpose after Ctrl-C."""
+    exc = record.exc_info[1] if record.exc_info else None
+    if isinstance(exc, asyncio.CancelledError):
+        return False
+    return "timeout graceful shutdown exceeded" not in record.getMessage()
+
+
+def _voice_router(hub, console):
+    """The voice websocket from ``audio.browser``, or None (typed turns only) with a reason."""
+    quiet_pipeline_logs()
+    try:
+        from audio.browser import make_voice_router
+    except ImportError as exc:
+        console.print(f"[yellow]voice: unavailable ({exc}); typed turns still work[/]")
+        return None
+    with console.status("starting the voice link ..."):
+        return make_voice_router(hub.voice_session, on_close=hub.voice_closed)
+
+
+def _warm(console, label: str = "") -> None:
+    """Load Whisper and Piper once, visibly, so the first turn pays no load time."""
+    try:
+        from audio import services
+    except ImportError:
+        return
+    with console.status("warming speech models (Whisper, Piper) ..."):
+        report = services.warm()
+    console.print(f"{label}models ready: Whisper {report.whisper_secs:.1f} s, "
+                  f"Piper {report.piper_secs:.1f} s")
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """What every demo process is built from (picklable: ``--workers`` sends it to each)."""
+
+    personas_file: str | None = None
+    clock_text: str | None = None
+    no_warm: bool = False
+    settings: ProposerSettings = field(default_factory=ProposerSettings)
+
+
+def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
+    """One demo process's app and its session hub. ``shared``: a
+    :class:`ui.bootstrap.SharedSystems` every tab is a tenant of (``--workers``, ``--db``)."""
+    from ui.app import build_app
+    from ui.bootstrap import fixed_clock, rule_proposer
+    from ui.demo_world import world_builder
+    from ui.llm_proposer import make_proposer
+    from ui.personas import DEFAULT_PATH, load_personas
+    from ui.scripted import ScriptRunner
+    from ui.session_hub import SessionHub
+
+    personas = load_personas(options.personas_file or DEFAULT_PATH)
+    clock = fixed_clock(options.clock_text) if options.clock_text else None
+    # One proposer for every tab; a model's HTTP client lives as long as the process.
+    proposer = make_proposer(options.settings, rule_proposer(clock.now() if clock else None))
+    hub = SessionHub(world_builder(clock, proposer=proposer, shared=shared), personas)
+    if not options.no_warm:
+        _warm(console, label)
+    return build_app(hub, _voice_router(hub, console), ScriptRunner()), hub
+
+
+def quiet_shutdown_logs() -> None:
+    """An open browser keeps its voice socket and Gradio stream: uvicorn gives connections
+    3 s, then cancels them; a cancelled stream at shutdown is expected, not an error."""
+    import logging
+
+    logging.getLogger("uvicorn.error").addFilter(_quiet_cancelled_at_shutdown)
+
+
+def url_of(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
