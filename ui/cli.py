@@ -41,6 +41,7 @@ BENCH_MODULES = (
     "ui.bench_controller",
     "ui.bench_agents",
     "ui.bench_proxy",
+    "ui.bench_soak",
 )
 
 
@@ -79,7 +80,12 @@ def main() -> None:
 @click.option("--db", default=None, metavar="postgresql://...",
               help="Run the sandbox, registry, retrieval and agents groups on this PostgreSQL "
                    "database (default: their embedded SQLite; agents: a throwaway cluster).")
-def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None) -> None:
+@click.option("--minutes", type=click.FloatRange(0.1, 24 * 60), default=None,
+              help="How long the soak group runs (default 3; --quick 1).")
+@click.option("--sessions", type=click.IntRange(1, 64), default=None,
+              help="How many browsers the soak group plays (default 4; --quick 2).")
+def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
+          minutes: float | None, sessions: int | None) -> None:
     """Run every registered benchmark and print one table of figures."""
     from rich.console import Console
     from rich.table import Table
@@ -89,6 +95,8 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None) -> 
     if db is not None:
         _check_database(db)
     set_option("db", db)
+    set_option("soak_minutes", None if minutes is None else str(minutes))
+    set_option("soak_sessions", None if sessions is None else str(sessions))
 
     for name in BENCH_MODULES:
         _optional_import(name)

@@ -1,0 +1,418 @@
+"""``amend bench --only soak``: the demo left running while browsers come and go (issue 19).
+
+The real demo runs in a subprocess with its speech models warm: ``amend demo --workers 1 --db
+<temporary SQLite file>``, the form whose system of record another process can read (every
+tab is a tenant of its own in one shared sandbox, ``docs/postgresql.md``). N simulated
+browsers then do what a page does, over HTTP and the voice websocket, for M minutes:
+
+1. open a tab: a Gradio session (the page's ``load`` event, over Gradio's queue protocol) and
+   its heartbeat stream, which Gradio watches to know the tab is open;
+2. connect the voice websocket and stream a microphone in real time, 20 ms frames, silence
+   between turns, as the browser's worklet does;
+3. speak a booking with a correction, Piper's voice from WAVs made once: the request, then
+   the correction *while the agent is answering* (a barge-in), then the go-ahead;
+4. wait for the agent's reply to each turn (its first audio frame of a new generation: the
+   voice-to-voice latency, from the caller's last frame of speech) and for the booking's
+   commit; then read the system of record: the booking the agent committed must be Thursday
+   morning, and the only confirmed booking of that tab;
+5. disconnect, and either reset the tab (a new session on the same page, as "Reset
+   session" does) or close it (the heartbeat ends, Gradio unloads the session) and open a
+   new one.
+
+The demo's resident memory (the process and its children) is sampled every two seconds.
+Reported: memory at the end of the warm-up and at the end, its slope after the warm-up in
+MiB per hour, p50/p95 voice-to-voice latency in the first and the last minute, errors,
+dropped sessions and wrong outcomes. ``--minutes`` and ``--sessions`` set M and N.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agent.bench import BenchRow, option, percentile, register
+
+COMMAND = "amend bench --only soak [--minutes M] [--sessions N]"
+CLOCK = "2026-12-01T09:00:00+01:00"  # a Tuesday: "Thursday" is 3 December
+PERSONA = "acme-technician"
+TURNS = ("I'd like a service visit for pump P-100 on Wednesday afternoon.",
+         "Sorry, Thursday morning, not Wednesday.",
+         "Yes, please go ahead.")
+EXPECTED = ("2026-12-03", "morning", "P-100")
+RATE = 16000
+FRAME = 320  # 20 ms
+BARGE_AFTER_S = 0.6  # the correction starts this far into the agent's answer
+REPLY_TIMEOUT_S = 45.0
+SAMPLE_EVERY_S = 2.0
+
+
+def slope_per_hour(samples: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MiB) samples, in MiB per hour (0 for < 2 samples)."""
+    if len(samples) < 2:
+        return 0.0
+    t = np.array([s[0] for s in samples])
+    y = np.array([s[1] for s in samples])
+    if float(np.ptp(t)) == 0.0:
+        return 0.0
+    return float(np.polyfit(t, y, 1)[0]) * 3600.0
+
+
+@dataclass
+class Tally:
+    """What the simulated browsers saw, shared by all of them (one event loop)."""
+
+    start: float = field(default_factory=time.monotonic)
+    v2v: list[tuple[float, float]] = field(default_factory=list)  # (seconds in, ms)
+    calls: int = 0
+    errors: list[str] = field(default_factory=list)
+    dropped: int = 0
+    wrong: list[str] = field(default_factory=list)
+
+
+class Demo:
+    """``amend demo --workers 1 --db FILE`` in a subprocess; its output read line by line."""
+
+    def __init__(self, folder: Path):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        code = ("import sys; from ui.cli import main; sys.argv = ['amend', 'demo', '--workers', "
+                f"'1', '--port', '{self.port}', '--db', '{folder / 'soak.db'}', '--clock', "
+                f"'{CLOCK}']; main()")
+        env = {**os.environ, "COLUMNS": "250", "HF_HUB_OFFLINE": "1",
+               "GRADIO_ANALYTICS_ENABLED": "False"}
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, text=True, env=env)
+        self.lines: list[str] = []
+        self._ready = threading.Event()
+        self.sandbox = ""
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self._ready.wait(600) or self.proc.poll() is not None:
+            self.stop()
+            raise RuntimeError("the demo did not start:\n" + "".join(self.lines[-20:]))
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            found = re.search(r"shared sandbox: (\S+)", line)
+            if found:
+                self.sandbox = found.group(1)
+            if "Amend demo:" in line:
+                self._ready.set()
+        self._ready.set()
+
+    def rss_mib(self) -> float:
+        """Resident memory of the demo: the parent and every process it started."""
+        import psutil
+
+        try:
+            root = psutil.Process(self.proc.pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return 0.0
+        total = 0
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += proc.memory_info().rss
+        return total / 2**20
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _speech() -> list[np.ndarray]:
+    """Each turn as PCM16 at 16 kHz (Piper, seeded per text, so every run hears the same)."""
+    from audio import synth
+
+    return [(np.clip(synth.piper(text).samples, -1, 1) * 32767).astype("<i2")
+            for text in TURNS]
+
+
+class Tab:
+    """One simulated browser tab: its Gradio session, heartbeat, voice socket and microphone."""
+
+    def __init__(self, http, base: str, open_fn: int, tally: Tally):
+        self.http, self.base, self.open_fn, self.tally = http, base, open_fn, tally
+        self.id = secrets.token_hex(8)
+        self.heartbeat: asyncio.Task | None = None
+
+    async def open(self) -> None:
+        """The page's load event: a new session for this tab (also what Reset does)."""
+        if self.heartbeat is None:
+            self.heartbeat = asyncio.ensure_future(self._beat())
+        join = await self.http.post(f"{self.base}gradio_api/queue/join", json={
+            "data": [PERSONA], "fn_index": self.open_fn, "session_hash": self.id,
+            "event_data": None, "trigger_id": None})
+        join.raise_for_status()
+        async with self.http.stream("GET", f"{self.base}gradio_api/queue/data",
+                                    params={"session_hash": self.id}) as stream:
+            async for line in stream.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                message = json.loads(line[5:])
+                if message.get("msg") == "process_completed":
+                    if not message.get("success", False):
+                        raise RuntimeError(f"open_session failed: {message.get('output')}")
+                    return
+        raise RuntimeError("the queue stream ended before the session opened")
+
+    async def _beat(self) -> None:
+        with contextlib.suppress(Exception):
+            async with self.http.stream("GET",
+                                        f"{self.base}gradio_api/heartbeat/{self.id}") as s:
+                async for _ in s.aiter_bytes():
+                    pass
+
+    async def close(self) -> None:
+        """Close the tab: the heartbeat ends, and Gradio unloads the session."""
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.heartbeat
+            self.heartbeat = None
+
+
+class Call:
+    """One call on an open tab's voice socket: the microphone runs in real time throughout."""
+
+    def __init__(self, ws, tally: Tally):
+        self.ws, self.tally = ws, tally
+        self.speech: list[np.ndarray] = []  # queued turn audio
+        self.spoken = asyncio.Event()  # the queued speech has been sent
+        self.first_audio: dict[int, float] = {}  # generation -> when its first audio came
+        self.audio_seen = asyncio.Event()
+        self.stopped: set[int] = set()  # generations whose speech ended
+        self.stop_seen = asyncio.Event()
+        self.committed: str | None = None
+        self.commit_seen = asyncio.Event()
+
+    async def mic(self) -> None:
+        silence = np.zeros(FRAME, "<i2")
+        next_at = time.monotonic()
+        while True:
+            if self.speech:
+                chunk, self.speech[0] = self.speech[0][:FRAME], self.speech[0][FRAME:]
+                if self.speech[0].size == 0:
+                    self.speech.pop(0)
+                    if not self.speech:
+                        self.spoken.set()
+                if chunk.size < FRAME:
+                    chunk = np.concatenate([chunk, silence[:FRAME - chunk.size]])
+            else:
+                chunk = silence
+            await self.ws.send(chunk.tobytes())
+            next_at += FRAME / RATE
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))  # real-time pacing
+
+    async def listen(self) -> None:
+        async for message in self.ws:
+            if isinstance(message, bytes):
+                generation = struct.unpack("<I", message[:4])[0]
+                if generation not in self.first_audio:
+                    self.first_audio[generation] = time.monotonic()
+                    self.audio_seen.set()
+                continue
+            data = json.loads(message)
+            if data.get("type") == "error":
+                self.tally.errors.append(str(data.get("message")))
+            elif data.get("type") == "event":
+                event = data["event"]
+                if event.get("event") == "agent_speech_stopped":
+                    self.stopped.add(int(event.get("generation") or 0))
+                    self.stop_seen.set()
+                elif event.get("event") == "action_committed":
+                    self.committed = event.get("ref")
+                    self.commit_seen.set()
+
+    async def say(self, pcm: np.ndarray) -> float:
+        """Queue ``pcm`` on the microphone; returns when its last frame was sent."""
+        self.spoken.clear()
+        self.speech.append(pcm)
+        await self.spoken.wait()
+        return time.monotonic()
+
+    async def reply_after(self, spoken_at: float, known: set[int]) -> int:
+        """The first generation whose audio began after ``known``; records voice-to-voice."""
+        while True:
+            fresh = [g for g in self.first_audio if g not in known]
+            if fresh:
+                generation = min(fresh)
+                self.tally.v2v.append((spoken_at - self.tally.start,
+                                       (self.first_audio[generation] - spoken_at) * 1000))
+                return generation
+            self.audio_seen.clear()
+            await asyncio.wait_for(self.audio_seen.wait(), REPLY_TIMEOUT_S)
+
+    async def speech_ended(self, generation: int) -> None:
+        while generation not in self.stopped:
+            self.stop_seen.clear()
+            await asyncio.wait_for(self.stop_seen.wait(), REPLY_TIMEOUT_S)
+
+
+async def _one_call(http, port: int, tab: Tab, speech: list[np.ndarray], admin) -> None:
+    from websockets.asyncio.client import connect
+
+    tally = tab.tally
+    async with connect(f"ws://127.0.0.1:{port}/ws/voice?tab={tab.id}", max_size=None,
+                       compression=None, open_timeout=30) as ws:
+        call = Call(ws, tally)
+        tasks = [asyncio.ensure_future(call.mic()), asyncio.ensure_future(call.listen())]
+        try:
+            known: set[int] = set(call.first_audio)
+            spoken = await call.say(speech[0])
+            first = await call.reply_after(spoken, known)
+            known.add(first)
+            # The correction starts while the agent answers: a barge-in.
+            await asyncio.sleep(max(0.0, call.first_audio[first] + BARGE_AFTER_S
+                                    - time.monotonic()))
+            spoken = await call.say(speech[1])
+            known |= set(call.first_audio)
+            second = await call.reply_after(spoken, known)
+            known.add(second)
+            await call.speech_ended(second)
+            spoken = await call.say(speech[2])
+            known |= set(call.first_audio)
+            await call.reply_after(spoken, known)
+            await asyncio.wait_for(call.commit_seen.wait(), REPLY_TIMEOUT_S)
+        finally:
+            for task in tasks:
+                task.cancel()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+        if any(isinstance(r, Exception) and "ConnectionClosed" in type(r).__name__
+               for r in results):
+            tally.dropped += 1
+    tally.calls += 1
+    rows = await asyncio.to_thread(admin.bookings)
+    mine = [r for r in rows if r["ref"] == call.committed]
+    if len(mine) != 1:
+        tally.wrong.append(f"{call.committed}: not in the record")
+        return
+    tenant_rows = [r for r in rows if r["tenant"] == mine[0]["tenant"]
+                   and r["status"] == "confirmed"]
+    got = (mine[0]["date"], mine[0]["window"], mine[0]["asset"])
+    if got != EXPECTED or len(tenant_rows) != 1:
+        tally.wrong.append(f"{call.committed}: {got}, {len(tenant_rows)} confirmed")
+
+
+async def _browser(http, demo: Demo, open_fn: int, speech, admin, tally: Tally,
+                   until: float, index: int) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    tab = Tab(http, f"http://127.0.0.1:{demo.port}/", open_fn, tally)
+    rounds = 0
+    while time.monotonic() < until:
+        try:
+            await tab.open()
+            await _one_call(http, demo.port, tab, speech, admin)
+        except ConnectionClosed:
+            tally.dropped += 1
+        except TimeoutError:
+            tally.errors.append(f"browser {index}: no reply within {REPLY_TIMEOUT_S:.0f} s")
+        except Exception as exc:  # a bench reports what went wrong and goes on
+            tally.errors.append(f"browser {index}: {type(exc).__name__}: {exc}"[:200])
+        rounds += 1
+        if rounds % 2 == 0:  # every other call: close the tab and open another
+            await tab.close()
+            tab = Tab(http, tab.base, open_fn, tally)
+    await tab.close()
+
+
+async def _soak(demo: Demo, sessions: int, minutes: float, speech,
+                samples: list[tuple[float, float]], tally: Tally) -> None:
+    import httpx
+
+    from tools_sandbox.admin_client import SandboxAdmin
+
+    admin = SandboxAdmin(demo.sandbox)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0), trust_env=False) as http:
+        config = (await http.get(f"http://127.0.0.1:{demo.port}/config")).json()
+        open_fn = next(d["id"] for d in config["dependencies"]
+                       if d.get("api_name") == "open_session")
+        until = tally.start + minutes * 60
+
+        async def sample() -> None:
+            while True:
+                samples.append((time.monotonic() - tally.start, demo.rss_mib()))
+                await asyncio.sleep(SAMPLE_EVERY_S)  # sampling cadence, not a race
+
+        sampler = asyncio.ensure_future(sample())
+        try:
+            await asyncio.gather(*(_browser(http, demo, open_fn, speech, admin, tally, until, i)
+                                   for i in range(sessions)))
+        finally:
+            sampler.cancel()
+            samples.append((time.monotonic() - tally.start, demo.rss_mib()))
+            admin.close()
+
+
+@register("soak")
+def soak_bench(quick: bool) -> list[BenchRow]:
+    sessions = int(option("soak_sessions") or (2 if quick else 4))
+    minutes = float(option("soak_minutes") or (1 if quick else 3))
+    speech = _speech()
+    samples: list[tuple[float, float]] = []
+    tally = Tally()
+    with tempfile.TemporaryDirectory(prefix="amend-soak-") as folder:
+        demo = Demo(Path(folder))
+        try:
+            tally.start = time.monotonic()
+            asyncio.run(_soak(demo, sessions, minutes, speech, samples, tally))
+        finally:
+            demo.stop()
+    return _rows(sessions, minutes, samples, tally)
+
+
+def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
+          tally: Tally) -> list[BenchRow]:
+    warm = min(60.0, minutes * 60 / 3)  # the warm-up: the first minute (a third if shorter)
+    after = [s for s in samples if s[0] >= warm] or samples[-1:]
+    span = minutes * 60
+    first = [ms for t, ms in tally.v2v if t < min(60.0, span / 2)]
+    last = [ms for t, ms in tally.v2v if t >= max(span - 60.0, span / 2)]
+
+    def pct(values: list[float], q: float) -> float | str:
+        return percentile(values, q) if values else "n/a"
+
+    p95_first, p95_last = pct(first, 95), pct(last, 95)
+    ratio = (p95_last / p95_first if isinstance(p95_first, float)
+             and isinstance(p95_last, float) else "n/a")
+    label = f"{sessions} browsers, {minutes:g} min"
+    return [
+        BenchRow(f"calls completed ({label})", tally.calls, "calls", "", COMMAND),
+        BenchRow("resident memory after the warm-up", after[0][1], "MiB", "", COMMAND),
+        BenchRow("resident memory at the end", samples[-1][1] if samples else 0.0, "MiB",
+                 "", COMMAND),
+        BenchRow("memory slope after the warm-up", slope_per_hour(after), "MiB/h",
+                 "≤ 5 MiB/h", COMMAND),
+        BenchRow("voice-to-voice p50, first minute", pct(first, 50), "ms", "", COMMAND),
+        BenchRow("voice-to-voice p95, first minute", p95_first, "ms", "", COMMAND),
+        BenchRow("voice-to-voice p50, last minute", pct(last, 50), "ms", "", COMMAND),
+        BenchRow("voice-to-voice p95, last minute", p95_last, "ms", "", COMMAND),
+        BenchRow("p95 last minute / first minute", ratio, "×", "≤ 1.10", COMMAND),
+        BenchRow("errors", len(tally.errors), "", "0", COMMAND),
+        BenchRow("dropped sessions", tally.dropped, "", "0", COMMAND),
+        BenchRow("wrong system-of-record outcomes", len(tally.wrong), "", "0", COMMAND),
+    ] + [BenchRow(f"error: {e}", "", "", "", COMMAND) for e in tally.errors[:5]] \
+      + [BenchRow(f"wrong: {w}", "", "", "", COMMAND) for w in tally.wrong[:5]]
