@@ -19,7 +19,7 @@ def main() -> int:
     args = sys.argv[1:]
     env = dict(os.environ, HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False",
                TRANSFORMERS_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1")
-    pytest_args = ["-q"]
+    pytest_args = ["-q", "--durations=25"]  # where the time goes: the budget is 25 minutes
     if "--audio-only" in args:
         # make test-audio: the speech tests, with the WHOLE pack in audio mode.
         pytest_args += ["-m", "audio"]

@@ -70,6 +70,9 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
     async def changed_panels(request: gr.Request) -> tuple[Any, ...]:
         """The timer's refresh: only panels that changed, so scroll positions and focus stay."""
         values = await panels_for(request)
+        if hub.get(request.session_hash) is None:  # a tick after the tab closed: keep nothing
+            sent.pop(request.session_hash, None)
+            return values
         before = sent.get(request.session_hash, ("",) * len(values))
         sent[request.session_hash] = values
         return tuple(gr.skip() if new == old else new for new, old in zip(values, before,
