@@ -2,7 +2,8 @@
 real pipeline (``audio.live_call.LiveCall`` with the scripted caller transport).
 
 * Each turn is Piper-synthesised from ``say`` (cached by text hash), or loaded from
-  ``audio:`` (any WAV), and played in real time.
+  ``audio:`` (any WAV the runner converts; one that broke after the script was read makes
+  the call INVALID), and played in real time.
 * What the caller heard comes from the output frames actually played: per sentence, the
   share of its audio that played, rounded down to whole words, so a sentence cut half-way
   is heard half-way.
@@ -23,6 +24,7 @@ from agent.core.speech import SpeechKind, SpeechSink
 from agent.core.trace import Trace
 from agent.service.controls import AgentFaults
 from audio import synth
+from audio.calls.mode import turn_audio
 from audio.calls.player import Heard
 from audio.calls.script import Turn
 from audio.live_call import LiveCall
@@ -229,8 +231,10 @@ class AudioMode:
 
     # -- heard -----------------------------------------------------------------------------
     def _audio_for(self, turn: Turn) -> CallerAudio:
+        """The turn's `audio:` file (a broken one raises TurnUnplayable: INVALID), or `say`
+        synthesised."""
         if turn.audio is not None:
-            return load_wav(turn.audio)
+            return turn_audio(turn)
         return synth.piper(turn.say, cache_dir=self.cache_dir)
 
     def _sentence_words(self, generation: int, index: int, sentence: str,

@@ -2,7 +2,9 @@
 
 Each ``agent_faults`` switch is turned on for the pack scripts that exercise the safeguard it
 removes. A run that still passes would mean the judge cannot see that failure. A malformed
-script and a required trigger that never fires must be INVALID, never PASS or FAIL.
+script, a required trigger that never fires and broken caller audio (a pack script whose
+recording is swapped for one of ``audio/calls/examples/voices/broken-*``, or for a file that
+is not there) must be INVALID, never PASS or FAIL.
 ``no_audio_flush`` needs audio mode (script 18 is its match: there the correction lands after
 the answer was planned, so only the output side can keep the stale answer from the caller).
 """
@@ -112,3 +114,38 @@ async def test_required_trigger_that_never_fires_is_invalid(tmp_path):
     [result], _ = await run_calls([str(never)], "text", world_factory, TextMode)
     assert result.verdict is Verdict.INVALID, result.violations
     assert "did not fire within 1500 ms" in result.violations[0]
+
+
+# Broken caller audio (issue 19): pack script 47 with its recording (line 18) swapped for a
+# broken fixture, pinned byte for byte in tests/test_broken_audio.py. INVALID is decided when
+# the script is read, in either mode: no world is built and no agent runs, so these are fast.
+BROKEN_AUDIO = [
+    ("broken-truncated-after-header.wav", "truncated after its header: it holds no audio data"),
+    ("broken-cut-short.wav", "truncated: the header promises 0.50 s"),
+    ("broken-empty.wav", "is empty (0 bytes)"),
+    ("broken-not-a-wav.wav", "not a WAV file: it looks like text"),
+    ("broken-mp3-in-wav.wav", "a WAV in a coding the runner cannot convert (MP3"),
+    ("broken-missing.wav", "not found"),  # no such file: a recording that was never added
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["text", "audio"])
+@pytest.mark.parametrize("fixture,problem", BROKEN_AUDIO, ids=[f for f, _ in BROKEN_AUDIO])
+async def test_broken_caller_audio_is_invalid(tmp_path, fixture, problem, mode):
+    voices = (CALLS / "voices").resolve()
+    assert (voices / fixture).exists() == (fixture != "broken-missing.wav")
+    (tmp_path / "voices").symlink_to(voices)  # `audio:` stays relative, as in the pack
+    text = (CALLS / "47-blind-quiet-yep-confirms.yaml").read_text()
+    broken = tmp_path / "47-broken.yaml"
+    broken.write_text(text.replace("audio: voices/47-s6-quiet-yep.wav",
+                                   f"audio: voices/{fixture}", 1))
+
+    def no_world(*_args):
+        raise AssertionError("a script with broken audio must not get a world")
+
+    [result], skipped = await run_calls([str(broken)], mode, no_world, TextMode)
+    assert result.verdict is Verdict.INVALID and not skipped, result.violations
+    [reason] = result.violations
+    assert reason.startswith(f"{broken}:18: turns[1].audio: 'voices/{fixture}' "
+                             f"({voices / fixture}): {problem}"), reason

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.core.session import Conversation
 from agent.core.speech import SpeechSink, Utterance
 from agent.core.trace import Trace
 from agent.service.controls import AgentFaults
+from audio.calls.model import TurnUnplayable
 from audio.calls.player import CHARS_PER_SECOND, Heard, TextPlayer
 from audio.calls.script import Turn
+
+if TYPE_CHECKING:
+    from audio.wav_input import CallerAudio
 
 
 class CallMode(Protocol):
@@ -38,7 +42,9 @@ class CallMode(Protocol):
         those of its own side (audio mode: ``no_audio_flush``) and ignores the rest."""
 
     async def say(self, turn: Turn) -> None:
-        """Deliver one caller turn; returns once the agent has taken it (its final turn)."""
+        """Deliver one caller turn; returns once the agent has taken it (its final turn).
+        Raises :class:`TurnUnplayable` if the turn's own input cannot be played (the call is
+        then INVALID); anything else it raises is the agent's failure."""
 
     def barge_in(self) -> None:
         """The caller starts speaking over the agent (the runner calls ``say`` next)."""
@@ -79,6 +85,18 @@ class CallMode(Protocol):
 
 
 ModeFactory = Callable[[Trace], CallMode]
+
+
+def turn_audio(turn: Turn) -> CallerAudio:
+    """The turn's `audio:` file decoded in full, 16 kHz mono (``load_wav``, strict). The
+    script's validation checked it already; if it broke since, raises TurnUnplayable."""
+    from audio.wav_input import AudioInputError, load_wav
+
+    assert turn.audio is not None, "a turn without `audio:` is synthesised"
+    try:
+        return load_wav(turn.audio, strict=True)
+    except AudioInputError as exc:
+        raise TurnUnplayable(turn, exc.problem, exc.fix) from exc
 
 
 class TextMode:

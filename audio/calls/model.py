@@ -60,14 +60,41 @@ class Turn:
     say: str
     confidence: float = 1.0
     alternatives: tuple[str, ...] = ()
-    audio: Path | None = None
+    audio: Path | None = None  # resolved; checked when the script was read
     after: Trigger | None = None
     barge_in: bool = False
     optional: bool = False
+    audio_written: str = ""  # the `audio:` value as the script gives it
+    audio_line: int = 0  # the line of the `audio:` key
 
     @property
     def text_only(self) -> bool:
         return self.confidence != 1.0 or bool(self.alternatives)
+
+    def audio_problem(self, problem: str, fix: str) -> str:
+        """An `audio:` problem as validation words it: the file as written and resolved."""
+        return audio_problem(self.audio_written or str(self.audio), self.audio, problem, fix)
+
+
+def audio_problem(written: str, resolved: Path | None, problem: str, fix: str) -> str:
+    """``'voices/t1.wav' (/abs/voices/t1.wav): problem; fix``: the message of every unusable
+    `audio:` file, when the script is read and when the turn is played."""
+    return f"{written!r} ({resolved}): {problem}; {fix}"
+
+
+class TurnUnplayable(InvalidInput):
+    """A turn's caller audio could not be played (its `audio:` file became unusable after the
+    script was read). The harness cannot judge such a call: it is INVALID, never a FAIL."""
+
+    def __init__(self, turn: Turn, problem: str, fix: str):
+        self.turn = turn
+        super().__init__(f"turns[{turn.index - 1}].audio: {turn.audio_problem(problem, fix)}")
+
+    def cite(self, script: Path) -> str:
+        """The message at the script's file and line, as validation would give it."""
+        line = self.turn.audio_line or self.turn.line
+        return (f"{script}:{line}: {self} (found when the turn was to be played; none of it "
+                "reached the agent)")
 
 
 @dataclass(frozen=True, slots=True)

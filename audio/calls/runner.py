@@ -1,9 +1,10 @@
 """Running scripted calls: one isolated world per call, turns on triggers, judged at the end.
 
 :func:`run_call` never raises for anything a script, a fixture or the agent can cause: a
-script or fixture problem, a trigger that never fires or a call that does not end is INVALID;
-an exception raised by the agent itself is a product FAIL. Side effects: the world factory's
-(a sandbox and a registry per call) and, with ``artifacts``, one folder per call.
+script or fixture problem (a caller audio file that cannot be played included, even one
+found only when its turn comes), a trigger that never fires or a call that does not end is
+INVALID; an exception raised by the agent itself is a product FAIL. Side effects: the world
+factory's (a sandbox and a registry per call) and, with ``artifacts``, one folder per call.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from agent.core.errors import InvalidInput
 from agent.core.trace import Trace
 from agent.service.controls import AgentFaults, agent_faults
 from audio.calls.evidence import CallResult, Evidence, Verdict, invalid, ledger_fields
-from audio.calls.mode import CallMode, ModeFactory
+from audio.calls.mode import CallMode, ModeFactory, TurnUnplayable
 from audio.calls.script import CallScript, ScriptInvalid, StaffEdit, Turn, load_script
 from audio.calls.triggers import Watcher
 from audio.calls.world import CallWorld, WorldFactory, WorldSpec
@@ -119,7 +120,8 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
         for turn in script.turns:
             if turn.after is None and taking:
                 await taking[-1]
-            delivered = await _turn(turn, mode, watcher, trace, taking[-1] if taking else None)
+            delivered = await _turn(turn, mode, watcher, trace, taking[-1] if taking else None,
+                                    script.path)
             if delivered is not None:
                 delivered.add_done_callback(lambda t: _crashed(t, watcher))
                 taking.append(delivered)
@@ -139,6 +141,8 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
             if isinstance(outcome, _AgentCrashed) and crash is None:
                 crash = str(outcome)  # the agent's failure explains what followed
                 reasons.clear()
+            elif isinstance(outcome, _Invalid) and str(outcome) not in reasons and crash is None:
+                reasons.insert(0, str(outcome))  # a turn that could not be played: the cause
         for task in staff:
             task.cancel()
         outcomes = await asyncio.gather(*staff, return_exceptions=True)
@@ -162,32 +166,40 @@ async def _drive(script: CallScript, mode: CallMode, world: CallWorld, trace: Tr
 
 
 def _crashed(task: asyncio.Task, watcher: Watcher) -> None:
-    if not task.cancelled() and isinstance(task.exception(), _AgentCrashed):
+    if task.cancelled():
+        return
+    if isinstance(task.exception(), _AgentCrashed):
         watcher.abort(str(task.exception()))
+    elif isinstance(task.exception(), _Invalid):  # its audio could not be played
+        watcher.abort(str(task.exception()), harness=True)
 
 
-async def _agent(awaitable, what: str) -> None:
+async def _agent(awaitable, what: str, script: Path | None = None) -> None:
     try:
         await awaitable
+    except TurnUnplayable as exc:  # the caller's input, not the agent: the harness gives up
+        raise _Invalid(exc.cite(script) if script is not None else str(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - the product raised: that is its failure
         raise _AgentCrashed(f"the agent raised on {what}: {type(exc).__name__}: {exc}") from exc
 
 
 async def _turn(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace,
-                previous: asyncio.Task | None) -> asyncio.Task | None:
+                previous: asyncio.Task | None, script: Path | None = None,
+                ) -> asyncio.Task | None:
     """Wait for the turn's moment, then hand it over; returns the task taking it (or None
     for a skipped optional turn). ``previous`` is the task taking the turn before."""
     where = f"{turn.index} (line {turn.line})"
     marks = watcher.marks
     try:
-        return await _deliver(turn, mode, watcher, trace, where, marks, previous)
+        return await _deliver(turn, mode, watcher, trace, where, marks, previous, script)
     finally:
         if watcher.failed is not None:
-            raise _AgentCrashed(watcher.failed)
+            raise (_Invalid if watcher.harness_failed else _AgentCrashed)(watcher.failed)
 
 
 async def _deliver(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace, where: str,
-                   marks: tuple[int, int], previous: asyncio.Task | None) -> asyncio.Task | None:
+                   marks: tuple[int, int], previous: asyncio.Task | None,
+                   script: Path | None = None) -> asyncio.Task | None:
     if turn.after is None:
         if not await watcher.quiet_for(TURN_GAP_S, SPEECH_LIMIT_S, idle=True):
             if turn.optional:
@@ -214,7 +226,7 @@ async def _deliver(turn: Turn, mode: CallMode, watcher: Watcher, trace: Trace, w
     if turn.barge_in and mode.speaking:
         mode.barge_in()
     watcher.marks = (len(trace.events), mode.heard_mark())
-    return asyncio.create_task(_agent(mode.say(turn), f"turn {where}"))
+    return asyncio.create_task(_agent(mode.say(turn), f"turn {where}", script))
 
 
 def _taken_and_idle(previous: asyncio.Task | None, watcher: Watcher):
@@ -259,6 +271,10 @@ async def run_calls(paths: Sequence[str | Path], mode_name: str, world_factory: 
         except ScriptInvalid as exc:
             result: CallResult | None = invalid(Path(path).stem, str(path), mode_name,
                                                 *exc.errors)
+        except Exception as exc:  # noqa: BLE001 - one unreadable script never stops the batch
+            result = invalid(Path(path).stem, str(path), mode_name,
+                             f"{path}: harness error while reading the script: "
+                             f"{type(exc).__name__}: {exc}")
         else:
             if not script.runs_in(mode_name):
                 skipped.append(f"{path}: runs only in modes {list(script.modes)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from agent.core.caller import Asset, CallerProfile
@@ -28,6 +29,7 @@ from audio.calls.model import (
     StaffEdit,
     Trigger,
     Turn,
+    audio_problem,
 )
 from audio.calls.yamlnodes import Reader, compose
 
@@ -37,8 +39,6 @@ __all__ = ["BOOKING_KEYS", "DEFAULT_TIMEOUT_MS", "MODES", "CallScript", "Expect"
 
 def load_script(path) -> CallScript:
     """Read and validate one script. Raises ScriptInvalid naming file, line and key."""
-    from pathlib import Path
-
     path = Path(path)
     reader = Reader(path)
     root = compose(path, reader)
@@ -270,20 +270,34 @@ def _turns(r: Reader, node, modes: tuple[str, ...]) -> tuple[Turn, ...]:
         if keys is None or "say" not in keys:
             continue
         say, confidence, alternatives = _say(r, keys["say"], f"{where}.say", modes)
-        audio = None
+        audio, written = None, ""
         if "audio" in keys:
-            text = r.text(keys["audio"], f"{where}.audio")
-            if text is not None:
-                audio = (r.path.parent / text).resolve()
-                if not audio.is_file():
-                    r.error(keys["audio"], f"{where}.audio", f"WAV file {audio} not found")
+            written = r.text(keys["audio"], f"{where}.audio") or ""
+            if written:
+                audio = (r.path.parent / written).resolve()
+                problem = _audio_problem(written, audio)
+                if problem is not None:
+                    r.error(keys["audio"], f"{where}.audio", problem)
         after = _trigger(r, keys["after"], f"{where}.after") if "after" in keys else None
         flags = {k: r.boolean(keys[k], f"{where}.{k}") for k in ("barge_in", "optional")
                  if k in keys}
         if say is not None:
             turns.append(Turn(i + 1, r.line(item), say, confidence, alternatives, audio, after,
-                              bool(flags.get("barge_in")), bool(flags.get("optional"))))
+                              bool(flags.get("barge_in")), bool(flags.get("optional")),
+                              written, r.line(keys.get("audio")) if audio else 0))
     return tuple(turns)
+
+
+def _audio_problem(written: str, audio: Path) -> str | None:
+    """Why a turn's `audio:` file cannot be played (None if it can): it is decoded in full
+    now, in either mode, so a broken file makes the script INVALID before anything runs."""
+    from audio.wav_input import AudioInputError, check_wav
+
+    try:
+        check_wav(audio)
+    except AudioInputError as exc:
+        return audio_problem(written, audio, exc.problem, exc.fix)
+    return None
 
 
 def _say(r: Reader, node, where: str, modes: tuple[str, ...]):

@@ -27,12 +27,16 @@ class Watcher:
         self._waiters: set[asyncio.Event] = set()
         # (trace events, heard stream) positions when the previous turn was spoken
         self.marks: tuple[int, int] = (0, 0)
-        self.failed: str | None = None  # the agent crashed: every wait ends at once
+        self.failed: str | None = None  # the call is over: every wait ends at once
+        self.harness_failed = False  # ... because the harness failed (INVALID), not the agent
         trace.listeners.append(self._on_event)
         mode.add_heard_listener(self._poke)
 
-    def abort(self, reason: str) -> None:
-        self.failed = reason
+    def abort(self, reason: str, *, harness: bool = False) -> None:
+        """End every wait: the agent crashed, or (``harness``) the harness cannot go on."""
+        if self.failed is None:
+            self.failed = reason
+            self.harness_failed = harness
         self._poke()
 
     def detach(self) -> None:
