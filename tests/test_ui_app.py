@@ -63,6 +63,22 @@ def test_demo_reports_a_bad_personas_file_in_one_line(tmp_path):
     assert "Traceback" not in result.output
 
 
+def test_demo_workers_refuse_a_database_that_is_not_a_reachable_postgresql_url(tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(demo, ["--workers", "2", "--db", "demo.db"])
+    assert result.exit_code == 2
+    assert "'demo.db' is not a PostgreSQL URL; give postgresql://" in result.output
+    result = CliRunner().invoke(demo, ["--workers", "2", "--db",
+                                       "postgresql://amend:secret@127.0.0.1:1/amend"])
+    assert result.exit_code == 2
+    assert "cannot connect to postgresql://amend@127.0.0.1:1/amend" in result.output
+    assert "secret" not in result.output
+    assert list(tmp_path.iterdir()) == []  # nothing started, nothing written
+    result = CliRunner().invoke(demo, ["--workers", "0"])
+    assert result.exit_code == 2 and "--workers" in result.output
+
+
 def test_scripted_call_report_renders_verdict_violations_and_measures_escaped():
     measures = {"correction_capture": "pass", "duplicate_prevention": "fail"}
     report = {"calls": [{"id": "c<1>", "verdict": "FAIL", "violations": ["<b>stale</b>"],

@@ -25,6 +25,26 @@ if TYPE_CHECKING:
 SHARED_CAPACITY = 10**6  # every call books the same few days; capacity is not what is tested
 
 
+def check_database(db: str) -> None:
+    """Refuse a ``--db`` that is not a reachable PostgreSQL URL, in one line (``amend bench``,
+    ``amend demo``), before anything is started or written."""
+    import click
+
+    if not db.startswith(("postgresql://", "postgres://")):
+        raise click.BadParameter(f"{db!r} is not a PostgreSQL URL; give "
+                                 "postgresql://user@host:port/database", param_hint="--db")
+    import psycopg
+
+    from agent.core.db_url import redact
+
+    try:
+        psycopg.connect(db, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.BadParameter(f"cannot connect to {redact(db)}: {first}; check that the "
+                                 "server runs and the URL is right", param_hint="--db") from None
+
+
 @contextlib.contextmanager
 def serve_shared(db: str, registry_db: str | None = None) -> Iterator[SharedSystems]:
     """The systems agent processes share: the demo registry imported into ``registry_db``

@@ -39,8 +39,9 @@ def _is_loopback(host: str) -> bool:
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
               help="Agent processes behind the one port; each browser stays on one of them "
                    "(docs/postgresql.md, 'Many agents').")
-@click.option("--db", metavar="URL", help="The sandbox and registry every process shares: "
-              "postgresql://... (default with --workers: SQLite files in a temporary folder).")
+@click.option("--db", metavar="postgresql://...", help="The PostgreSQL database whose sandbox "
+              "and registry every process shares (default with --workers: SQLite files in a "
+              "temporary folder).")
 @proposer_options
 def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
          clock_text: str | None, no_warm: bool, workers: int, db: str | None,
@@ -57,6 +58,10 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
                                    "authentication. Add --allow-remote if you mean it.")
         console.print(f"[bold red]warning:[/] serving on {host}: anyone who can reach it can "
                       "use this demo, and browsers allow the microphone only over HTTPS there.")
+    if db is not None:
+        from ui.agents import check_database
+
+        check_database(db)
     options = DemoOptions(personas_file, clock_text, no_warm, proposer_settings)
     try:
         if workers > 1 or db:

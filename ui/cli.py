@@ -93,7 +93,9 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
     from agent.bench import BenchRow, registered, set_option
 
     if db is not None:
-        _check_database(db)
+        from ui.agents import check_database
+
+        check_database(db)
     set_option("db", db)
     set_option("soak_minutes", None if minutes is None else str(minutes))
     set_option("soak_sessions", None if sessions is None else str(sessions))
@@ -125,23 +127,6 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
         value = f"{row.value:.3g}" if isinstance(row.value, float) else str(row.value)
         table.add_row(group, row.figure, value, row.unit, row.target, row.command)
     Console().print(table)
-
-
-def _check_database(db: str) -> None:
-    """Refuse a ``--db`` that is not a reachable PostgreSQL URL, in one line."""
-    if not db.startswith(("postgresql://", "postgres://")):
-        raise click.BadParameter(f"{db!r} is not a PostgreSQL URL; give "
-                                 "postgresql://user@host:port/database", param_hint="--db")
-    import psycopg
-
-    from agent.core.db_url import redact
-
-    try:
-        psycopg.connect(db, connect_timeout=10).close()
-    except psycopg.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise click.BadParameter(f"cannot connect to {redact(db)}: {first}; check that the "
-                                 "server runs and the URL is right", param_hint="--db") from None
 
 
 for _module, _attr in COMMANDS:
