@@ -236,3 +236,23 @@ async def test_small_talk_after_an_answer_does_not_repeat_it():
         await c.settle()
         assert len(c.events("answer_spoken")) == 1
         assert len(c.events("registry_resolved")) == 1
+
+
+@pytest.mark.parametrize("question", [
+    "Hey, can I send a filter kit back if it turns out we don't need it?",  # blind script b09
+    "Can I return an opened filter kit?",
+    "What's the refund on a filter kit we've opened?",
+])
+async def test_a_return_policy_is_scoped_by_the_purchase_region_not_the_pumps(question):
+    # The caller bought in the US; their only pump stands in the EU (blind script b09).
+    pump = Asset(id="P-100", configuration="C2", region="EU", site="12 Harbour Road, Rotterdam",
+                 kind="pump")
+    caller = CallerProfile(tenant="acme", subject="tech-17", roles=("technician",),
+                           account="ACME-001", assets=(pump,), region="US")
+    async with call(caller=caller) as c:
+        await c.say(question)
+        await c.settle()
+        if "opened" in c.sink.last:
+            await c.say("Yes, it's been opened.")
+            await c.settle()
+        assert "returns-us-2026" in c.sink.last, c.sink.last

@@ -328,3 +328,88 @@ async def test_unclear_correction_is_checked_in_one_question_and_one_yes_settles
             "2026-12-03", "morning")
         assert c.events("confirmation_requested", op="create_booking")
         assert not c.events("action_dispatched")
+
+
+# -- blind scripts b04, b07, b09 (issue 15) -------------------------------------------------------
+@pytest.mark.parametrize("answer", [
+    "Yes, Friday morning, that's the one, go ahead.",  # b04
+    "Yes, Friday.",  # b04 follow-up f04
+    "yes please, Friday the 4th in the morning",
+    "yeah, P-100 on Friday, book it",
+])
+async def test_a_yes_that_repeats_the_read_back_books_once(answer):
+    async with call() as c:
+        await c.say("Can I get P-100 booked in for Friday, Friday the 4th, in the morning?")
+        await c.say(answer)
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["asset"], booking["date"], booking["window"]) == (
+            "P-100", "2026-12-04", "morning"), answer
+        assert not c.events("correction_duplicate"), answer
+        assert len(c.notifications()) == 1
+
+
+async def test_a_yes_with_a_new_value_is_still_a_correction_and_asks_again():
+    async with call() as c:
+        await c.say("Can I get P-100 booked in for Friday the 4th, in the morning?")
+        await c.say("yes, Saturday")
+        await c.settle()
+        assert c.field("visit_date").value == "2026-12-05"
+        assert not c.bookings()
+        assert len(c.events("confirmation_requested")) == 2
+
+
+SEEDED = {"ref": "BK-2001", "asset": "P-100", "date": "2026-12-03", "window": "morning"}
+
+
+@pytest.mark.parametrize("request_", [
+    "Could we move booking BK-2001 to Monday?",  # b07
+    "Please move BK-2001 to Monday.",
+    "Could we move the P-100 booking on Thursday to Monday?",  # follow-up f07b
+    "can you reschedule the P-100 visit for Monday",
+])
+async def test_a_move_of_a_named_booking_keeps_its_asset_and_window(request_):
+    async with call(bookings=[SEEDED]) as c:
+        await c.say(request_)
+        await c.settle()
+        assert not c.events("clarification_requested"), request_
+        assert c.events("confirmation_requested", op="reschedule_booking"), request_
+        assert "Monday 7 December" in c.sink.last and "BK-2001" in c.sink.last
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [booking] = c.bookings()
+        assert (booking["ref"], booking["asset"], booking["date"], booking["window"],
+                booking["version"]) == ("BK-2001", "P-100", "2026-12-07", "morning", 2)
+
+
+async def test_a_move_that_names_a_new_window_takes_it():
+    async with call(bookings=[SEEDED]) as c:
+        await c.say("Could we move booking BK-2001 to Monday afternoon?")
+        await c.settle()
+        assert c.events("confirmation_requested", op="reschedule_booking")
+        assert c.field("visit_window").value == "afternoon"
+
+
+@pytest.mark.parametrize("said", ["We don't need the visit any more.", "Please cancel my booking.",
+                                  "cancel it"])
+async def test_a_cancel_with_no_booking_says_there_is_none(said):
+    async with call() as c:
+        await c.say(said)
+        await c.settle()
+        assert "don't see a booking" in c.sink.last, c.sink.last
+
+
+async def test_a_cancel_with_several_bookings_asks_which_one():
+    other = {"ref": "BK-2002", "asset": "P-200", "date": "2026-12-04", "window": "morning"}
+    async with call(bookings=[SEEDED, other]) as c:
+        await c.say("cancel my booking please")
+        await c.settle()
+        assert c.events("clarification_requested")[-1].get("fields") == ("booking_ref",)
+
+
+async def test_a_returns_question_with_if_we_dont_need_it_is_answered_not_cancelled():
+    async with call() as c:
+        await c.say("Hey, can I send a filter kit back if it turns out we don't need it?")
+        await c.settle()
+        assert c.events("proposal")[-1].get("intent") == "policy_question"
+        assert c.events("clarification_requested")[-1].get("fields") == ("opened",)

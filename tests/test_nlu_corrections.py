@@ -381,3 +381,14 @@ def test_two_assets_with_no_word_saying_which_is_old_stay_two_candidates(said):
     slot = proposal.slot(ASSET)
     assert slot.value is None and set(slot.candidates) == {"P-100", "P-200"}
     assert not proposal.withdrawn
+
+
+# -- "move the P-100 booking on Thursday to Monday" names the booking it moves (follow-up f07b) -
+@pytest.mark.parametrize("said", [
+    "Could we move the P-100 booking on Thursday to Monday?",  # f07b
+    "move the P-100 visit to Monday",
+    "can you shift our pump service visit to the 8th",
+    "please move my P-100 appointment to Tuesday",
+])
+def test_move_with_a_modifier_before_the_visit_is_a_reschedule(said):
+    assert propose(said).intent is Intent.RESCHEDULE, said

@@ -313,3 +313,65 @@ def test_recogniser_spellings_and_shapes(said, value):
         assert [r.value for r in readings] == ["2026-12-02", "2026-12-04"]
     else:
         assert {r.value for r in readings} == {value}
+
+
+# -- an ordinal is a day of the month only where it is used as a date (blind script b10) --------
+@pytest.mark.parametrize("said", [
+    "Hmm, no, on second thoughts, could we make it quarter past ten instead?",  # b10
+    "On second thoughts, make it the afternoon.",  # b10 follow-up f10b
+    "on second thought, Thursday is better",  # not in the blind set (singular noun)
+    "I'd like a second opinion on the seal",
+    "first thing in the morning please",
+    "at first I thought it was the valve",
+    "first of all, thanks for calling back",
+    "the second one, please",
+    "hang on for a second",
+    "one second, let me check",
+    "the first time it happened was last week",
+    "is this a second visit?",
+    "we need a third engineer",
+    "the first available slot",
+])
+def test_an_ordinal_that_modifies_a_noun_or_is_an_idiom_is_no_date(said):
+    # (a weekday said alongside, "Thursday is better", is still read)
+    assert [r.text for r in read_dates(normalise(said), TUESDAY) if r.weekday is None] == [], said
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("the second", "2026-12-02"),
+    ("on the 2nd", "2026-12-02"),
+    ("second of January", "2027-01-02"),
+    ("the twenty-first", "2026-12-21"),
+    ("the 4th works for us", "2026-12-04"),
+    ("the 4th, in the morning", "2026-12-04"),
+    ("on the 3rd at 10", "2026-12-03"),
+    ("the 3rd 1pm", "2026-12-03"),
+    ("can we do the 4th instead", "2026-12-04"),
+    ("is the 4th free for you", "2026-12-04"),
+    ("the 10th would be great", "2026-12-10"),
+    ("the 3rd of next month", "2027-01-03"),
+])
+def test_an_ordinal_that_ends_its_phrase_is_a_day_of_the_month(said, value):
+    assert [r.value for r in read_dates(normalise(said), TUESDAY)] == [value], said
+
+
+def test_tuesday_the_second_pins_the_weekday():
+    values = {r.value for r in read_dates(normalise("Tuesday the second"), TUESDAY)}
+    assert "2026-12-02" in values
+
+
+@pytest.mark.parametrize("said", [
+    "Hmm, no, on second thoughts, could we make it quarter past ten instead? The afternoon's "
+    "filling up.",  # b10
+    "on second thoughts make it quarter past ten, the afternoon is getting busy",
+    "actually, quarter past ten instead, afternoons are booked up",
+])
+def test_a_rethought_time_keeps_the_day_and_a_busy_window_is_not_asked_for(said):
+    ctx = context(values={VISIT_DATE: "2026-12-04", VISIT_TIME: "14:30",
+                          VISIT_WINDOW: "afternoon", "asset": "P-100"},
+                  pending_confirmation=True)
+    proposal = propose(said, ctx)
+    values = {s.field: s.value for s in proposal.slots}
+    assert VISIT_DATE not in values, said
+    assert values.get(VISIT_TIME) == "10:15", said
+    assert values.get(VISIT_WINDOW) in (None, "morning"), said

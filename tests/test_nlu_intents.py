@@ -173,3 +173,59 @@ def test_see_you_with_a_date_is_not_goodbye():
 @pytest.mark.parametrize("said", ["I don't want the visit anymore", "we do not need the booking"])
 def test_not_wanting_the_visit_is_cancel(said):
     assert propose(said).intent is Intent.CANCEL
+
+
+# -- a cancel phrasing inside a conditional clause only supposes (blind script b09) -----------
+@pytest.mark.parametrize("said", [
+    "Hey, can I send a filter kit back if it turns out we don't need it?",  # b09
+    "Can I return the gasket set in case we don't need it?",
+    "in case we end up not needing it, can we get a refund?",
+    "could we send the seal kit back should we no longer need it",
+    "what's the return policy if we don't need it after all",
+])
+def test_a_cancel_phrase_in_a_conditional_clause_is_no_cancel(said):
+    assert propose(said).intent is Intent.POLICY_QUESTION, said
+
+
+@pytest.mark.parametrize("said", [
+    "If the engineer can't come, cancel it.",
+    "cancel it if you can't make it on Friday",
+    "we don't need the visit any more",
+    "in case you wondered, we don't need the visit any more",
+])
+def test_a_cancel_in_the_main_clause_is_still_a_cancel(said):
+    assert propose(said).intent is Intent.CANCEL, said
+
+
+@pytest.mark.parametrize("said", ["can I send a filter kit back?",
+                                  "we'd like to ship the unused seal kits back"])
+def test_sending_an_item_back_is_a_returns_question(said):
+    assert propose(said).intent is Intent.POLICY_QUESTION, said
+
+
+# -- a yes that repeats what is held is the yes (blind script b04) ---------------------------
+_HELD = {"asset": "P-100", VISIT_DATE: "2026-12-04", VISIT_WINDOW: "morning"}
+
+
+@pytest.mark.parametrize("said", [
+    "Yes, Friday morning, that's the one, go ahead.",  # b04
+    "Yes, Friday.",  # b04 follow-up f04
+    "yes please, Friday the 4th in the morning",
+    "yeah, P-100 on Friday",
+    "yep, the morning",
+])
+def test_a_yes_that_repeats_held_values_is_a_go_ahead(said):
+    proposal = propose(said, context(values=_HELD, pending_confirmation=True))
+    assert proposal.go_ahead, said
+    assert proposal.intent is not Intent.CORRECTION, said
+
+
+@pytest.mark.parametrize("said", ["yes, Saturday", "yes, Friday afternoon",
+                                  "yes, but P-200"])
+def test_a_yes_with_a_new_value_stays_a_correction(said):
+    proposal = propose(said, context(values=_HELD, pending_confirmation=True))
+    assert proposal.intent is Intent.CORRECTION, said
+
+
+def test_a_yes_with_held_values_and_no_question_pending_is_no_go_ahead():
+    assert not propose("yes, Friday", context(values=_HELD)).go_ahead

@@ -72,7 +72,9 @@ def resolution_query(topic: Topic, caller: CallerProfile, snap: LedgerSnapshot
     regions = {a.region for a in caller.assets}
     # A purchase region: the session's, else the one region all the caller's assets share.
     fallback = caller.region or (regions.pop() if len(regions) == 1 else None)
-    region = snap.value(REGION) or (fallback if policy else None)
+    # A return policy is scoped by where the item was bought: the session's purchase region
+    # wins over the region of an asset the call happens to hold (the pump's site).
+    region = (caller.region or snap.value(REGION) or fallback) if policy else snap.value(REGION)
     opened = snap.value(OPENED)
     fields = ((OPENED, opened),) if policy and opened else ()
     return ResolutionQuery(

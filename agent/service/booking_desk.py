@@ -119,8 +119,12 @@ class BookingDesk(Desk):
                 self.workflow.withdrew_create(action.op is Op.CREATE_BOOKING)
                 self.dispatcher.supersede(action.id)
         if self.target_ref is None and not self.in_flight():
-            self.workflow.on(GoalEvent.SETTLED)
-            return draft is not None
+            if draft is not None:
+                self.workflow.on(GoalEvent.SETTLED)
+                return True
+            # No draft and no booking of this call: a booking made before it, still to find
+            # (realign asks which one, or says there is none to cancel).
+            self.workflow.on(GoalEvent.FIND_CANCEL)
         return False
 
     def yes(self) -> bool:
@@ -163,6 +167,10 @@ class BookingDesk(Desk):
                 self.workflow.withdrew_create(False)
                 ctx.say(("The request was withdrawn before it was booked.",
                          "Nothing was booked."))
+            elif record is None and not ctx.bookings_hint and not self.records:
+                self.workflow.on(GoalEvent.SETTLED)
+                ctx.say(("I don't see a booking on your account to cancel.",
+                         "Nothing has changed."))
             elif record is None:
                 ask_field(ctx, BOOKING_REF)
             elif record.status == "cancelled":

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from agent.core.fields import FieldRecord
 from agent.core.ledger import FieldOp, LedgerSnapshot
-from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
-from agent.core.ports import BookingPort
+from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.core.ports import BookingPort, BookingRecord
 from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
 from agent.service.vocabulary import Focus
@@ -80,8 +80,13 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
 
     Side effect: the desk adopts that booking's verified record as its target.
     """
-    if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None \
-            or any(op.name == BOOKING_REF for op in ops):
+    named_ref = next((op.value for op in ops if op.name == BOOKING_REF and op.value), None)
+    if named_ref is not None:  # "move booking BK-2001 to Monday": validation adopted it
+        held = desk.records.get(named_ref)
+        if desk.goal is Goal.RESCHEDULE and held is not None:
+            return kept_by_move(ctx, held, ops, f"tool:booking:{held.ref}")
+        return []
+    if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None:
         return []
     try:
         records = await port.bookings()
@@ -99,7 +104,29 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     desk.records[record.ref] = record
     desk.workflow.adopt(record.ref)
     source = f"tool:booking:{record.ref}"
-    return [FieldOp.set(BOOKING_REF, record.ref, source), FieldOp.set(ASSET, record.asset, source)]
+    found = [FieldOp.set(BOOKING_REF, record.ref, source)]
+    if desk.goal is Goal.RESCHEDULE:
+        return found + kept_by_move(ctx, record, ops, source)
+    return found + [FieldOp.set(ASSET, record.asset, source)]
+
+
+def kept_by_move(ctx: CallContext, record: BookingRecord, ops: list[FieldOp],
+                 source: str) -> list[FieldOp]:
+    """What a move keeps of the booking it moves: its asset, and its window (and time) unless
+    the turn names a new one. Only for fields the ledger does not hold yet, so a value the
+    caller gave earlier in the call is never overwritten from the record."""
+    snap = ctx.ledger.current
+    names = {op.name for op in ops}
+    kept: list[FieldOp] = []
+    if ASSET not in names and snap.get(ASSET) is None:
+        kept.append(FieldOp.set(ASSET, record.asset, source))
+    if not names & {VISIT_WINDOW, VISIT_TIME} and snap.get(VISIT_WINDOW) is None \
+            and snap.get(VISIT_TIME) is None:
+        if record.window:
+            kept.append(FieldOp.set(VISIT_WINDOW, record.window, source))
+        if record.time:
+            kept.append(FieldOp.set(VISIT_TIME, record.time, source))
+    return kept
 
 
 def with_value(snap: LedgerSnapshot, name: str, value: str) -> LedgerSnapshot:

@@ -207,6 +207,8 @@ async def revise(call: TurnCall, turn: Turn) -> bool:
     result = ctx.accept(ops, turn.source)
     if result.outcome is UpdateOutcome.ACCEPTED:
         turn.changed = result.changed
+    elif result.outcome is UpdateOutcome.DUPLICATE and turn.proposal.go_ahead:
+        return False  # "Yes, Friday morning, go ahead": a yes that repeats what is held
     elif result.outcome is UpdateOutcome.DUPLICATE and turn.proposal.intent in (
             Intent.CORRECTION, Intent.INFORM):
         ctx.emit("correction_duplicate", fields=[op.name for op in ops])

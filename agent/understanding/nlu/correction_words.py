@@ -27,7 +27,10 @@ NEGATION_SPLIT = (
 # "Wednesday doesn't work", "the morning's no good": the negation follows the value.
 _BAD = (r"no good|not good|not any good|bad|out|off|impossible|not possible|no use|a no"
         r"|not going to (?:happen|work)|a bad day|tricky|difficult|not ideal|taken|full|a problem"
-        r"|out of the question|not an option|no go|a no-go|not convenient|inconvenient")
+        r"|out of the question|not an option|no go|a no-go|not convenient|inconvenient"
+        # "the afternoon's filling up", "Friday is getting busy", "mornings are booked up"
+        r"|(?:filling|getting|looking) (?:up|full|busy|booked up|packed|tight)|booked up"
+        r"|fully booked|busy|packed|chock-a-block|rammed|hectic|tight")
 NEGATION_AFTER = (
     r"(?:doesn'?t|does not|won'?t|will not|wouldn'?t|would not|isn'?t|is not|aren'?t|are not"
     r"|can'?t|cannot) (?:\w+ )?(?:work|suit|do|happen|possible|good|ok|okay|ideal|great"

@@ -203,6 +203,52 @@ def _bare_ordinal_is_a_day(text: str, match: re.Match[str]) -> bool:
     return not _RANK_BEFORE.search(before)
 
 
+_NEXT_WORD = re.compile(r"\s*(?P<w>[a-z0-9'’:]+)")
+_CLOCK_AFTER = re.compile(r"^\s*(?::|am\b|pm\b|o'clock\b|\d|ish\b"
+                          r"|(?:in the )?(?:morning|afternoon|evening)\b)")
+
+
+_ADJECTIVES = frozenset("available free open clear good fine great better best ideal perfect "
+                        "early earlier late later same latest earliest".split())
+
+
+def _is_a_noun(word: str) -> bool:
+    return not (word[0].isdigit() or word in lexicon.ORDINAL_DATE_FOLLOWERS
+                or word in lexicon.WEEKDAYS or re.fullmatch(lexicon.MONTHS, word))
+
+
+def _ordinal_heads_a_noun(text: str, match: re.Match[str]) -> bool:
+    """True when the ordinal modifies the word after it, so it is a rank, not a day of the month.
+
+    The construction: an ordinal used as a date ends its noun phrase ("the 2nd", "on the 2nd,",
+    "Tuesday the 2nd at 10", "the 21st if you can"); an ordinal followed by a noun is an
+    adjective ("on 2nd thoughts", "a 2nd opinion", "the 1st time", "2nd visit", "1st thing").
+    Words that may follow a day are :data:`lexicon.ORDINAL_DATE_FOLLOWERS`, a weekday, a time
+    ("the 4th 10am") and "of" before a month or a month phrase; any other word is the noun the
+    ordinal modifies. "1" after an ordinal is the pronoun "one" ("the 2nd 1"), not a time.
+    """
+    rest = text[match.end():]
+    if not rest.strip() or re.match(r"\s*[,.;:!?)-]", rest):
+        return False
+    nxt = _NEXT_WORD.match(rest)
+    if nxt is None:
+        return False
+    word = nxt.group("w")
+    after = rest[nxt.end():]
+    if word[0].isdigit():
+        return word == "1" and not _CLOCK_AFTER.match(after)
+    if word in _ADJECTIVES:  # "the 1st available slot": adjective + noun; "the 4th free?": a day
+        later = _NEXT_WORD.match(after)
+        return later is not None and not re.match(r"\s*[,.;:!?)-]", after) \
+            and _is_a_noun(later.group("w"))
+    if word in lexicon.ORDINAL_DATE_FOLLOWERS or word in lexicon.WEEKDAYS:
+        return False
+    if word == "of":
+        return not re.match(rf"\s+(?:the )?(?:{lexicon.MONTHS}|(?:next|this|following|coming)"
+                            r" month)\b", after)
+    return not re.fullmatch(lexicon.MONTHS, word)
+
+
 def _reading(match: re.Match[str], kind: str, text: str, today: date,
              now: datetime) -> DateReading | None:
     said = match.group(0)
@@ -240,6 +286,8 @@ def _reading(match: re.Match[str], kind: str, text: str, today: date,
     elif kind == "ordinal":
         if said[0].isdigit() and not _bare_ordinal_is_a_day(text, match):
             return None  # "my 3rd call", "a person first": a rank, not a day of the month
+        if _ordinal_heads_a_noun(text, match):
+            return None  # "on 2nd thoughts", "the 1st time": the ordinal modifies a noun
         value = ordinal_date(int(match.group("day") or 4), today)  # "the forth": the 4th
         found = (value,) if value else ()
     if not found:

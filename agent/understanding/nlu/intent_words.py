@@ -43,7 +43,8 @@ MOVE_WHERE = r"to|till|until|into|back|forward|forwards|earlier|later|along"
 RESCHEDULE = (
     rf"{MOVE_ALONE}"
     rf"|(?:{MOVE_VERBS}) (?:(?!down\b|me\b|us\b)[\w'-]+ ){{0,4}}?(?:{MOVE_WHERE})\b"
-    rf"|(?:move|shift) (?:my |our |the |that |this )?{_VISIT}\b"
+    # "move the P-100 booking", "shift our pump service visit": a modifier or two before it
+    rf"|(?:move|shift) (?:my |our |the |that |this )?(?:[\w-]+ ){{0,2}}?{_VISIT}\b"
     r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
     r"|different day|another day"
 )
@@ -75,6 +76,12 @@ CANCEL = (
     r"|a visit)"
     r"|not needed any ?more"
 )
+# A conditional clause: what follows it up to the clause's end is a supposition, not a request
+# ("can I send it back if it turns out we don't need it?", "in case we don't need the visit").
+CONDITIONAL = (
+    r"if|in case|unless|should|whether|supposing|suppose|provided|providing|assuming|what if"
+    r"|even if|just in case|in the event (?:that )?"
+)
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (
     r"how (?:do|does|should|can|tight|much|many|often|long)|what(?:'s| is| are| does)|which"
@@ -85,7 +92,11 @@ MAINTENANCE = (
     r"|manual|instructions?|spec\w*|maintenance|service interval|replace|tighten|install"
 )
 POLICY = (
-    r"return\w*|refund\w*|send (?:it|this|them) back|exchange|restocking|warranty"
+    r"return\w*|refund\w*|exchange|restocking|warranty"
+    # "send it back", "can I send a filter kit back", "ship the unused parts back"
+    r"|(?:send|sending|ship|shipping|post|posting) (?:it|this|that|them|these|those"
+    r"|(?:(?!to\b|for\b|someone\b|somebody\b|an? (?:engineer|technician)\b)[\w-]+ ){1,4}?)"
+    r" ?back\b"
     r"|money back"
 )
 # A person: a verb of talking with a person noun nearby, or asking to be put through.

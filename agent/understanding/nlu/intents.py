@@ -17,6 +17,8 @@ _HUMAN = re.compile(rf"\b(?:{intent_words.HUMAN})\b")
 _GOODBYE = re.compile(rf"\b(?:{intent_words.GOODBYE})\b")
 _CANCEL = re.compile(rf"\b(?:{intent_words.CANCEL})\b")
 _DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
+# A conditional clause runs from its conjunction to the next comma, "then", or the turn's end.
+_CONDITIONAL = re.compile(rf"\b(?:{intent_words.CONDITIONAL})\b[^,]*?(?=,|\bthen\b|$)")
 _RESCHEDULE = re.compile(rf"\b(?:{intent_words.RESCHEDULE})\b")
 _POLICY = re.compile(rf"\b(?:{intent_words.POLICY})\b")
 _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
@@ -39,13 +41,22 @@ def explicit_intent(text: str) -> Intent | None:
     """A request that overrides any slot reading: person, goodbye, cancel, reschedule."""
     if _HUMAN.search(text):
         return Intent.HUMAN
-    if _CANCEL.search(text) and not _DONT_CANCEL.search(text):
+    if _asks_to_cancel(text) and not _DONT_CANCEL.search(text):
         return Intent.CANCEL
     if _RESCHEDULE.search(text):
         return Intent.RESCHEDULE
     if _GOODBYE.search(text):
         return Intent.GOODBYE
     return None
+
+
+def _asks_to_cancel(text: str) -> bool:
+    """A cancel phrasing outside any conditional clause: "we don't need the visit" asks to
+    cancel; "can I send it back if we don't need it?" and "in case we don't need anyone" only
+    suppose it. "If the engineer can't come, cancel it": the main clause asks."""
+    suppositions = [m.span() for m in _CONDITIONAL.finditer(text)]
+    return any(not any(start <= m.start() < end for start, end in suppositions)
+               for m in _CANCEL.finditer(text))
 
 
 def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | None:

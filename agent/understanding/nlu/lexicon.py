@@ -28,6 +28,27 @@ MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "
                "september", "october", "november", "december")  # in calendar order
 MONTHS = "|".join(MONTH_NAMES) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 
+# Words that may follow an ordinal used as a day of the month ("the 2nd at 10", "the 4th, please",
+# "Tuesday the 2nd works", "the 21st if you can"): closed-class words (prepositions, conjunctions,
+# pronouns, auxiliaries, adverbs), verbs of suiting, and the words of a time or window. Any other
+# word after an ordinal is the noun it modifies ("second thoughts", "a second opinion", "the first
+# time", "second visit"): the ordinal is then a rank, not a date. "of" counts only before a month
+# or "next/this month" (those are read as dates by their own patterns).
+ORDINAL_DATE_FOLLOWERS = frozenset(
+    "at in on or and but if then so for to till until from around about by between before after "
+    "instead rather either please preferably ideally maybe perhaps possibly too also as again "
+    "now only though actually really ok okay yes yeah no not nope sorry thanks thank cheers "
+    "would could should will shall can might may must is was are be being been do does did "
+    "would've could've it it's its that that's this those these there here we i you they he she "
+    "me us them our my your works work working suits suit suiting sounds sound fits fit looks "
+    "look seems seem isn't wasn't won't wouldn't can't cannot don't doesn't we're "
+    "we'd i'd you'd we'll i'll you'll they'd they're fine good great better best ideal perfect "
+    "free open available clear booked any anytime sometime some when where what which whichever "
+    "who how with without via like morning mornings afternoon afternoons evening evenings night "
+    "noon midday lunch lunchtime am pm early earlier late later nor yet still even just "
+    "whatever way the same latest earliest onwards onward otherwise tho".split()
+)
+
 # Relative day words dateparser reads correctly against RELATIVE_BASE.
 RELATIVE_DAYS = r"today|tomorrow|day after tomorrow|yesterday|day before yesterday|in \d+ days?"
 

@@ -69,7 +69,8 @@ class RuleProposer:
         if reading.past_dates:
             reasons.append("past date " + ", ".join(reading.past_dates))
         go_ahead = intent is not Intent.NO and (intents.says_go_ahead(text) or (
-            intents.starts_with_yes(text) and intent is Intent.CORRECTION))
+            intents.starts_with_yes(text) and (
+                intent is Intent.CORRECTION or _repeats_held(slots, intent, context))))
         slots = _with_roles(slots, intent, context)
         return Proposal(
             intent=intent,
@@ -84,6 +85,14 @@ class RuleProposer:
             confidence=min(utterance.confidence, 1.0),
             reason="; ".join(reasons),
         )
+
+
+def _repeats_held(slots: list[SlotValue], intent: Intent, context: ProposalContext) -> bool:
+    """"Yes, Friday", "yes, that's right, P-100 in the morning": a yes whose values are all
+    already held repeats the read-back, so it is the yes (a value not held is a correction)."""
+    return intent is Intent.INFORM and context.pending_confirmation and bool(slots) and all(
+        s.value is not None and not s.candidates and context.ledger.value(s.field) == s.value
+        for s in slots)
 
 
 def _with_roles(slots: list[SlotValue], intent: Intent,
