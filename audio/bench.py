@@ -184,6 +184,10 @@ def audio_figures(quick: bool):
     rows += hearing_rows(quick)  # first-word retention, calibrated trust (bench_hearing)
     progress("split turns and end-of-turn delay")
     rows += turn_rows(quick)  # split turns and end-of-turn delay, Smart Turn on/off
+    from audio.bench_fairness import fairness_rows
+
+    progress("fair shares of the Whisper workers")
+    rows += fairness_rows(quick)  # a short turn's wait behind long segments (bench_fairness)
     rss = psutil.Process().memory_info().rss / 2**20
     rows.append(BenchRow("resident memory of this process (after all calls)", round(rss),
                          "MiB", "report", cmd))

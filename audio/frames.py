@@ -68,6 +68,13 @@ class VoiceStartingFrame(SystemFrame):
     started: bool = True
 
 
+@dataclass
+class TurnCutFrame(SystemFrame):
+    """The caller's turn reached its length cap (``PipelineConfig.max_turn_secs``): the end of
+    the turn does not wait for a pause. Sent by the VAD stage right after the VAD stop it sent
+    for the cut (see :class:`audio.turns.CappedVADProcessor`)."""
+
+
 def context_id_for(generation: int, sentence: int = 0) -> str:
     """A fresh TTS context id that names ``generation`` and the plan's sentence index."""
     return f"g{generation}s{sentence}:{uuid.uuid4().hex}"

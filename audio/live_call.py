@@ -21,7 +21,7 @@ from agent.core.session import Conversation
 from agent.core.speech import SpeechSink
 from agent.core.trace import Trace, TraceEvent
 from audio import services
-from audio.pipeline import CallPipeline, PipelineConfig, build_pipeline
+from audio.pipeline import CallPipeline, PipelineConfig, build_pipeline, end_dangling_tasks
 from audio.scripted import Recording, SaidTurn, ScriptedCaller
 from audio.wav_input import CallerAudio
 
@@ -139,7 +139,8 @@ class LiveCall:
             await self.stop()
 
     async def stop(self) -> None:
-        """End the pipeline (side effect: cancels the worker, waits for it)."""
+        """End the pipeline (side effect: cancels the worker, waits for it, and cancels what
+        its processors left running)."""
         if self._runner is not None:
             await self._runner.cancel()
         if self._task is not None:
@@ -148,3 +149,5 @@ class LiveCall:
             except (asyncio.CancelledError, TimeoutError):
                 pass
             self._task = None
+        if self._runner is not None:
+            await end_dangling_tasks(self._runner)

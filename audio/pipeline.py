@@ -3,8 +3,11 @@
 Stages, in order:
 
 1. ``transport.input()``: 20 ms PCM16 frames at 16 kHz (scripted caller, browser, sound card).
-2. ``FadingVADProcessor(FadeWatchingSilero)`` (:mod:`audio.vad`): speech start/stop, stop
-   after 0.2 s of silence; and the voice fading, the first 64 ms of that silence.
+2. ``CappedVADProcessor(SharedSilero)`` (:mod:`audio.vad`, :mod:`audio.turns`): speech
+   start/stop, stop after 0.2 s of silence; the voice fading, the first 64 ms of that
+   silence; and the cap on a turn's length (``max_turn_secs``): a turn that reaches it is
+   cut as if the caller had paused there. Silero runs on one process-wide session
+   (``audio.services.SharedSilero``): a call builds no model of its own.
 3. ``SharedWhisperSTT``: keeps ``preroll_secs`` of audio before each onset, and transcribes
    the turn so far at each VAD segment's stop, i.e. *speculatively* at the
    first silence, while the end-of-turn timer below still runs; with ``early_transcription``
@@ -19,15 +22,21 @@ Stages, in order:
    see ``audio/turns.py``), once every word is transcribed. Pipecat's own
    interruptions are off: barge-in is decided by the adapter.
 5. ``ControllerAdapter``: final turn -> ``Conversation.user_turn``; plans -> stamped sentences.
+   The controller speaks through :class:`LongTurnNotice` (``CallPipeline.sink``): the reply
+   to a cut turn starts with LONG_TURN_NOTICE.
 6. ``GenerationPiperTTS``: sentence -> audio under a generation-naming context id.
 7. ``GenerationGate``: drops stale generations, paces, pauses, flushes.
 8. ``transport.output()``.
 
 Runs under ``PipelineWorker`` (``idle_timeout_secs=None``: a caller may think for a while).
+When the runner has finished, :func:`end_dangling_tasks` cancels what the processors left
+running (a call cancelled while it was starting left its recogniser's task waiting forever).
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,17 +50,21 @@ from pipecat.turns.user_start import (
 )
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
+from pipecat.workers.runner import WorkerRunner
 
 from agent.core.session import Conversation
-from agent.core.speech import SpeechSink
+from agent.core.speech import SpeechPlan, SpeechSink
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.generation_gate import GenerationGate
 from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS
-from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedWhisperSTT
+from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedSilero, SharedWhisperSTT
 from audio.turn_intake import UNHEARD_TURN_SECS
-from audio.turns import AudioClockTurnStop, smart_turn
-from audio.vad import FADE_SECS, FadeWatchingSilero, FadingVADProcessor
+from audio.turns import MAX_TURN_SECS, AudioClockTurnStop, CappedVADProcessor, smart_turn
+from audio.vad import FADE_SECS
+
+# What the agent says first in its reply to a turn cut at the length cap (max_turn_secs).
+LONG_TURN_NOTICE = "That was a long one, let me take it from there."
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +89,10 @@ class PipelineConfig:
     smart_turn: bool = True  # False: no model, every pause is doubtful (a fixed silence)
     smart_turn_model: str | None = None  # another smart-turn v3 ONNX file; None = pipecat's
     turn_text_rule: bool = True  # wait longer on a transcript that stops mid-clause
+    # The longest caller turn, in seconds of caller audio from its first VAD start; past it
+    # the turn is cut there and handled, the reply starting with LONG_TURN_NOTICE (None: no
+    # cap). At most 24 s: Whisper hears the last 25 s of a turn, pre-roll included.
+    max_turn_secs: float | None = MAX_TURN_SECS
     turn_end_secs: float = 0.1
     turn_doubt_secs: float = 0.3
     turn_unfinished_secs: float = 0.9
@@ -94,6 +111,32 @@ class PipelineConfig:
     out_sample_rate: int = 24000
 
 
+class LongTurnNotice:
+    """The controller's :class:`~agent.core.speech.SpeechSink` for one call: the adapter's,
+    except that the first plan after a turn cut at its length cap starts with
+    LONG_TURN_NOTICE, in the same generation (a barge-in cuts both). The notice is due from
+    the cut turn's end until the next turn ends; a plan with nothing to say does not use it.
+    """
+
+    def __init__(self, sink: SpeechSink):
+        self._sink = sink
+        self.due = False
+        self.said = 0  # notices spoken
+
+    def turn_ended(self, cut: bool) -> None:
+        self.due = cut
+
+    def speak(self, plan: SpeechPlan) -> None:
+        if self.due and any(s.strip() for s in plan.sentences):
+            self.due = False
+            self.said += 1
+            plan = dataclasses.replace(plan, sentences=(LONG_TURN_NOTICE, *plan.sentences))
+        self._sink.speak(plan)
+
+    def invalidate(self, generation: int, reason: str) -> None:
+        self._sink.invalidate(generation, reason)
+
+
 @dataclass
 class CallPipeline:
     worker: PipelineWorker
@@ -103,11 +146,13 @@ class CallPipeline:
     transport: BaseTransport
     tts: GenerationPiperTTS
     end_of_turn: AudioClockTurnStop
+    vad: CappedVADProcessor | None = None
+    notice: LongTurnNotice | None = None
 
     @property
     def sink(self) -> SpeechSink:
         """The controller's SpeechSink for this call."""
-        return self.adapter.sink
+        return self.notice if self.notice is not None else self.adapter.sink
 
     def attach(self, conversation: Conversation) -> None:
         self.adapter.attach(conversation)
@@ -120,9 +165,12 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     # *processed*): on a busy machine the frames are queued, not missing, and a forced stop
     # cut one sentence into two turns. Every transport here sends silence instead, the
     # browser's adds it when push-to-talk is released (audio/browser.py).
-    vad = FadingVADProcessor(vad_analyzer=FadeWatchingSilero(params=VADParams(
+    adapter_sink: list[LongTurnNotice] = []  # the notice, once the adapter exists
+    vad = CappedVADProcessor(vad_analyzer=SharedSilero(params=VADParams(
         start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs),
-        fade_secs=config.vad_fade_secs), audio_idle_timeout=0)
+        fade_secs=config.vad_fade_secs), audio_idle_timeout=0,
+        max_turn_secs=config.max_turn_secs,
+        on_turn_end=lambda cut: adapter_sink[0].turn_ended(cut) if adapter_sink else None)
     stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt,
                            preroll_secs=config.preroll_secs, early=config.early_transcription)
     end_of_turn = AudioClockTurnStop(
@@ -147,7 +195,25 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     worker = PipelineWorker(pipeline, params=PipelineParams(
         audio_in_sample_rate=16000, audio_out_sample_rate=config.out_sample_rate),
         idle_timeout_secs=None, enable_rtvi=False)
-    return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn)
+    notice = LongTurnNotice(adapter.sink)
+    adapter_sink.append(notice)
+    return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn, vad, notice)
+
+
+async def end_dangling_tasks(runner: WorkerRunner, timeout: float = 10.0) -> int:
+    """After ``runner.run()`` returned: cancel the tasks the call's processors left running
+    on the runner's task manager, and wait for them; returns how many there were.
+
+    A call cancelled while its pipeline was still starting (a browser that closed the socket
+    right after opening it) left its recogniser's segment task waiting forever, and with it
+    the whole pipeline: pipecat only logs such tasks ("dangling tasks detected")."""
+    tasks = [t for t in runner.task_manager.current_tasks()
+             if not t.done() and t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout)
+    return len(tasks)
 
 
 ConversationFactory = Callable[[SpeechSink, Trace], Conversation]

@@ -12,19 +12,28 @@ onnxruntime sessions are safe to call from several threads.
   pre-roll before each turn (``preroll_secs``) and the turn's audio kept contiguous.
 * :class:`GenerationPiperTTS`: a :class:`~audio.frames.StampedSpeakFrame` is spoken under a
   context id that names its generation, so the generation gate can tell its audio apart.
+* :class:`SharedSilero`: the VAD analyzer over one process-wide Silero session (each call keeps
+  only the model's recurrent state), so a call builds no ONNX session of its own.
+* :class:`FairQueue` (:func:`whisper_queue`): every call's recognitions take turns on the
+  shared Whisper workers fairly, a short turn never queued behind another caller's long one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from importlib import resources
+from typing import Any, TypeVar
 
 import numpy as np
+from pipecat.audio.vad.silero import SileroOnnxModel, SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
 from pipecat.frames.frames import (
     ErrorFrame,
     Frame,
@@ -41,6 +50,9 @@ from pipecat.utils.time import time_now_iso8601
 
 from audio import models
 from audio.frames import StampedSpeakFrame, VoiceFadingFrame, context_id_for
+from audio.vad import FadeWatchingSilero
+
+T = TypeVar("T")
 
 _lock = threading.Lock()
 MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25 s
@@ -126,13 +138,170 @@ def spare_worker() -> bool:
     """True when a recognition could start now and still leave a Whisper worker idle: an
     early transcription starts only then, so it never waits behind another recognition and
     never takes the worker someone's finished turn may need. With one worker, never.
+    Recognitions waiting for a place in :func:`whisper_queue` count as running.
 
     Measured (``amend bench --only audio``, 27 turns, 3 voices, 2026-12-02): voice-to-voice
     p50 668 and 750 ms in two runs with this rule, 745 ms when any idle worker would do (no
     difference beyond run-to-run noise), 861 ms without early hearing. This rule is kept
     because it cannot slow another call's turn."""
+    queue = whisper_queue()
     with _lock:
-        return _running[0] + 1 < _whisper_setting["num_workers"]
+        running = max(_running[0], queue.busy) + queue.waiting
+        return running + 1 < _whisper_setting["num_workers"]
+
+
+class FairQueue:
+    """Places on shared workers (the Whisper workers) for blocking jobs, handed out fairly
+    between callers.
+
+    At most ``slots()`` jobs hold a place at once; the rest wait. A waiting job is tagged as in
+    weighted fair queuing, its cost being the seconds of audio it hears: its virtual start is
+    the later of the queue's virtual time and the finish tag of its caller's previous job, its
+    finish tag that start plus its cost. A free place goes to the waiting job with the
+    earliest finish tag (ties: first come), and the virtual time moves to that job's start.
+
+    * A short turn is never queued behind another caller's long segment: it waits at most for
+      a place to free, i.e. for work already running (one segment's worth per place).
+    * A caller who keeps the workers busy (segment after segment) is charged for the work it
+      got and falls behind callers who got less; tags only grow by work served, so every
+      waiting job gets its place (no starvation).
+
+    Without it every call handed its recognitions straight to the worker threads, and they
+    ran in arrival order at the model's own queue, a short turn behind every long one queued
+    before it (``audio/bench_fairness.py`` measures both). Thread-safe: places may be taken
+    from any event loop.
+    """
+
+    def __init__(self, slots: Callable[[], int]):
+        self._slots = slots
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._waiting: list[_Waiting] = []
+        self._virtual = 0.0
+        self._finish: dict[object, float] = {}  # callers whose last tag is ahead of _virtual
+        self._seq = 0
+
+    @property
+    def busy(self) -> int:
+        """Jobs holding a place now."""
+        return self._busy
+
+    @property
+    def waiting(self) -> int:
+        """Jobs waiting for a place."""
+        return len(self._waiting)
+
+    @property
+    def callers(self) -> int:
+        """Callers the queue remembers (those charged ahead of the virtual time)."""
+        return len(self._finish)
+
+    def _dispatch(self) -> list[Callable[[], None]]:
+        """Under the lock: give free places to the waiting jobs with the earliest finish tags;
+        returns their wake-ups, to call outside the lock."""
+        wakes = []
+        while self._waiting and self._busy < max(1, self._slots()):
+            job = min(self._waiting, key=lambda j: (j.finish, j.seq))
+            self._waiting.remove(job)
+            self._busy += 1
+            job.granted = True
+            self._virtual = max(self._virtual, job.start)
+            wakes.append(job.wake)
+        if not self._waiting and not self._busy:
+            self._finish.clear()  # idle: nobody is ahead of anybody any more
+        for key in [k for k, f in self._finish.items() if f <= self._virtual]:
+            del self._finish[key]  # no longer ahead: its next job starts at the virtual time
+        return wakes
+
+    async def acquire(self, caller: object, cost: float) -> None:
+        """Wait for a place for a job of ``caller`` hearing ``cost`` seconds of audio. Pair
+        with :meth:`release` (or use :meth:`run`). ``caller`` is any hashable key, one per
+        caller; keep it small (the queue may hold it while the caller is charged ahead)."""
+        loop = asyncio.get_running_loop()
+        granted: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(_resolve, granted)
+
+        with self._lock:
+            start = max(self._virtual, self._finish.get(caller, 0.0))
+            finish = start + max(0.0, float(cost))
+            self._finish[caller] = finish
+            self._seq += 1
+            job = _Waiting(start, finish, self._seq, wake)
+            self._waiting.append(job)
+            wakes = self._dispatch()
+        for w in wakes:
+            w()
+        try:
+            await granted
+        except BaseException:  # cancelled while waiting, or just after its place was given
+            with self._lock:
+                if job.granted:
+                    self._busy -= 1
+                else:
+                    self._waiting.remove(job)
+                wakes = self._dispatch()
+            for w in wakes:
+                w()
+            raise
+
+    def release(self) -> None:
+        """A job finished: its place goes to the next waiting job (any thread)."""
+        with self._lock:
+            self._busy = max(0, self._busy - 1)
+            wakes = self._dispatch()
+        for w in wakes:
+            w()
+
+    async def run(self, caller: object, cost: float, fn: Callable[..., T], *args: Any,
+                  **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in a worker thread once ``caller`` has a place. The place
+        is held until the thread finishes, even if the awaiting task is cancelled first (a
+        recognition cannot be stopped half way: its worker stays busy until it ends)."""
+        await self.acquire(caller, cost)
+        try:
+            future = _worker_threads().submit(fn, *args, **kwargs)
+        except BaseException:
+            self.release()
+            raise
+        future.add_done_callback(lambda _f: self.release())
+        return await asyncio.wrap_future(future)
+
+
+@dataclass(slots=True)
+class _Waiting:
+    start: float  # virtual start tag
+    finish: float  # virtual finish tag: start + cost
+    seq: int  # arrival order, for ties
+    wake: Callable[[], None]
+    granted: bool = False
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+_queue: list[FairQueue] = []
+_threads: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def whisper_queue() -> FairQueue:
+    """The process-wide queue in front of the Whisper workers (one place per worker)."""
+    with _lock:
+        if not _queue:
+            _queue.append(FairQueue(lambda: _whisper_setting["num_workers"]))
+        return _queue[0]
+
+
+def _worker_threads() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads recognitions block in (at most one per place is busy at a time)."""
+    with _lock:
+        if not _threads:
+            _threads.append(concurrent.futures.ThreadPoolExecutor(
+                max_workers=8, thread_name_prefix="amend-whisper"))
+        return _threads[0]
 
 
 def use_whisper(threads: int, workers: int) -> tuple[int, int]:
@@ -202,10 +371,58 @@ def seeded_piper_voice(seed: int):
         return PiperVoice.load(models.piper_voice().model)
 
 
+def silero_session():
+    """The process-wide Silero VAD ONNX session (side effect: loads it on first use).
+
+    Silero's recurrent state is an input and an output of every run, kept by each call's
+    :class:`SharedSileroModel`, so one session serves every call (``InferenceSession.run``
+    is safe to call from several threads). Pipecat's analyzer loads a session per call:
+    about 40 ms and ~0.4 MiB of native memory each, freed only when the garbage collector
+    breaks the pipeline's reference cycles, and never given back to the system."""
+    import onnxruntime
+
+    with _lock:
+        if "silero" not in _cache:
+            path = str(resources.files("pipecat.audio.vad.data").joinpath("silero_vad.onnx"))
+            options = onnxruntime.SessionOptions()
+            options.inter_op_num_threads = 1
+            options.intra_op_num_threads = 1
+            _cache["silero"] = onnxruntime.InferenceSession(
+                path, providers=["CPUExecutionProvider"], sess_options=options)
+        return _cache["silero"]
+
+
+class SharedSileroModel(SileroOnnxModel):
+    """Pipecat's Silero model wrapper over :func:`silero_session`: one call's state, the
+    process's session."""
+
+    def __init__(self) -> None:  # not super().__init__(): it would load a session of its own
+        self.session = silero_session()
+        self.reset_states()
+        self.sample_rates = [8000, 16000]
+
+
+class _SharedSessionSilero(SileroVADAnalyzer):
+    """``SileroVADAnalyzer`` whose model is a :class:`SharedSileroModel` (pipecat 1.14's
+    initialisation, less the session load)."""
+
+    def __init__(self, *, sample_rate: int | None = None, params: VADParams | None = None):
+        VADAnalyzer.__init__(self, sample_rate=sample_rate, params=params)
+        self._model = SharedSileroModel()
+        self._windows_since_reset = 0
+        self._low_confidence_windows = 0
+
+
+class SharedSilero(FadeWatchingSilero, _SharedSessionSilero):
+    """The pipeline's VAD analyzer (:class:`~audio.vad.FadeWatchingSilero`) over the
+    process-wide Silero session."""
+
+
 def warm() -> WarmReport:
-    """Load both models and run each once, so the first call pays nothing (side effect)."""
+    """Load the models and run each once, so the first call pays nothing (side effect)."""
     t0 = time.perf_counter()
     recognise(np.zeros(8000, dtype=np.float32))  # loads Whisper; the path a turn takes
+    silero_session()
     t1 = time.perf_counter()
     voice = piper_voice()
     for _ in voice.synthesize("Ready."):
@@ -439,6 +656,10 @@ class SharedWhisperSTT(WhisperSTTService):
       the stop follows with no voice in between, that transcript is the segment's, ready up
       to the VAD's ``stop_secs`` sooner; if the voice comes back, it is dropped (the work is
       lost, never a word).
+
+    Its recognitions take their turn on the shared Whisper workers through
+    :func:`whisper_queue`, charged by the seconds of audio they hear (``queue_key`` is this
+    call's key there).
     """
 
     def __init__(self, *, hotwords: str | None = None, initial_prompt: str | None = None,
@@ -463,6 +684,9 @@ class SharedWhisperSTT(WhisperSTTService):
         self._early_ready: EarlyHearing | None = None  # matched at the stop, for run_stt
         self._version = 0  # bumped by reset_turn: an early hearing of an older tape is void
         self._faded_at: int | None = None  # bytes of this segment at the voice's last fade
+        # This call's key in the Whisper queue (whisper_queue): a bare token, so the queue
+        # never holds the call itself.
+        self.queue_key = object()
         # p99 from the end of speech to the final transcript, measured here (amend bench):
         # the turn-stop strategy's safety net when no finalized transcript arrives.
         kwargs.setdefault("ttfs_p99_latency", 0.8)
@@ -506,9 +730,9 @@ class SharedWhisperSTT(WhisperSTTService):
         heard = bytes(self._audio_buffer)
         floats = self._audio_of([*self._tape, Piece(heard, min(self._lead, len(heard)),
                                                      len(heard))])
-        task = self.create_task(asyncio.to_thread(
-            recognise, floats, hotwords=self.hotwords, initial_prompt=self.initial_prompt),
-            "early_transcription")
+        task = self.create_task(whisper_queue().run(
+            self.queue_key, floats.size / 16000, recognise, floats, hotwords=self.hotwords,
+            initial_prompt=self.initial_prompt), "early_transcription")
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # read by run_stt
         self._early = EarlyHearing(self._version, len(self._tape), len(heard), floats, task,
                                    time.perf_counter())
@@ -607,9 +831,9 @@ class SharedWhisperSTT(WhisperSTTService):
                     heard = await early.task
                     self.early_counts["used"] += 1
                 else:
-                    heard = await asyncio.to_thread(
-                        recognise, floats, hotwords=self.hotwords,
-                        initial_prompt=self.initial_prompt)
+                    heard = await whisper_queue().run(
+                        self.queue_key, floats.size / 16000, recognise, floats,
+                        hotwords=self.hotwords, initial_prompt=self.initial_prompt)
             except Exception as exc:  # a model failure must not end the call
                 yield ErrorFrame(f"speech recognition failed on a {floats.size / 16000:.2f} s "
                                  f"turn: {exc}")

@@ -19,6 +19,11 @@ Two things decide when a caller has finished:
 ``UserTurnStrategies.stop``). The model runs off the event loop, one ONNX session per
 process (:func:`smart_turn_session`), and every verdict is kept in ``verdicts`` for the
 benchmark.
+
+A turn has a length cap as well (``max_turn_secs``, :class:`CappedVADProcessor`): a caller who
+talks on without a pause that ends the turn, or noise the VAD keeps hearing as a voice, has
+the turn cut there, counted in audio time like everything else. The cut turn is heard and
+handled as any other; the agent's reply to it starts by saying so (``audio/pipeline.py``).
 """
 
 from __future__ import annotations
@@ -36,13 +41,25 @@ from pipecat.frames.frames import (
     Frame,
     InputAudioRawFrame,
     TranscriptionFrame,
+    UserSpeakingFrame,
+    UserStoppedSpeakingFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
+from pipecat.processors.frame_processor import FrameDirection
 from pipecat.turns.types import ProcessFrameResult
 from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
 
-from audio.frames import VoiceStartingFrame
+from audio.frames import TurnCutFrame, VoiceFadingFrame, VoiceStartingFrame
+from audio.vad import FadeWatchingSilero, FadingVADProcessor
+
+# The longest caller turn, in seconds of caller audio from its first VAD start: Whisper hears
+# the last 25 s of a turn (audio.services.MAX_TURN_SAMPLES), and a turn starts with up to 1 s
+# of pre-roll, so a turn cut here is heard whole.
+MAX_TURN_SECS = 24.0
+# A cut turn holds the VAD's own starts and stops back until the turn has ended; if that end
+# never comes (it always has, so far), the VAD is let go after this much more caller audio.
+CUT_HOLD_BACKSTOP_SECS = 15.0
 
 _lock = threading.Lock()
 _sessions: dict[str, object] = {}
@@ -83,15 +100,27 @@ def smart_turn(path: str | Path | None = None) -> BaseSmartTurn:
 
     Its own silence timeout is switched off (``stop_secs`` far away): the strategy counts
     silence itself, in audio time."""
+    return _shared_smart_turn_class()(smart_turn_session(path))
+
+
+_smart_turn_class: list[type] = []
+
+
+def _shared_smart_turn_class() -> type:
+    """Pipecat's Smart Turn v3 analyzer over a given session: one class for the process (a
+    class made per call would be one more object per call for the garbage collector)."""
     from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
 
-    class _Shared(LocalSmartTurnAnalyzerV3):
-        def __init__(self) -> None:
-            BaseSmartTurn.__init__(self, params=SmartTurnParams(stop_secs=3600.0))
-            self._log_data = False
-            self._session = smart_turn_session(path)
+    with _lock:
+        if not _smart_turn_class:
+            class _Shared(LocalSmartTurnAnalyzerV3):
+                def __init__(self, session) -> None:
+                    BaseSmartTurn.__init__(self, params=SmartTurnParams(stop_secs=3600.0))
+                    self._log_data = False
+                    self._session = session
 
-    return _Shared()
+            _smart_turn_class.append(_Shared)
+        return _smart_turn_class[0]
 
 
 class AudioClock:
@@ -175,6 +204,9 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     A sound that never became words ends too (an empty turn), so the next turn starts
     clean. ``stt_idle()`` says the recogniser has nothing queued and every transcript it
     emitted reached this strategy.
+
+    A turn cut at its length cap (:class:`~audio.frames.TurnCutFrame`, after the VAD stop the
+    cap sent) ends as soon as the recogniser is done with it, with no silence to wait for.
     """
 
     def __init__(self, *, finished_secs: float = 0.1, doubtful_secs: float = 0.4,
@@ -203,6 +235,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._text = ""
         self._fired = False
         self._stirring = False  # a voice may be starting (audio.frames.VoiceStartingFrame)
+        self._cut = False  # the turn reached its length cap (audio.frames.TurnCutFrame)
         self.judging: asyncio.Task | None = None  # the Smart Turn judgement in flight
 
     async def setup(self, setup):
@@ -217,10 +250,12 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
 
     async def handle_user_turn_started(self):
         self._fired = False
+        self._cut = False
 
     async def handle_user_turn_stopped(self):
         self._text = ""
         self._fired = False
+        self._cut = False
         self._stopped_at = None
         self._finished = None
         self._judged = False
@@ -236,6 +271,9 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
             await self._maybe_end()
         elif isinstance(frame, VoiceStartingFrame):
             self._stirring = frame.started
+            await self._maybe_end()
+        elif isinstance(frame, TurnCutFrame):
+            self._cut = True
             await self._maybe_end()
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             self._speaking = True
@@ -296,6 +334,11 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         return self.doubtful_secs
 
     async def _maybe_end(self) -> None:
+        if self._cut and not self._fired and not self._speaking:
+            if self.stt_idle is None or self.stt_idle():  # every word of the cut turn is in
+                self._fired = True
+                await self.trigger_user_turn_stopped()
+            return
         if self._fired or self._speaking or self._stirring or self._stopped_at is None:
             return  # (stirring: speech that resumes before the turn ends continues it)
         if self.stt_idle is not None and not self.stt_idle():
@@ -305,3 +348,94 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
             return
         self._fired = True
         await self.trigger_user_turn_stopped()
+
+
+class CappedVADProcessor(FadingVADProcessor):
+    """The VAD stage, with a cap on how long one caller turn may last.
+
+    A turn starts at its first VAD start and lasts until the turn processor ends it (its
+    ``UserStoppedSpeakingFrame``, which it broadcasts upstream too), pauses included. Once
+    ``max_turn_secs`` of caller audio have passed since that start, the turn is cut:
+
+    * if the caller is still speaking, a VAD stop goes downstream as if they had paused: the
+      recogniser hears the turn so far, as at any stop;
+    * a :class:`~audio.frames.TurnCutFrame` follows: the end-of-turn strategy ends the turn
+      as soon as the recogniser is done, whatever comes after;
+    * until the turn has ended, the VAD's own starts, stops and fades are held back (a voice
+      that goes on would otherwise keep the cut turn open; what the caller says meanwhile is
+      not taken in: the agent has taken the floor). If the caller is still speaking when it
+      ends, a VAD start there opens the next turn (the recogniser's pre-roll gives it the
+      last second before). The hold ends after CUT_HOLD_BACKSTOP_SECS of audio at most.
+
+    ``on_turn_end(cut)`` runs whenever a turn has ended, ``cut`` saying whether it was cut
+    (the reply to it is due next). ``max_turn_secs=None``: no cap. Counted in audio frames,
+    never a wall clock (see this module's docstring).
+    """
+
+    def __init__(self, *, vad_analyzer: FadeWatchingSilero, max_turn_secs: float | None,
+                 on_turn_end: Callable[[bool], None] | None = None, **kwargs) -> None:
+        if max_turn_secs is not None and max_turn_secs <= 0:
+            raise ValueError(f"max_turn_secs must be > 0 or None (no cap), not {max_turn_secs}")
+        super().__init__(vad_analyzer=vad_analyzer, **kwargs)
+        self.max_turn_secs = max_turn_secs
+        self.cuts = 0  # turns cut so far
+        self._analyzer = vad_analyzer
+        self._on_turn_end = on_turn_end
+        self._now = 0.0  # seconds of caller audio seen
+        self._turn_started: float | None = None
+        self._holding = False  # a cut turn has not ended yet
+        self._cut_at = 0.0
+        self._voiced = False  # what the VAD itself says, held back or not
+        self._sending_cut = False
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        if isinstance(frame, UserStoppedSpeakingFrame):
+            await self._turn_ended()
+        await super().process_frame(frame, direction)
+        if isinstance(frame, InputAudioRawFrame):
+            channels = max(1, frame.num_channels)
+            self._now += len(frame.audio) / 2 / channels / max(1, frame.sample_rate)
+            await self._maybe_cut()
+
+    async def push_frame(self, frame: Frame,
+                         direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
+        if isinstance(frame, (VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame)):
+            if direction == FrameDirection.DOWNSTREAM and not self._sending_cut:
+                self._voiced = isinstance(frame, VADUserStartedSpeakingFrame)
+                if self._voiced and not self._holding and self._turn_started is None:
+                    self._turn_started = self._now
+            if self._holding and not self._sending_cut:
+                return
+        elif self._holding and isinstance(frame, (UserSpeakingFrame, VoiceFadingFrame,
+                                                  VoiceStartingFrame)):
+            return
+        await super().push_frame(frame, direction)
+
+    async def _maybe_cut(self) -> None:
+        if self._holding and self._now - self._cut_at >= CUT_HOLD_BACKSTOP_SECS:
+            await self._turn_ended()  # the turn's end never came: hear the caller again
+            return
+        if self.max_turn_secs is None or self._holding or self._turn_started is None:
+            return
+        if self._now - self._turn_started < self.max_turn_secs - 1e-9:
+            return
+        self._holding = True
+        self._cut_at = self._now
+        self.cuts += 1
+        if self._voiced:
+            self._sending_cut = True
+            try:
+                await self.broadcast_frame(VADUserStoppedSpeakingFrame,
+                                           stop_secs=self._analyzer.params.stop_secs)
+            finally:
+                self._sending_cut = False
+        await self.push_frame(TurnCutFrame())
+
+    async def _turn_ended(self) -> None:
+        self._turn_started = None
+        cut, self._holding = self._holding, False
+        if self._on_turn_end is not None:
+            self._on_turn_end(cut)
+        if cut and self._voiced:  # the caller went on: that is the next turn
+            await self.broadcast_frame(VADUserStartedSpeakingFrame,
+                                       start_secs=self._analyzer.params.start_secs)

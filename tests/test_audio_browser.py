@@ -189,5 +189,5 @@ async def test_factory_refusal_reaches_the_client_as_an_error_message():
 
     async with Server(refuse) as url, websockets.connect(url) as ws:
         message = json.loads(await asyncio.wait_for(ws.recv(), 10))
-    assert message == {"type": "error",
+    assert message == {"type": "error", "code": "no_session",
                        "message": "voice link: no session for this tab; reload the page"}

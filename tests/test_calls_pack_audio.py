@@ -36,8 +36,11 @@ CALLS = Path(__file__).parent / "calls"
 # a wall-clock end-of-turn timer split its sentence; turns now end in audio time, issue 14.)
 # 25 and 29 (a compressor's id in spoken letters, a negation scoped to its clause) run in
 # `make test-audio` and, in text mode, in `make test`: a second fresh-clone run of session 8
-# took 26.6 min with them, installs included.
-IN_MAKE_TEST = ("01", "03", "05", "06", "11", "14", "17", "18", "22", "30",
+# took 26.6 min with them, installs included. 05, 22 and 30 (which Thursday; a cancellation
+# without the word; a booking without a booking verb: understanding, which text mode checks
+# in `make test`) moved the same way in session 9, to make room for the demo's processes
+# and the voice link's leak and bounds tests (issues 17, 19).
+IN_MAKE_TEST = ("01", "03", "06", "11", "14", "17", "18",
                 # 36-40 (issue 14, written blind): the repair ladder when the caller's answer
                 # is itself misheard, in espeak-ng voices from recorded WAVs (`audio:`). In
                 # about one run in three the VAD hears nothing at all in 38's fourth turn

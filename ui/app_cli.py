@@ -11,7 +11,7 @@ import ipaddress
 
 import click
 
-from ui.demo_build import DemoOptions, build_demo, quiet_shutdown_logs, url_of
+from ui.demo_build import WS_MAX_SIZE, DemoOptions, build_demo, quiet_shutdown_logs, url_of
 from ui.llm_proposer import ProposerSettings, proposer_options
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -42,10 +42,13 @@ def _is_loopback(host: str) -> bool:
 @click.option("--db", metavar="postgresql://...", help="The PostgreSQL database whose sandbox "
               "and registry every process shares (default with --workers: SQLite files in a "
               "temporary folder).")
+@click.option("--max-sessions", default=8, show_default=True, type=click.IntRange(1, 1000),
+              help="Simultaneous voice calls (per process with --workers); past it a new "
+                   "tab is told the demo is busy and no pipeline is built.")
 @proposer_options
 def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
          clock_text: str | None, no_warm: bool, workers: int, db: str | None,
-         proposer_settings: ProposerSettings) -> None:
+         max_sessions: int, proposer_settings: ProposerSettings) -> None:
     """Start the browser demo: talk or type to the agent and watch every revision."""
     from rich.console import Console
 
@@ -62,7 +65,7 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
         from ui.agents import check_database
 
         check_database(db)
-    options = DemoOptions(personas_file, clock_text, no_warm, proposer_settings)
+    options = DemoOptions(personas_file, clock_text, no_warm, proposer_settings, max_sessions)
     try:
         if workers > 1 or db:
             from ui.demo_workers import serve_workers
@@ -82,7 +85,8 @@ def _serve(console, host: str, port: int, options: DemoOptions) -> None:
     console.print(f"[bold green]Amend demo:[/] {url_of(host, port)}  (Ctrl-C stops it; "
                   f"{escape(options.settings.describe())})")
     quiet_shutdown_logs()
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
+                ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False)
     # The app's shutdown closed every tab's world (sandbox threads, temporary databases).
     console.print(f"stopped; {len(hub)} sessions left open.")
 

@@ -33,7 +33,7 @@ def _quiet_cancelled_at_shutdown(record) -> bool:
     return "timeout graceful shutdown exceeded" not in record.getMessage()
 
 
-def _voice_router(hub, console):
+def _voice_router(hub, console, max_sessions: int = 8):
     """The voice websocket from ``audio.browser``, or None (typed turns only) with a reason."""
     quiet_pipeline_logs()
     try:
@@ -42,7 +42,8 @@ def _voice_router(hub, console):
         console.print(f"[yellow]voice: unavailable ({exc}); typed turns still work[/]")
         return None
     with console.status("starting the voice link ..."):
-        return make_voice_router(hub.voice_session, on_close=hub.voice_closed)
+        return make_voice_router(hub.voice_session, on_close=hub.voice_closed,
+                                 max_sessions=max_sessions)
 
 
 def _warm(console, label: str = "") -> None:
@@ -65,6 +66,7 @@ class DemoOptions:
     clock_text: str | None = None
     no_warm: bool = False
     settings: ProposerSettings = field(default_factory=ProposerSettings)
+    max_sessions: int = 8  # simultaneous voice links per process (audio.browser)
 
 
 def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
@@ -85,7 +87,7 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     hub = SessionHub(world_builder(clock, proposer=proposer, shared=shared), personas)
     if not options.no_warm:
         _warm(console, label)
-    return build_app(hub, _voice_router(hub, console), ScriptRunner()), hub
+    return build_app(hub, _voice_router(hub, console, options.max_sessions), ScriptRunner()), hub
 
 
 def quiet_shutdown_logs() -> None:
@@ -99,3 +101,9 @@ def quiet_shutdown_logs() -> None:
 def url_of(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/"
+
+
+# The voice link's own bound refuses an audio message over 500 ms (16000 bytes); uvicorn need
+# not read more than this before it closes a socket, and PCM audio does not compress: no
+# per-message deflate (about 300 KB of zlib state per connection).
+WS_MAX_SIZE = 1 << 20  # bytes; pass with ws_per_message_deflate=False

@@ -47,7 +47,7 @@ def worker_main(index: int, shared: Any, options: Any, events: Any, lifeline: An
     import uvicorn
     from rich.console import Console
 
-    from ui.demo_build import build_demo, quiet_shutdown_logs
+    from ui.demo_build import WS_MAX_SIZE, build_demo, quiet_shutdown_logs
 
     os.setsid()  # the terminal's Ctrl-C is the parent's to handle
     console = Console(stderr=True)
@@ -61,7 +61,8 @@ def worker_main(index: int, shared: Any, options: Any, events: Any, lifeline: An
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)  # connections wait in the backlog until uvicorn serves them
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
-                                           timeout_graceful_shutdown=3))
+                                           timeout_graceful_shutdown=3, ws_max_size=WS_MAX_SIZE,
+                                           ws_per_message_deflate=False))
 
     def exit_with_parent() -> None:
         with contextlib.suppress(EOFError, OSError):
@@ -219,7 +220,7 @@ def serve_workers(console, host: str, port: int, count: int, db: str | None,
     from rich.markup import escape
 
     from ui.agents import serve_shared
-    from ui.demo_build import quiet_shutdown_logs, url_of
+    from ui.demo_build import WS_MAX_SIZE, quiet_shutdown_logs, url_of
 
     with contextlib.ExitStack() as stack:
         if db is None:
@@ -244,5 +245,6 @@ def serve_workers(console, host: str, port: int, count: int, db: str | None,
         quiet_shutdown_logs()
         uvicorn.run(AffinityProxy(supervisor.upstreams), host=host, port=port,
                     log_level="warning", lifespan="on", timeout_graceful_shutdown=3,
+                    ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False,
                     server_header=False, date_header=False)  # the processes send their own
     console.print("stopped; every demo process has ended.")

@@ -6,11 +6,16 @@ session through :data:`CURRENT_TAB`, set from the socket's ``?tab=`` query by
 :class:`TabScope`, so typed turns, speech and panels all drive one conversation.
 
 Every method here runs on the server's single event loop; nothing is shared across tabs.
+
+A voice link keeps nothing in the hub once it has ended: the conversation it replaced is closed
+with what the world made for it alone (its booking client), and a link that ends detaches
+only itself, never a newer link of the same tab.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import time
 from collections.abc import Awaitable, Callable
@@ -26,6 +31,11 @@ from agent.core.trace import Trace
 
 TEXT_CPS = 15.0  # how fast typed-mode speech "plays" (docs/call-scripts.md, "Run semantics")
 CURRENT_TAB: contextvars.ContextVar[str | None] = contextvars.ContextVar("amend_tab", default=None)
+# A token for the link voice_session made, set in that socket's context, so voice_closed
+# detaches that link and no other. Only a bare token: asyncio keeps copies of a context
+# (in timer handles) for a while after the socket has gone, and they must hold nothing.
+_LINK: contextvars.ContextVar[object | None] = contextvars.ContextVar("amend_voice_link",
+                                                                     default=None)
 
 
 class DemoWorld(Protocol):
@@ -70,6 +80,7 @@ class RecordingSink:
     invalidated: dict[int, str] = field(default_factory=dict)
     downstream: SpeechSink | None = None
     clock: Callable[[], float] = time.monotonic
+    link: object | None = None  # the voice link this sink speaks to (voice_session's token)
 
     def speak(self, plan: SpeechPlan) -> None:
         self.plans.append(plan)
@@ -101,6 +112,9 @@ class TabSession:
     world: DemoWorld
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     background: set[asyncio.Task] = field(default_factory=set)  # closings of replaced sessions
+    # What the world made for the current conversation alone when a voice link replaced the
+    # one before (its booking clients): released when this conversation is replaced in turn.
+    owned: list[Any] = field(default_factory=list)
 
     @property
     def conversation(self) -> Conversation:
@@ -184,22 +198,60 @@ class SessionHub:
         if session is None:
             raise InvalidInput("voice link: no session for this tab; reload the page")
         trace = Trace(debug=self._debug)
-        recording = RecordingSink(trace, downstream=sink)
-        old = session.world.conversation
-        session.world.conversation = session.world.new_conversation(recording, trace)
+        link = object()
+        recording = RecordingSink(trace, downstream=sink, link=link)
+        world = session.world
+        kept = _kept_clients(world)
+        before = len(kept) if kept is not None else 0
+        conversation = world.new_conversation(recording, trace)
+        made = list(kept[before:]) if kept is not None else []
+        old, old_owned = world.conversation, session.owned
+        world.conversation, session.owned = conversation, made
         session.trace, session.sink = trace, recording
+        _LINK.set(link)  # in the socket's context: voice_closed finds it there
         loop = asyncio.get_running_loop()
-        for job in (old.close(), session.world.conversation.start()):
+        for job in (_retire(world, old, old_owned), conversation.start()):
             task = loop.create_task(job)
             session.background.add(task)
             task.add_done_callback(session.background.discard)
         return session
 
     def voice_closed(self) -> None:
-        """The tab's socket ended: typed turns go on without a voice (``on_close`` hook)."""
+        """The tab's socket ended: typed turns go on without a voice (``on_close`` hook).
+
+        Runs in the socket's context, so it detaches the link this socket made and nothing
+        else: when a reset or a persona change replaced the session and a new socket already
+        linked it, the old socket's late close leaves the new link alone."""
         session = self.get(CURRENT_TAB.get())
-        if session is not None:
+        link = _LINK.get()
+        if session is not None and link is not None and session.sink.link is link:
             session.sink.downstream = None
+
+
+def _kept_clients(world: Any) -> list[Any] | None:
+    """The booking clients a demo world keeps until it closes, or None for a world that
+    keeps none. ``ui.bootstrap.World`` keeps every client it makes (``_clients``), for its
+    own close; a conversation replaced by a voice link must not leave its client there.
+    (A world offering ``release_conversation(conversation)`` is asked instead.)"""
+    kept = getattr(getattr(world, "world", None), "_clients", None)
+    return kept if isinstance(kept, list) else None
+
+
+async def _retire(world: Any, conversation: Conversation, owned: list[Any]) -> None:
+    """Close a conversation a voice link replaced, then what its world made for it alone."""
+    try:
+        await conversation.close()
+    finally:
+        release = getattr(world, "release_conversation", None)
+        if release is not None:
+            await release(conversation)
+        else:
+            kept = _kept_clients(world)
+            for client in owned:
+                if kept is not None and any(c is client for c in kept):
+                    kept.remove(client)
+                with contextlib.suppress(Exception):  # closing it is tidying, not the turn
+                    await client.aclose()
 
 
 class TabScope:

@@ -7,6 +7,10 @@
 //   server -> client  binary: uint32 LE generation, uint32 LE sample rate, PCM16 LE mono
 //                     text:   {"type":"clear"|"pause"|"resume","generation":N}
 //                             {"type":"event","event":{...trace event...}}
+//                             {"type":"warning","code":...,"message":...} (refused or slowed
+//                               input; the link stays up: shown for a while)
+//                             {"type":"error","code":...,"message":...} (the link cannot be
+//                               used, e.g. code "busy": too many calls; shown, then closed)
 // State lives on window.amendVoice, because Gradio may re-render the widget's HTML at any
 // time; controls are bound by event delegation on the document for the same reason.
 // Test hooks (kept stable for the browser tests): open(), sendText(), events, measures,
@@ -29,6 +33,7 @@
     measures: {onsets: [], clears: [], pauses: [], started: [], drained: [], played: [],
                held: []},
     injected: [],
+    warnings: [], error: null,
     status: "not connected",
   };
   window.amendVoice = V;
@@ -60,6 +65,7 @@
     if (!fresh && V.ws && V.tab === tab && V.ws.readyState <= 1) return;
     if (V.ws) V.ws.close();
     V.tab = tab;
+    V.error = null;
     V.clearedUpTo = 0;
     V.resamplers = {};
     if (V.player) V.player.port.postMessage({type: "reset"});
@@ -67,7 +73,9 @@
     const ws = new WebSocket(`${proto}//${location.host}/ws/voice?tab=${encodeURIComponent(tab)}`);
     ws.binaryType = "arraybuffer";
     ws.onopen = () => setStatus(V.micOn ? "listening" : "connected (microphone off)");
-    ws.onclose = () => { if (V.ws === ws) setStatus("voice link closed"); };
+    ws.onclose = () => {
+      if (V.ws === ws) setStatus(V.error ? V.error.message : "voice link closed");
+    };
     ws.onerror = () => setStatus("voice link unavailable: typed turns still work");
     ws.onmessage = (m) => {
       if (V.ws !== ws) return;  // a replaced socket's late audio belongs to an old session
@@ -95,6 +103,20 @@
                                 ctxTime: V.ctx ? V.ctx.currentTime : null});
       }
       if (V.player) V.player.port.postMessage({type: msg.type, gen});
+    } else if (msg.type === "warning") {
+      // Refused or slowed input (a message over its bound, audio faster than real time):
+      // the link stays up. Shown in the status line until the next status, or 8 s.
+      V.warnings.push(msg);
+      if (V.warnings.length > 50) V.warnings.shift();
+      const shown = msg.message || msg.code || "warning";
+      setStatus(shown);
+      setTimeout(() => {
+        if (V.status === shown && V.open()) setStatus(V.micOn ? "listening" : "connected");
+      }, 8000);
+    } else if (msg.type === "error") {
+      // The link cannot be used (e.g. "busy: ... try again shortly"); the server closes it.
+      V.error = msg;
+      setStatus(msg.message || "voice link unavailable");
     } else if (msg.type === "event") {
       V.events.push(msg.event);
       if (V.events.length > 500) V.events.shift();
