@@ -36,9 +36,10 @@ def _is_loopback(host: str) -> bool:
 @click.option("--clock", "clock_text", metavar="RFC3339",
               help='Fix the agent\'s "now", e.g. 2026-12-01T09:00:00+01:00 (default: real time).')
 @click.option("--no-warm", is_flag=True, help="Skip loading the speech models at start.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
-              help="Agent processes behind the one port; each browser stays on one of them "
-                   "(docs/postgresql.md, 'Many agents').")
+@click.option("--workers", default=None, type=click.IntRange(1, 32),
+              help="Agent processes behind the one port, sharing one sandbox and registry; "
+                   "each browser stays on one of them (docs/postgresql.md, 'Many agents'). "
+                   "Without it: one process, every tab with systems of its own.")
 @click.option("--db", metavar="postgresql://...", help="The PostgreSQL database whose sandbox "
               "and registry every process shares (default with --workers: SQLite files in a "
               "temporary folder).")
@@ -47,7 +48,7 @@ def _is_loopback(host: str) -> bool:
                    "tab is told the demo is busy and no pipeline is built.")
 @proposer_options
 def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
-         clock_text: str | None, no_warm: bool, workers: int, db: str | None,
+         clock_text: str | None, no_warm: bool, workers: int | None, db: str | None,
          max_sessions: int, proposer_settings: ProposerSettings) -> None:
     """Start the browser demo: talk or type to the agent and watch every revision."""
     from rich.console import Console
@@ -67,10 +68,10 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
         check_database(db)
     options = DemoOptions(personas_file, clock_text, no_warm, proposer_settings, max_sessions)
     try:
-        if workers > 1 or db:
+        if workers is not None or db:
             from ui.demo_workers import serve_workers
 
-            serve_workers(console, host, port, workers, db, options)
+            serve_workers(console, host, port, workers or 1, db, options)
         else:
             _serve(console, host, port, options)
     except AmendError as exc:

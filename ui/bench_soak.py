@@ -1,8 +1,8 @@
 """``amend bench --only soak``: the demo left running while browsers come and go (issue 19).
 
-The real demo runs in a subprocess with its speech models warm: ``amend demo --workers 1 --db
-<temporary SQLite file>``, the form whose system of record another process can read (every
-tab is a tenant of its own in one shared sandbox, ``docs/postgresql.md``). N simulated
+The real demo runs in a subprocess with its speech models warm: ``amend demo --workers 1``,
+the form whose system of record another process can read (every tab is a tenant of its own in
+one shared sandbox, on SQLite files in a temporary folder; ``docs/postgresql.md``). N simulated
 browsers then do what a page does, over HTTP and the voice websocket, for M minutes:
 
 1. open a tab: a Gradio session (the page's ``load`` event, over Gradio's queue protocol) and
@@ -38,11 +38,9 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -88,13 +86,12 @@ class Tally:
 class Demo:
     """``amend demo --workers 1 --db FILE`` in a subprocess; its output read line by line."""
 
-    def __init__(self, folder: Path):
+    def __init__(self) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         code = ("import sys; from ui.cli import main; sys.argv = ['amend', 'demo', '--workers', "
-                f"'1', '--port', '{self.port}', '--db', '{folder / 'soak.db'}', '--clock', "
-                f"'{CLOCK}']; main()")
+                f"'1', '--port', '{self.port}', '--clock', '{CLOCK}']; main()")
         env = {**os.environ, "COLUMNS": "250", "HF_HUB_OFFLINE": "1",
                "GRADIO_ANALYTICS_ENABLED": "False"}
         self.proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE,
@@ -374,13 +371,12 @@ def soak_bench(quick: bool) -> list[BenchRow]:
     speech = _speech()
     samples: list[tuple[float, float]] = []
     tally = Tally()
-    with tempfile.TemporaryDirectory(prefix="amend-soak-") as folder:
-        demo = Demo(Path(folder))
-        try:
-            tally.start = time.monotonic()
-            asyncio.run(_soak(demo, sessions, minutes, speech, samples, tally))
-        finally:
-            demo.stop()
+    demo = Demo()
+    try:
+        tally.start = time.monotonic()
+        asyncio.run(_soak(demo, sessions, minutes, speech, samples, tally))
+    finally:
+        demo.stop()
     return _rows(sessions, minutes, samples, tally)
 
 
