@@ -107,3 +107,27 @@ async def test_scripted_call_tab_runs_a_pack_script_and_shows_pass_with_what_was
     html = await runner.run(name)
     assert "amend-verdict-pass" in html and "PASS" in html
     assert "What the caller heard" in html and "confirmation_spoken" in html
+
+
+@pytest.mark.anyio
+async def test_a_closed_tab_leaves_no_gradio_session_state_behind():
+    """Gradio keeps each session's state (a copy of the page's config) for up to 10000
+    sessions, closed or not; the page's unload handler forgets a closed tab's at once, and
+    the rest is bounded (issue 19)."""
+    import gradio as gr
+    from fastapi import FastAPI
+
+    from ui.app import GRADIO_SESSIONS_KEPT, build_blocks
+
+    hub = SessionHub(build_fake_world, load_personas())
+    blocks = build_blocks(hub)
+    gr.mount_gradio_app(FastAPI(), blocks, path="/")
+    holder = blocks.state_holder
+    assert holder.capacity == GRADIO_SESSIONS_KEPT
+    unload = [fn for fn in blocks.fns.values() if any(t[1] == "unload" for t in fn.targets)]
+    assert len(unload) == 1
+    for tab in ("tab-1", "tab-2"):
+        holder[tab]  # what Gradio creates on a tab's first event
+    await unload[0].fn(gr.Request(session_hash="tab-1"))
+    assert "tab-1" not in holder.session_data and "tab-2" in holder.session_data
+    await unload[0].fn(gr.Request(session_hash="tab-1"))  # a second close is harmless

@@ -24,6 +24,7 @@ HEAD = ('<link rel="stylesheet" href="/static/amend.css">'
         '<script src="/static/voice-widget.js"></script>')
 FAULT_OPS = SANDBOX_OPS
 STAFF_FIELDS = ("date", "window", "time", "units", "site", "contact", "status")
+GRADIO_SESSIONS_KEPT = 200  # Gradio's per-session state kept at most (see build_blocks)
 
 VOICE_WIDGET = """
 <div class="amend-voice" role="group" aria-label="Voice controls">
@@ -130,6 +131,7 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
     async def end_session(request: gr.Request) -> None:
         sent.pop(request.session_hash, None)
         await hub.close(request.session_hash)
+        _forget_gradio_session(demo, request.session_hash)
 
     with gr.Blocks(title="Amend: corrections done right", analytics_enabled=False,
                    fill_width=True) as demo:
@@ -204,7 +206,24 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
         staff_btn.click(staff_edit, [staff_ref, staff_field, staff_value], outputs)
         gr.Timer(0.5).tick(changed_panels, None, outputs, show_progress="hidden")
         demo.unload(end_session)
+    # Gradio keeps a session's state (a copy of the page's config: 80 KiB when created here,
+    # more once events have stored the panels' values) for up to 10000 sessions, closed or
+    # not: a demo left up while browsers come and go grows by that much per tab (issue 19).
+    # Closed tabs are forgotten in end_session; this bounds the rest (the oldest go first; a
+    # live tab's handlers read the hub, not Gradio's state).
+    demo.state_session_capacity = GRADIO_SESSIONS_KEPT
     return demo
+
+
+def _forget_gradio_session(blocks: Any, session_hash: str | None) -> None:
+    """Drop Gradio's per-session state of a closed tab now, not an hour later (side effect:
+    ``blocks.state_holder``, set once the page is mounted)."""
+    holder = getattr(blocks, "state_holder", None)
+    if holder is None or session_hash is None:
+        return
+    with holder.lock:
+        holder.session_data.pop(session_hash, None)
+        holder.time_last_used.pop(session_hash, None)
 
 
 def build_app(hub: SessionHub, voice_router: Any | None = None,
