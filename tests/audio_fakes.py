@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
 from agent.core.ledger import Ledger
 from agent.core.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
 from agent.core.trace import Trace
@@ -87,3 +92,21 @@ def echo_world_factory():
     async def build(spec, sink, trace):
         yield EchoWorld(spec, sink, trace)
     return build
+
+
+@contextlib.asynccontextmanager
+async def served_on_loopback(app: Any) -> AsyncIterator[tuple[int, Any]]:
+    """``app`` under a real uvicorn server on 127.0.0.1, on this event loop; yields its port
+    and the ``uvicorn.Server`` (whose ``server_state`` counts open connections)."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off"))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:  # uvicorn offers no event for it
+            await asyncio.sleep(0.01)
+        yield server.servers[0].sockets[0].getsockname()[1], server
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)

@@ -32,7 +32,7 @@ from agent.core.speech import SpeechPlan
 from agent.core.trace import Trace
 
 sys.path.insert(0, str(Path(__file__).parent))
-from audio_fakes import EchoConversation  # noqa: E402
+from audio_fakes import EchoConversation, served_on_loopback  # noqa: E402
 
 
 class StandInVoice:
@@ -73,22 +73,12 @@ class Session:
 @contextlib.asynccontextmanager
 async def serving(router):
     """``router`` in a real uvicorn server on 127.0.0.1; yields the socket's URL."""
-    import uvicorn
     from fastapi import FastAPI
 
     app = FastAPI()
     app.include_router(router)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:  # uvicorn offers no event for it
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
+    async with served_on_loopback(app) as (port, _server):
         yield f"ws://127.0.0.1:{port}/ws/voice"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 30)
 
 
 async def until(ws, predicate, timeout: float = 30.0) -> dict:

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import psutil
 import pytest
+from audio_fakes import served_on_loopback
 
 WARM_UP = 50
 CYCLES = 500
@@ -146,7 +147,6 @@ def stand_in_voice(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_voice_connections_leave_nothing_behind(stand_in_voice):
-    import uvicorn
     import websockets
 
     from audio.browser import make_voice_router
@@ -160,78 +160,73 @@ async def test_voice_connections_leave_nothing_behind(stand_in_voice):
     hub = SessionHub(world_builder(fixed_clock(CLOCK)), load_personas())
     router = make_voice_router(hub.voice_session, on_close=hub.voice_closed)
     app = HandlerTracker(build_app(hub, router))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="off"))
-    serving = asyncio.create_task(server.serve())
     try:
-        while not server.started:  # uvicorn offers no event for it
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        session = await hub.open(TAB)  # the page load
-        sandbox_port = urlsplit(session.world.world.sandbox.base_url).port
-        urls = {"no session": f"ws://127.0.0.1:{port}/ws/voice?tab=no-such-tab",
-                "tab": f"ws://127.0.0.1:{port}/ws/voice?tab={TAB}"}
-        await saturate_default_executor()
-        ended = collections.Counter()
+        async with served_on_loopback(app) as (port, server):
+            session = await hub.open(TAB)  # the page load
+            sandbox_port = urlsplit(session.world.world.sandbox.base_url).port
+            urls = {"no session": f"ws://127.0.0.1:{port}/ws/voice?tab=no-such-tab",
+                    "tab": f"ws://127.0.0.1:{port}/ws/voice?tab={TAB}"}
+            await saturate_default_executor()
+            ended = collections.Counter()
 
-        async def cycle(kind: str, i: int) -> None:
-            ws = await websockets.connect(urls[kind], open_timeout=30)
-            way = ("clean", "dropped", "at once")[i % 3]
-            if way != "at once":
-                if kind == "tab" and way == "clean":
-                    await ws.send(bytes(640) * 1)  # 20 ms of silence through the input path
-                await asyncio.wait_for(ws.recv(), 30)  # the greeting, or the refusal
-            if way == "dropped":
-                ws.transport.abort()
-            else:
-                await ws.close()
-            await ws.wait_closed()
-            await app.idle()  # the server's handler has finished
-            await asyncio.gather(*tuple(session.background))  # the replaced one has closed
-            ended[kind, way] += 1
+            async def cycle(kind: str, i: int) -> None:
+                ws = await websockets.connect(urls[kind], open_timeout=30)
+                way = ("clean", "dropped", "at once")[i % 3]
+                if way != "at once":
+                    if kind == "tab" and way == "clean":
+                        await ws.send(bytes(640) * 1)  # 20 ms of silence through the input path
+                    await asyncio.wait_for(ws.recv(), 30)  # the greeting, or the refusal
+                if way == "dropped":
+                    ws.transport.abort()
+                else:
+                    await ws.close()
+                await ws.wait_closed()
+                await app.idle()  # the server's handler has finished
+                await asyncio.gather(*tuple(session.background))  # the replaced one has closed
+                ended[kind, way] += 1
 
-        async def settle() -> None:
-            await app.idle()
-            await asyncio.gather(*tuple(session.background))
-            for _ in range(100_000):  # yields only: transports finish closing their sockets
-                if not server.server_state.connections:
-                    break
-                await asyncio.sleep(0)
-            for thread in threading.enumerate():  # e.g. a call's VAD thread, shut down
-                if thread not in known_threads:
-                    thread.join(30)
+            async def settle() -> None:
+                await app.idle()
+                await asyncio.gather(*tuple(session.background))
+                for _ in range(100_000):  # yields only: transports finish closing their sockets
+                    if not server.server_state.connections:
+                        break
+                    await asyncio.sleep(0)
+                for thread in threading.enumerate():  # e.g. a call's VAD thread, shut down
+                    if thread not in known_threads:
+                        thread.join(30)
 
-        known_threads = set(threading.enumerate())  # a connection's own threads end with it
-        for i in range(WARM_UP):
-            await cycle("no session", i)
-            await cycle("tab", i)
-        await settle()
-        proc = psutil.Process()
-        before, machine_before = census(), machinery(proc, sandbox_port)
-        rss_before = proc.memory_info().rss
-        measured = time.perf_counter()
-        for i in range(CYCLES):
-            await cycle("no session", i)
-            await cycle("tab", i)
-        await settle()
-        after, machine_after = census(), machinery(proc, sandbox_port)
-        rss_after = proc.memory_info().rss
-        grown = (rss_after - rss_before) / 2**20
-        links = getattr(router, "links", None)  # (absent before the fix)
-        print(f"\nvoice leaks: {CYCLES} cycles of each kind in "
-              f"{time.perf_counter() - measured:.1f} s (module {time.perf_counter() - started:.1f}"
-              f" s); RSS {rss_before / 2**20:.0f} -> {rss_after / 2**20:.0f} MiB "
-              f"({grown:+.1f} MiB); {machine_before} -> {machine_after}; links opened "
-              f"{getattr(links, 'opened', '?')}, collections after calls "
-              f"{getattr(links, 'collections', '?')} ({getattr(links, 'collect_secs', 0):.1f} s)")
-        assert sum(ended.values()) == 2 * (WARM_UP + CYCLES)
-        grew = {k: (before[k], after[k]) for k in TRACKED if after[k] != before[k]}
-        assert not grew, f"objects left by connections (after warm-up, after): {grew}"
-        assert machine_after == machine_before
-        assert grown <= RSS_BOUND_MIB, f"resident memory grew {grown:.1f} MiB"
+            known_threads = set(threading.enumerate())  # a connection's own threads end with it
+            for i in range(WARM_UP):
+                await cycle("no session", i)
+                await cycle("tab", i)
+            await settle()
+            proc = psutil.Process()
+            before, machine_before = census(), machinery(proc, sandbox_port)
+            rss_before = proc.memory_info().rss
+            measured = time.perf_counter()
+            for i in range(CYCLES):
+                await cycle("no session", i)
+                await cycle("tab", i)
+            await settle()
+            after, machine_after = census(), machinery(proc, sandbox_port)
+            rss_after = proc.memory_info().rss
+            grown = (rss_after - rss_before) / 2**20
+            links = getattr(router, "links", None)  # (absent before the fix)
+            print(f"\nvoice leaks: {CYCLES} cycles of each kind in "
+                  f"{time.perf_counter() - measured:.1f} s (module "
+                  f"{time.perf_counter() - started:.1f} s); RSS {rss_before / 2**20:.0f} -> "
+                  f"{rss_after / 2**20:.0f} MiB "
+                  f"({grown:+.1f} MiB); {machine_before} -> {machine_after}; links opened "
+                  f"{getattr(links, 'opened', '?')}, collections after calls "
+                  f"{getattr(links, 'collections', '?')} "
+                  f"({getattr(links, 'collect_secs', 0):.1f} s)")
+            assert sum(ended.values()) == 2 * (WARM_UP + CYCLES)
+            grew = {k: (before[k], after[k]) for k in TRACKED if after[k] != before[k]}
+            assert not grew, f"objects left by connections (after warm-up, after): {grew}"
+            assert machine_after == machine_before
+            assert grown <= RSS_BOUND_MIB, f"resident memory grew {grown:.1f} MiB"
     finally:
-        server.should_exit = True
-        await asyncio.wait_for(serving, 30)
         await hub.close_all()
 
 
