@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import http.cookies
 import itertools
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -60,7 +61,7 @@ class Upstreams:
         self.streams = [0] * count  # requests and sockets in flight, per process
         self._down_until = [0.0] * count
         self._turn = itertools.count()
-        self._clock = clock or _monotonic
+        self._clock = clock or time.monotonic
 
     def __len__(self) -> int:
         return len(self.ports)
@@ -102,12 +103,6 @@ class Upstreams:
             return None
         start = next(self._turn) % len(self.ports)
         return min(candidates, key=lambda i: (self.streams[i], (i - start) % len(self.ports)))
-
-
-def _monotonic() -> float:
-    import time
-
-    return time.monotonic()
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

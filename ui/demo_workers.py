@@ -95,9 +95,6 @@ class Supervisor:
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._threads: list[threading.Thread] = []
 
-    def pids(self) -> list[int | None]:
-        return [p.pid if p is not None and p.is_alive() else None for p in self._procs]
-
     def start(self) -> None:
         """Start every process and wait until all are ready. Raises InvalidInput (with the
         reason) if one cannot start."""
