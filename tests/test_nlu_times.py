@@ -162,8 +162,18 @@ def test_a_bare_am_or_pm_is_the_window(said, window):
     assert [w.value for w in read_windows(normalise(said))] == [window]
 
 
+@pytest.mark.parametrize(("said", "window"), [
+    ("first thing Friday", "morning"), ("could someone come first thing on the 4th", "morning"),
+    ("Friday, early in the day", "morning"), ("end of the day on Thursday", "afternoon"),
+    ("Thursday, end of day", "afternoon"), ("later in the day would be better", "afternoon"),
+    ("late in the day on Monday", "afternoon")])
+def test_the_start_and_the_close_of_the_day_are_windows(said, window):
+    assert [w.value for w in read_windows(normalise(said))] == [window]
+
+
 @pytest.mark.parametrize("said", ["I am free on Thursday", "good morning", "what a morning",
-                                  "good afternoon, it's P-100"])
+                                  "good afternoon, it's P-100",
+                                  "the first thing is the pump", "my first thing to ask"])
 def test_words_that_are_no_window(said):
     assert read_windows(normalise(said)) == ()
 

@@ -55,8 +55,12 @@ RELATIVE_DAYS = r"today|tomorrow|day after tomorrow|yesterday|day before yesterd
 WINDOWS: dict[str, str] = {
     "morning": "morning", "mornings": "morning", "before noon": "morning",
     "before lunch": "morning", "in the am": "morning",
+    # "first thing Friday", "end of the day Thursday": the start and the close of the working day
+    # (normalised text writes "first" as "1st")
+    "1st thing": "morning", "early in the day": "morning",
     "afternoon": "afternoon", "afternoons": "afternoon", "after lunch": "afternoon",
-    "in the pm": "afternoon",
+    "in the pm": "afternoon", "end of the day": "afternoon", "end of day": "afternoon",
+    "late in the day": "afternoon", "later in the day": "afternoon",
 }
 
 # Spoken letter names that speech recognisers write out ("pee two hundred" -> "p 200").

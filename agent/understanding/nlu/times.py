@@ -104,6 +104,8 @@ _WINDOW = re.compile(
 # time past, not a window or the half of the day of a visit.
 _GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|since|all|every"
                        r"|since this|from this) $")
+# "The first thing is the pump": "first thing" after an article is a noun, not the day's start.
+_ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
 # "Mon pm", "Wed, am please": the half of the day said on its own is the window. "I am" is a
 # verb, not a window.
 _BARE_HALF = re.compile(r"(?<![\d:])(?<!\d )(?<!\bi )\b(?P<half>am|pm)\b(?! i\b| not\b)")
@@ -265,7 +267,8 @@ def read_times(text: str, bare_hour: bool = False) -> tuple[TimeReading, ...]:
 def read_windows(text: str) -> tuple[WindowReading, ...]:
     """Every explicit window word ("morning", "after lunch", a bare "pm") in normalised ``text``."""
     found = [WindowReading(m.group(0), m.start(), m.end(), lexicon.WINDOWS[m.group(0)])
-             for m in _WINDOW.finditer(text) if not _GREETING.search(text[:m.start()])]
+             for m in _WINDOW.finditer(text) if not _GREETING.search(text[:m.start()])
+             and not (m.group(0) == "1st thing" and _ARTICLE.search(text[:m.start()]))]
     for m in _BARE_HALF.finditer(text):
         if not any(m.start() < w.end and w.start < m.end() for w in found):
             found.append(WindowReading(m.group(0), m.start(), m.end(),
