@@ -413,3 +413,36 @@ async def test_a_returns_question_with_if_we_dont_need_it_is_answered_not_cancel
         await c.settle()
         assert c.events("proposal")[-1].get("intent") == "policy_question"
         assert c.events("clarification_requested")[-1].get("fields") == ("opened",)
+
+
+@pytest.mark.parametrize("said", ["Yes, cancel it.", "yes please cancel it", "cancel it"])
+async def test_asking_again_for_the_cancellation_read_back_is_the_yes(said):
+    async with call(bookings=[SEEDED]) as c:
+        await c.say("We won't need the technician for BK-2001 after all, could you call it off?")
+        await c.until("confirmation_requested", op="cancel_booking")
+        await c.say(said)
+        await c.settle()
+        assert c.bookings() == []
+        assert len(c.events("confirmation_requested", op="cancel_booking")) == 1
+        assert "It's cancelled" in c.sink.last, c.sink.last
+
+
+@pytest.mark.parametrize("said", ["What's your cancellation policy?",
+                                  "Is there a fee if we cancel the visit for P-100?",
+                                  "How much notice do you need to reschedule?"])
+async def test_a_question_about_terms_changes_nothing_and_offers_a_colleague(said):
+    async with call(bookings=[SEEDED]) as c:
+        await c.say("Book P-200 for Thursday morning.")
+        await c.until("confirmation_requested", op="create_booking")
+        accepted = len(c.events("field_accepted"))
+        await c.say(said)
+        await c.settle()
+        assert c.events("proposal")[-1].get("intent") == "terms_question"
+        assert len(c.events("field_accepted")) == accepted  # nothing of the turn applied
+        assert not c.events("confirmation_requested", op="cancel_booking")
+        assert "won't guess" in c.sink.last and "put you through" in c.sink.last
+        await c.say("No thanks.")  # the offer lapses; the read-back still waits for its yes
+        await c.say("Yes.")
+        await c.settle()
+        assert {(b["asset"], b["date"]) for b in c.bookings()} == {
+            ("P-200", "2026-12-03"), (SEEDED["asset"], SEEDED["date"])}

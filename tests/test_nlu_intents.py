@@ -64,6 +64,20 @@ POLICY = [
     "return policy for the filter kit i didnt open it",
     "I'd like my money back for the filters",
 ]
+# Questions about the terms of a visit: cancelling or moving is their topic, not a request.
+TERMS = [
+    "what's your cancellation policy", "is there a fee if we cancel the visit",
+    "what happens if we cancel the visit for P-100", "how much notice do you need to cancel",
+    "will I be charged if I cancel", "do you charge for cancelling", "is there a call-out fee",
+    "how much does a service visit cost", "how far in advance do I need to reschedule",
+    "is there a charge to move it to Friday", "what happens if nobody is on site",
+]
+# ... and a request beside such a question is still the request.
+REQUEST_WITH_TERMS = [
+    ("cancel it, is there a fee", Intent.CANCEL),
+    ("Book P-100 for Friday, do you charge extra for mornings?", Intent.BOOK),
+    ("please reschedule the visit to Friday, is there a charge", Intent.RESCHEDULE),
+]
 YES = [
     "Yes.", "yes please", "yeah", "yep that's right", "sure go ahead", "correct",
     "ok sounds good", "that's right", "absolutely", "Yes, please go ahead.",
@@ -90,6 +104,8 @@ GOODBYE = [
     + [(Intent.CANCEL, s) for s in CANCEL]
     + [(Intent.MAINTENANCE_QUESTION, s) for s in MAINTENANCE]
     + [(Intent.POLICY_QUESTION, s) for s in POLICY]
+    + [(Intent.TERMS_QUESTION, s) for s in TERMS]
+    + [(intent, s) for s, intent in REQUEST_WITH_TERMS]
     + [(Intent.YES, s) for s in YES]
     + [(Intent.NO, s) for s in NO]
     + [(Intent.HUMAN, s) for s in HUMAN]

@@ -42,7 +42,8 @@ CATALOG: dict[str, str] = {
     "proposal_rejected": "A model's reading of a turn was refused (timeout, fault, not a "
                          "proposal, or a value the caller may not give); the rules' stands.",
     "field_accepted": "A new ledger revision: these fields got new values and versions.",
-    "field_rejected": "A value was refused (a past date, another account) and not written.",
+    "field_rejected": "A value was refused (a past date, another account) and not written; a "
+                      "boundary crossed without a value names the field `identity`.",
     "field_unresolved": "A field was heard with several candidate values; none is kept yet.",
     "correction_duplicate": "The caller repeated values the ledger already holds; nothing "
                             "changed.",

@@ -105,6 +105,13 @@ class BookingDesk(Desk):
             self.dispatcher.supersede(action_id)
 
     # -- intents ---------------------------------------------------------------------------
+    def cancel_awaits_yes(self) -> bool:
+        """A cancellation was read back and waits for the caller's yes: asking to cancel it
+        again ("Yes, cancel it", "please cancel it") is that yes, not a new request."""
+        draft = self.draft()
+        return draft is not None and draft.op is Op.CANCEL_BOOKING \
+            and self.awaiting == draft.id
+
     def cancel_intent(self) -> bool:
         """The caller wants to cancel. A draft dies at once (seed 001 case 14).
 

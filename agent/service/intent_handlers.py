@@ -142,7 +142,10 @@ async def goodbye(call: Call, offer: Offer | None) -> bool:
 
 
 async def cancel(call: Call, offer: Offer | None) -> bool:
-    """The caller wants to cancel: settled here when a draft was all there was to cancel."""
+    """The caller wants to cancel: settled here when a draft was all there was to cancel, or
+    when the cancellation read back to them is what they ask for again (their yes)."""
+    if call.bookings.cancel_awaits_yes():
+        return call.bookings.yes()
     if call.bookings.cancel_intent():
         call.ctx.say(("Okay, I've dropped that request.", "Nothing was booked."))
         return True
@@ -173,15 +176,24 @@ async def decline(call: Call, offer: Offer | None) -> bool:
     return False
 
 
+async def about_terms(call: Call, offer: Offer | None) -> bool:
+    """A question about fees, notice or what happens if a visit is cancelled or moved: no
+    document of this agent covers them, so it says so and offers a colleague. Nothing the turn
+    said is applied, and the request on the table stands."""
+    offer_person(call, "I don't have the terms on fees or notice, so I won't guess.")
+    return True
+
+
 HANDLERS: dict[Intent, Handler] = {
     Intent.HUMAN: to_person,
     Intent.GOODBYE: goodbye,
+    Intent.TERMS_QUESTION: about_terms,
     Intent.CANCEL: cancel,
     Intent.YES: agree,
     Intent.NO: decline,
 }
 # Intents whose handler acts before the turn's values: nothing said alongside is applied.
-BEFORE_VALUES = frozenset({Intent.HUMAN, Intent.GOODBYE})
+BEFORE_VALUES = frozenset({Intent.HUMAN, Intent.GOODBYE, Intent.TERMS_QUESTION})
 
 
 async def next_step(call: Call, invalidation: Invalidation, asked: bool) -> None:

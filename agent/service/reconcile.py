@@ -82,6 +82,8 @@ async def withdraw(d: Dispatching, action_id: str) -> None:
             d.set_status(action, ActionStatus.CANCELLED)
             d.emit("action_cancelled", action, reason=CancelReason.WITHDRAWN, detail="",
                    dispatched=True)
+            # Keeps the promise of "I'll tell you as soon as it is" (replies.acknowledge).
+            d.ctx.say(("The earlier request was stopped before it went through.",))
             await d.desk.realign()
         elif step is Step.CONFIRM and outcome is not None:  # SUCCEEDED: the record came back
             # It completed before the cancellation arrived: it is history now, and the

@@ -150,7 +150,9 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
     """Check the proposal against the caller's authority and the call's rules; refuse or ask."""
     ctx, p = call.ctx, turn.proposal
     if p.correction is CorrectionKind.AUTHORITY:
-        name = p.slots[0].field if p.slots else (p.authority or "identity")
+        # A boundary crossed with no value names the caller's identity (the trusted fields
+        # of the session); what was crossed is in the reason.
+        name = p.slots[0].field if p.slots else "identity"
         ctx.reject(name, f"authority:{p.authority or 'boundary'}")
         offer_person(call, "I can't change that for you: it's outside your account.")
         return True

@@ -27,6 +27,7 @@ class Intent(StrEnum):
     CANCEL = "cancel"
     MAINTENANCE_QUESTION = "maintenance_question"
     POLICY_QUESTION = "policy_question"
+    TERMS_QUESTION = "terms_question"  # fees, notice, what happens if a visit is cancelled
     YES = "yes"
     NO = "no"
     CORRECTION = "correction"

@@ -31,7 +31,10 @@ AUTHORITY: dict[str, str] = {
         r"(?:my |a |the )?(?:colleague|coworker|co-worker|boss|manager|wife|husband|partner"
         r"|friend|neighbou?r|brother|sister|someone else|somebody else)'?s?"
         r" (?:booking|appointment|visit|account|pump|order)"
-        r"|(?:for|on behalf of) (?:my |a )?(?:colleague|coworker|co-worker|boss|wife|husband"
+        # "for a colleague", but not "no need for a colleague" or "ask for a colleague": the
+        # agent's colleague, offered to take the call
+        r"|(?<!need )(?<!ask )(?<!asking )(?<!wait )(?<!waiting )"
+        r"(?:for|on behalf of) (?:my |a )?(?:colleague|coworker|co-worker|boss|wife|husband"
         r"|partner|friend|neighbou?r|brother|sister|someone else|somebody else)\b"
     ),
     "filter override": (
@@ -63,6 +66,15 @@ BILLING_ACT = (
 SELF_PARTY = frozenset(
     "us me our my ours mine we usual same normal it this that them the visit booking one "
     "account company firm".split()
+)
+
+# Words after an act of billing that name no party: "will I be charged if I cancel", "do you
+# charge extra for mornings", "is there a charge to move it" ask what something costs.
+NOT_BILLED = frozenset(
+    "if when whether because so and but or than then extra anything something nothing more less "
+    "much anymore at all by per in with from of about any every each you i we they cancel move "
+    "change reschedule rebook come visit book send call cancelling canceling moving changing "
+    "rescheduling rebooking coming visiting booking sending calling".split()
 )
 
 # Words after "calling for" that are not an organisation ("calling for a service visit").

@@ -121,8 +121,9 @@ def billing_party(text: str, tenant: str, account: str) -> str | None:
             continue
         if words[0] in ("another", "other", "a", "different", "someone", "somebody"):
             return " ".join(words[:2])
-        if words[0] in authority_words.NOT_AN_ORG or words[0] in lexicon.WEEKDAYS:
-            continue
+        if words[0] in authority_words.NOT_AN_ORG or words[0] in lexicon.WEEKDAYS \
+                or words[0] in authority_words.NOT_BILLED:
+            continue  # "charged if I cancel", "charge for cancelling": no party billed
         return words[0].removesuffix("'s")
     return None
 
@@ -171,7 +172,9 @@ def authority_boundary(text: str, context: ProposalContext,
     return None
 
 
-_POSSESSIVE = re.compile(r"\b(?P<owner>[a-z][\w-]*)'s (?P<what>[a-z]{1,3}[ -]?\d+|[a-z]+)\b")
+# A lookahead, so every possessive is tried: in "it's Globex's G-7" the contraction "it's
+# globex" must not hide "globex's g-7".
+_POSSESSIVE = re.compile(r"\b(?=(?P<owner>[a-z][\w-]*)'s (?P<what>[a-z]{1,3}[ -]?\d+|[a-z]+)\b)")
 _FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z]{2,}(?:-[a-z]+)*)\b(?![\w'-])")
 
 

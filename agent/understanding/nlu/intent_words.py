@@ -82,6 +82,25 @@ CONDITIONAL = (
     r"if|in case|unless|should|whether|supposing|suppose|provided|providing|assuming|what if"
     r"|even if|just in case|in the event (?:that )?"
 )
+# A question about the terms of a visit: what cancelling, moving or the visit itself costs or
+# needs, or what happens then ("what's your cancellation policy?", "is there a fee if we cancel?",
+# "how much notice do you need to reschedule?", "what happens if we cancel the visit?"). The
+# question runs to the end of its clause, and the words of cancelling or moving inside it are
+# its topic, not a request.
+_ACT = r"(?:cancel\w*|reschedul\w*|rebook\w*|postpon\w*|mov(?:e|ing)|chang\w*|miss\w*)"
+_MONEY = r"(?:fees?|charg\w*|costs?|pay|paying|penalt(?:y|ies)|price|prices)"
+TERMS = (
+    rf"(?:cancel\w*|reschedul\w*|call[- ]outs?|visits?|bookings?|no[- ]shows?) (?:{_MONEY}"
+    r"|policy|policies|terms|rules)"
+    rf"|(?:{_MONEY}|notice) (?:[\w']+ ){{0,6}}?{_ACT}"
+    rf"|what (?:happens|would happen|will happen|do (?:i|we) (?:pay|owe)) (?:if|when) "
+    rf"(?:[\w']+ ){{0,3}}?(?:{_ACT}|late|(?:not|n't|nobody|no one)(?: \w+)? (?:there|in|home"
+    r"|on site|around|available))"
+    rf"|how (?:much|many (?:hours|days)|long) (?:[\w']+ ){{0,4}}?"
+    rf"(?:notice|in advance|beforehand|{_MONEY})"
+    rf"|how (?:far ahead|far in advance|late|soon) (?:[\w']+ ){{0,4}}?{_ACT}"
+    rf"|(?:do|does|will|would|is|are|can) (?:i|we|you|it|there|that) (?:[\w']+ ){{0,3}}?{_MONEY}"
+)
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (
     r"how (?:do|does|should|can|tight|much|many|often|long)|what(?:'s| is| are| does)|which"

@@ -20,6 +20,7 @@ _DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
 # A conditional clause runs from its conjunction to the next comma, "then", or the turn's end.
 _CONDITIONAL = re.compile(rf"\b(?:{intent_words.CONDITIONAL})\b[^,]*?(?=,|\bthen\b|$)")
 _RESCHEDULE = re.compile(rf"\b(?:{intent_words.RESCHEDULE})\b")
+_TERMS = re.compile(rf"\b(?:{intent_words.TERMS})\b[^,]*")
 _POLICY = re.compile(rf"\b(?:{intent_words.POLICY})\b")
 _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
@@ -38,25 +39,34 @@ _ADDITIVE = re.compile(r"\b(?:too|as well|also|again|additionally|on top of that
 
 
 def explicit_intent(text: str) -> Intent | None:
-    """A request that overrides any slot reading: person, goodbye, cancel, reschedule."""
+    """A request that overrides any slot reading: person, goodbye, cancel, reschedule; or a
+    question about the terms of cancelling or moving, whose words are not a request."""
     if _HUMAN.search(text):
         return Intent.HUMAN
-    if _asks_to_cancel(text) and not _DONT_CANCEL.search(text):
+    # "Is there a restocking fee?" asks about returns (a policy question), not a visit's terms.
+    terms = [] if _POLICY.search(text) else [m.span() for m in _TERMS.finditer(text)]
+    if _asks_to_cancel(text, terms) and not _DONT_CANCEL.search(text):
         return Intent.CANCEL
-    if _RESCHEDULE.search(text):
+    if any(not _inside(m.start(), terms) for m in _RESCHEDULE.finditer(text)):
         return Intent.RESCHEDULE
+    if terms and not any(not _inside(m.start(), terms) for m in _BOOK.finditer(text)):
+        return Intent.TERMS_QUESTION  # "Book P-100, do you charge extra?" is still a booking
     if _GOODBYE.search(text):
         return Intent.GOODBYE
     return None
 
 
-def _asks_to_cancel(text: str) -> bool:
-    """A cancel phrasing outside any conditional clause: "we don't need the visit" asks to
-    cancel; "can I send it back if we don't need it?" and "in case we don't need anyone" only
-    suppose it. "If the engineer can't come, cancel it": the main clause asks."""
-    suppositions = [m.span() for m in _CONDITIONAL.finditer(text)]
-    return any(not any(start <= m.start() < end for start, end in suppositions)
-               for m in _CANCEL.finditer(text))
+def _asks_to_cancel(text: str, terms: list[tuple[int, int]]) -> bool:
+    """A cancel phrasing outside any conditional clause and any question about the terms:
+    "we don't need the visit" asks to cancel; "can I send it back if we don't need it?" and "in
+    case we don't need anyone" only suppose it, and "is there a cancellation fee?" asks about
+    it. "If the engineer can't come, cancel it": the main clause asks."""
+    outside = [m.span() for m in _CONDITIONAL.finditer(text)] + terms
+    return any(not _inside(m.start(), outside) for m in _CANCEL.finditer(text))
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
 
 
 def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | None:
