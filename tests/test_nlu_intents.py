@@ -71,6 +71,7 @@ TERMS = [
     "will I be charged if I cancel", "do you charge for cancelling", "is there a call-out fee",
     "how much does a service visit cost", "how far in advance do I need to reschedule",
     "is there a charge to move it to Friday", "what happens if nobody is on site",
+    "how long does a service visit take", "how long will the engineer be on site",
 ]
 # ... and a request beside such a question is still the request.
 REQUEST_WITH_TERMS = [

@@ -177,10 +177,10 @@ async def decline(call: Call, offer: Offer | None) -> bool:
 
 
 async def about_terms(call: Call, offer: Offer | None) -> bool:
-    """A question about fees, notice or what happens if a visit is cancelled or moved: no
-    document of this agent covers them, so it says so and offers a colleague. Nothing the turn
-    said is applied, and the request on the table stands."""
-    offer_person(call, "I don't have the terms on fees or notice, so I won't guess.")
+    """A question about fees, notice, how long a visit takes or what happens if it is
+    cancelled or moved: no document of this agent covers them, so it says so and offers a
+    colleague. Nothing the turn said is applied, and the request on the table stands."""
+    offer_person(call, "I don't have that in my documents, so I won't guess.")
     return True
 
 

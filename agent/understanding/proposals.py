@@ -27,7 +27,7 @@ class Intent(StrEnum):
     CANCEL = "cancel"
     MAINTENANCE_QUESTION = "maintenance_question"
     POLICY_QUESTION = "policy_question"
-    TERMS_QUESTION = "terms_question"  # fees, notice, what happens if a visit is cancelled
+    TERMS_QUESTION = "terms_question"  # fees, notice, duration, what happens if it is cancelled
     YES = "yes"
     NO = "no"
     CORRECTION = "correction"

@@ -82,8 +82,8 @@ CONDITIONAL = (
     r"if|in case|unless|should|whether|supposing|suppose|provided|providing|assuming|what if"
     r"|even if|just in case|in the event (?:that )?"
 )
-# A question about the terms of a visit: what cancelling, moving or the visit itself costs or
-# needs, or what happens then ("what's your cancellation policy?", "is there a fee if we cancel?",
+# A question about the terms of a visit: what cancelling, moving or the visit itself costs,
+# needs or takes, or what happens then ("what's your cancellation policy?", "is there a fee if we cancel?",
 # "how much notice do you need to reschedule?", "what happens if we cancel the visit?"). The
 # question runs to the end of its clause, and the words of cancelling or moving inside it are
 # its topic, not a request.
@@ -100,6 +100,9 @@ TERMS = (
     rf"(?:notice|in advance|beforehand|{_MONEY})"
     rf"|how (?:far ahead|far in advance|late|soon) (?:[\w']+ ){{0,4}}?{_ACT}"
     rf"|(?:do|does|will|would|is|are|can) (?:i|we|you|it|there|that) (?:[\w']+ ){{0,3}}?{_MONEY}"
+    # how long a visit takes: "how long does a service visit take", "how long will they be here"
+    r"|how long (?:does|do|will|would|should) (?:[\w']+ ){0,4}?(?:take|last|be (?:here|there"
+    r"|on site))"
 )
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (
