@@ -85,8 +85,8 @@ CONDITIONAL = (
 # A question about the terms of a visit: what cancelling, moving or the visit itself costs,
 # needs or takes, or what happens then ("what's your cancellation policy?", "is there a fee if
 # we cancel?", "how much notice do you need to reschedule?", "what happens if we cancel the
-# visit?"). The question runs to the end of its clause, and the words of cancelling or moving inside it are
-# its topic, not a request.
+# visit?"). The question runs to the end of its clause, and the words of cancelling or moving
+# inside it are its topic, not a request.
 _ACT = r"(?:cancel\w*|reschedul\w*|rebook\w*|postpon\w*|mov(?:e|ing)|chang\w*|miss\w*)"
 _MONEY = r"(?:fees?|charg\w*|costs?|pay|paying|penalt(?:y|ies)|price|prices)"
 TERMS = (
