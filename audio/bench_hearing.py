@@ -24,7 +24,8 @@ subset):
   base voices saying the expected ones again under heavy noise (:data:`CORRUPTED`). The same
   two figures again on held-out turns (:func:`held_out_turns`, full run only): phrasings and
   voices written after the thresholds were set, so the calibration is also judged on callers
-  it has not met.
+  it has not met; and on a second held-out set (:func:`held_out_turns_2`), written and voiced
+  after the rule that the first set's misses suggested.
 
 :func:`hearing_rows` returns the rows; ``audio/bench.py`` adds them to the ``audio`` group.
 """
@@ -308,6 +309,13 @@ def held_out_turns() -> list[tuple[voices.Voice, str, str]]:
     return [(v, "expected", t) for v in voices.held_out_voices() for t in corpus.HELD_OUT_VALUES]
 
 
+def held_out_turns_2() -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of the second held-out set (:data:`audio.corpus.HELD_OUT_VALUES_2`,
+    :func:`audio.voices.held_out_voices_2`), written and voiced after trust.py's last rule."""
+    return [(v, "expected", t) for v in voices.held_out_voices_2()
+            for t in corpus.HELD_OUT_VALUES_2]
+
+
 def corrupted_voices(bases: tuple[voices.Voice, ...]) -> tuple[voices.Voice, ...]:
     return tuple(replace(b, name=f"{b.name} {kind} {snr:g}dB", noise=kind, snr_db=snr)
                  for b in bases for kind, snr in CORRUPTED)
@@ -364,7 +372,8 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     rows = _retention_rows(openings, audible, voice_list, cmd) + _trust_rows(
         judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
     if not quick:
-        rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out=True)
+        rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out="held-out")
+        rows += _trust_rows(judge_all(held_out_turns_2()), cmd, held_out="second held-out")
     return rows
 
 
@@ -398,13 +407,13 @@ def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,
     return rows
 
 
-def _trust_rows(judged: list[Judged], cmd: str, *, held_out: bool = False) -> list[BenchRow]:
+def _trust_rows(judged: list[Judged], cmd: str, *, held_out: str = "") -> list[BenchRow]:
     rate, correct = check_rate(judged)
     rate_before, _ = check_rate(judged, before=True)
     expected = [j for j in judged if j.kind == "expected"]
     unexpected = [j for j in judged if j.kind == "unexpected"]
     if held_out:
-        where = f"held-out phrasings and voices, {len(judged)} turns"
+        where = f"{held_out} phrasings and voices, {len(judged)} turns"
         return [
             BenchRow(f"check questions on correct transcripts, {where} ({correct} correct; "
                      f"old rule {rate_before:.2f})", round(rate, 3), "fraction", "≤ 0.10", cmd),

@@ -125,6 +125,27 @@ HELD_OUT_VALUES = (
 )
 
 
+# A second held-out set: phrasings written by someone who had not read
+# agent/understanding/trust.py, after its last rule was set from the first set's misses, said by
+# audio.voices.HELD_OUT_BASES_2. Measured once, to judge that rule on callers it has not met.
+HELD_OUT_VALUES_2 = (
+    "Hi, could someone come out and look at P-100 tomorrow morning?",
+    "No, sorry, I meant P-200, not the other one.",
+    "Friday the eleventh, if that works for you.",
+    "Um, yeah, maybe Thursday the tenth, sometime in the afternoon?",
+    "Can we do next Monday at ten?",
+    "Actually, half past one would suit me better.",
+    "The one playing up is P-200, it's making a horrible grinding noise.",
+    "December the fourteenth, please, first thing in the morning.",
+    "Oh, er, how about Wednesday the ninth at quarter to three?",
+    "No wait, sorry, make that the 3rd instead.",
+    "Any chance of getting somebody round on Friday the fourth around two o'clock?",
+    "Mornings are better for me, like quarter past nine or so.",
+    "Could you book P-100 in for Tuesday the eighth in the afternoon?",
+    "Er, I'm free Monday the seventh, you know, say about four o'clock.",
+)
+
+
 def first_word_fate(reference: str, hypothesis: str) -> str:
     """What became of the reference's first word: ``kept`` (heard as said), ``garbled``
     (something else was heard in its place) or ``dropped`` (nothing was: a clipped start).

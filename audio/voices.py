@@ -96,6 +96,24 @@ def held_out_voices() -> tuple[Voice, ...]:
         replace(base, name=f"{base.name} pink 15dB", noise="pink", snr_db=15.0))) + (BASES[0],)
 
 
+# A second held-out set of voices (with audio.corpus.HELD_OUT_VALUES_2): accents and a variant no
+# threshold or rule was set on.
+HELD_OUT_BASES_2 = (
+    Voice("espeak en-gb-x-gbclan", "espeak", "en-gb-x-gbclan", speed=165),
+    Voice("espeak en-gb-x-gbcwmd", "espeak", "en-gb-x-gbcwmd", speed=160),
+    Voice("espeak en-us-nyc", "espeak", "en-us-nyc", speed=170),
+    Voice("espeak en-us+f4", "espeak", "en-us+f4", speed=160, pitch=70),
+)
+
+
+def held_out_voices_2() -> tuple[Voice, ...]:
+    """Each second held-out base voice as synthesised, 1.1x faster and in white noise at
+    15 dB SNR, and Piper (13 voices)."""
+    return tuple(v for base in HELD_OUT_BASES_2 for v in (
+        base, replace(base, name=f"{base.name} 1.1x", tempo=1.1),
+        replace(base, name=f"{base.name} white 15dB", noise="white", snr_db=15.0))) + (BASES[0],)
+
+
 def missing_tools() -> tuple[str, ...]:
     """The programs the voice set needs that are not on ``PATH``."""
     return tuple(tool for tool in TOOLS if shutil.which(tool) is None)

@@ -266,3 +266,13 @@ def test_the_held_out_turns_share_no_phrasing_or_voice_with_the_calibration_set(
         values = reader.values(text)
         assert values, text
         assert all(trust.is_expected(s, expect) for s in values), text
+    # ... and so does the second held-out set, against both of the sets before it
+    second = voices.held_out_voices_2()
+    assert len(second) == 13 and {v.name for v in second} & (calibration | {
+        v.name for v in held}) == {"piper"}
+    assert not set(corpus.HELD_OUT_VALUES_2) & {*corpus.HELD_OUT_VALUES, *corpus.EXPECTED_VALUES,
+                                                 *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
+    for text in corpus.HELD_OUT_VALUES_2:
+        values = reader.values(text)
+        assert values, text
+        assert all(trust.is_expected(s, expect) for s in values), text

@@ -191,6 +191,17 @@ def test_referent_other_pump_resolves_to_the_callers_one_other_asset(said):
     assert slot_values(proposal) == {ASSET: "P-200"}
 
 
+@pytest.mark.parametrize("said", ["No, sorry, I meant P-200, not the other one.",
+                                  "P-200 rather than the other pump",
+                                  "It's P-200, not the other one"])
+def test_a_negated_referent_points_at_nothing_the_named_asset_stands(said):
+    proposal = propose(said, booked())
+    assert proposal.correction is CorrectionKind.REPLACE, proposal.reason
+    assert slot_values(proposal) == {ASSET: "P-200"}
+    first = propose(said)  # no asset held yet: the named one, not a question of which
+    assert slot_values(first) == {ASSET: "P-200"}, first.reason
+
+
 BOOKINGS = (("BK-1", "P-100", "2026-12-02"), ("BK-2", "P-200", "2026-12-09"))
 
 

@@ -155,7 +155,13 @@ def test_window_words(said, window):
     ("said", "value", "candidates"),
     [("Thursday the 10th", "2026-12-10", ()), ("thursday the 3rd", "2026-12-03", ()),
      ("Friday, December 4th", "2026-12-04", ()),
-     ("Thursday the 11th", None, ("2026-12-03", "2026-12-11"))],  # they disagree: ask
+     ("Thursday the 11th", None, ("2026-12-03", "2026-12-11")),  # they disagree: ask
+     # a recogniser writes "the tenth" after a weekday as "the 10": read as the 10th
+     ("Thursday the 10", "2026-12-10", ()), ("maybe Thursday the 10, in the afternoon",
+                                             "2026-12-10", ()),
+     ("Thursday the 11", None, ("2026-12-03", "2026-12-11")),
+     ("Thursday the 10 am slot", "2026-12-03", ()),  # an hour, not a day
+     ("Thursday, the 10 oclock one", "2026-12-03", ())],
 )
 def test_weekday_with_a_date_is_pinned_by_the_date_when_they_agree(said, value, candidates):
     slot = propose(said, context(expecting=VISIT_DATE)).slot(VISIT_DATE)

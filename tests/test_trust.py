@@ -183,3 +183,20 @@ def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, cl
     assert verdict.clear is clear, verdict
     if not clear:
         assert verdict.reason == "a month was said that the date read is not in"
+
+
+@pytest.mark.parametrize("text, clear", [
+    ("Can we do Wednesday the night since then?", False),  # "Wednesday the ninth", misheard
+    ("Can we do Wednesday at home instead?", False),  # "at ten": the time was not heard
+    ("Can we do Wednesday the 9th instead?", True),
+    ("Wednesday at 10 works for me.", True),
+    ("Wednesday at 2pm please.", True),
+    ("Wednesday, the afternoon if you can.", True),
+    ("Wednesday would be great.", True),
+])
+def test_a_date_followed_by_a_word_that_introduces_no_value_is_checked(text, clear):
+    slots = (SlotValue(VISIT_DATE, "2026-12-02", "wednesday"),)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a word after the date introduces no value"

@@ -78,18 +78,28 @@ class Referent:
 
 
 def find_referent(text: str, context: ProposalContext) -> Referent | None:
-    """ "the other pump" / "my other booking": the caller's one other asset or booking."""
-    match = _REFERENT_BOOKING.search(text)
+    """ "the other pump" / "my other booking": the caller's one other asset or booking. "P-200,
+    not the other one" moves away from the other one: a negated referent points at nothing."""
+    match = _affirmed(_REFERENT_BOOKING, text)
     if match:
         current = context.ledger.value(BOOKING_REF)
         others = tuple(ref for ref, _, _ in context.bookings if ref != current)
         return _referent(BOOKING_REF, others, match.group(0))
-    match = _REFERENT_ASSET.search(text)
+    match = _affirmed(_REFERENT_ASSET, text)
     if match:
         current = context.ledger.value(ASSET)
         others = tuple(a.id for a in context.caller.assets if a.id != current)
         return _referent(ASSET, others, match.group(0))
     return None
+
+
+_NEGATED = re.compile(r"\b(?:not|rather than|instead of)\s*$")
+
+
+def _affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` that no "not" / "rather than" / "instead of" negates."""
+    return next((m for m in pattern.finditer(text) if not _NEGATED.search(text[:m.start()])),
+                None)
 
 
 def _referent(field: str, others: tuple[str, ...], text: str) -> Referent:

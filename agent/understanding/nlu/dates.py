@@ -108,7 +108,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"\b(?:(?P<q>next|this coming|this|coming|last|past) )?(?P<wd>{_WD})s?\b"
     )),
     ("ordinal", re.compile(
-        rf"\b(?:(?:the|on|on the) )?(?:(?P<day>\d{{1,2}}){_ORD}|(?<=the )(?P<forth>forth))\b"
+        rf"\b(?:(?:the|on|on the) )?(?:(?P<day>\d{{1,2}}){_ORD}|(?<=the )(?P<forth>forth)"
+        # "Thursday the 10": a recogniser writes "the tenth" after a weekday without its suffix
+        r"|(?<=day the )(?P<bare>\d{1,2})(?![\d:.]| ?(?:am|pm|oclock|15|30|45)\b))\b"
         rf"(?! (?:{lexicon.ASSET_NOUNS}|1|one|option|choice|time|week|floor|thing|of all"
         r"|place|call|visit|attempt|try|line|shift|quarter|half|person|row|one|box|item"
         r"|generation|version|edition|unit|step|year|day|month)\b)"
@@ -212,6 +214,12 @@ _ADJECTIVES = frozenset("available free open clear good fine great better best i
                         "early earlier late later same latest earliest".split())
 
 
+def _after_a_weekday(text: str, match: re.Match[str]) -> bool:
+    """A bare number is a day of the month right after "<weekday> the" ("Thursday the 10"),
+    read as "Thursday the 10th" is: a day that is not that weekday is asked about."""
+    return re.search(rf"\b(?:{_WD}),? the $", text[:match.start("bare")]) is not None
+
+
 def _is_a_noun(word: str) -> bool:
     return not (word[0].isdigit() or word in lexicon.ORDINAL_DATE_FOLLOWERS
                 or word in lexicon.WEEKDAYS or re.fullmatch(lexicon.MONTHS, word))
@@ -288,7 +296,10 @@ def _reading(match: re.Match[str], kind: str, text: str, today: date,
             return None  # "my 3rd call", "a person first": a rank, not a day of the month
         if _ordinal_heads_a_noun(text, match):
             return None  # "on 2nd thoughts", "the 1st time": the ordinal modifies a noun
-        value = ordinal_date(int(match.group("day") or 4), today)  # "the forth": the 4th
+        if match.group("bare") and not _after_a_weekday(text, match):
+            return None
+        day = match.group("day") or match.group("bare") or 4  # "the forth": the 4th
+        value = ordinal_date(int(day), today)
         found = (value,) if value else ()
     if not found:
         return None
