@@ -446,3 +446,19 @@ async def test_a_question_about_terms_changes_nothing_and_offers_a_colleague(sai
         await c.settle()
         assert {(b["asset"], b["date"]) for b in c.bookings()} == {
             ("P-200", "2026-12-03"), (SEEDED["asset"], SEEDED["date"])}
+
+
+@pytest.mark.parametrize("said", ["Oh, and we actually bought it in the US, does that change "
+                                  "anything?", "the pump is configuration C9"])
+async def test_a_scope_the_caller_claims_is_refused_and_the_records_named(said):
+    async with call() as c:
+        await c.say("Can we return a filter kit that's never been opened?")
+        await c.settle()
+        assert c.field("opened").value == "no"  # "never been opened" is not opened
+        asked = len(c.events("clarification_requested"))
+        await c.say(said)
+        await c.settle()
+        [rejected] = c.events("field_rejected")
+        assert rejected.get("reason") == "trusted_scope"
+        assert "in your account's records" in c.sink.last, c.sink.last
+        assert len(c.events("clarification_requested")) == asked  # nothing asked for it

@@ -114,6 +114,12 @@ def test_item_category_matched_against_returns_procedures(said, item):
         ("we haven't opened it", "no"), ("it has not been opened", "no"),
         ("I opened it", "yes"), ("it's been opened", "yes"), ("we used it once", "yes"),
         ("already opened", "yes"), ("i unpacked it", "yes"),
+        # a negation with words of tense or emphasis between it and the opening
+        ("an impeller that's never been opened", "no"), ("it hasn't even been opened", "no"),
+        ("nobody has opened it", "no"), ("we haven't taken it out of the box", "no"),
+        ("still in the shrink wrap", "no"),
+        ("my colleague says he did open it actually", "yes"), ("I have opened it", "yes"),
+        ("they opened them", "yes"),
     ],
 )
 def test_opened_with_negation(said, opened):

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from agent.core.actions import Action
 from agent.core.ledger import LedgerSnapshot
-from agent.core.names import VISIT_DATE
+from agent.core.names import REGION, VISIT_DATE
 from agent.core.ports import EvidenceBundle, Resolution
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
@@ -56,6 +56,15 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
         ctx.ask(field_question(first.field, ctx.caller, reads=(), prefix=(
             f"Sorry, we can't come at {spoken_time(first.value)}.",
             "We visit from 8 to 12 and from 1 to 5.")))
+    elif first.reason == "trusted_scope":
+        # "We bought it in the US": the scope of an answer comes from the records, never from
+        # what is said. Say what the answer goes by; asking for the field would invite more.
+        held = ctx.ledger.current.value(first.field) or (
+            ctx.caller.region if first.field == REGION else None)
+        noun = first.field.replace("_", " ")
+        ctx.say((f"I can only go by the {noun} in your account's records"
+                 + (f", which is {held}." if held else "."),
+                 "A colleague can correct the records if they're wrong."), SpeechKind.INFO)
     else:
         ctx.ask(field_question(first.field, ctx.caller, reads=(),
                                prefix=("Sorry, I couldn't use that.",)))

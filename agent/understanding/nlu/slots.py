@@ -73,15 +73,22 @@ _REGION_WORDS = "|".join(sorted(lexicon.REGIONS, key=len, reverse=True))
 _REGION = re.compile(
     rf"\b(?:region|in the|from the|bought in|purchased in|bought it in|in) (?P<r>{_REGION_WORDS})\b"
 )
+# Not opened: a negation, then up to three words of tense or emphasis ("never been", "hasn't
+# even been", "not actually"), then a word of opening or using; or a word that says sealed.
+_NOT = r"(?:not|never|(?:has|have|had|did|does|do|is|was|were|are)n'?t|no one (?:has|ever)" \
+       r"|nobody (?:has|ever))"
 _UNOPENED = re.compile(
-    r"\b(?:unopened|not opened|never opened|still sealed|sealed|not been opened|hasn'?t been"
-    r" opened|haven'?t opened|didn'?t open|did not open|have not opened|has not been opened"
-    r"|never used|unused|still in (?:the|its) (?:box|packaging|wrapper)|in the original"
-    r" (?:box|packaging)|not (?:even )?(?:taken|took) (?:it )?out|new in box|brand new)\b"
+    rf"\b{_NOT}(?: (?:yet|ever|even|actually|really|been|once|properly|at all|it|them)){{0,3}}"
+    r" (?:opened|open|used|unsealed|unpacked|touched|taken (?:it |them )?out"
+    r"|took (?:it |them )?out)"
+    r"|\b(?:unopened|still sealed|sealed|unused|still in (?:the|its) (?:box|packaging|wrapper"
+    r"|shrink ?wrap)|in the original (?:box|packaging)|new in box|brand new)\b"
 )
 _OPENED = re.compile(
-    r"\b(?:opened|i open(?:ed)? it|we open(?:ed)? it|it'?s open|it is open|unsealed|unpacked"
-    r"|used it|we used|i used|installed it|took it out|broke the seal|been opened|tried it)\b"
+    r"\b(?:opened|(?:i|we|he|she|they|someone|somebody) (?:did |have |has |had )?"
+    r"(?:actually )?open(?:ed)? (?:it|them)|did (?:actually )?open (?:it|them)|it'?s open"
+    r"|it is open|unsealed|unpacked|used it|we used|i used|installed it|took it out"
+    r"|broke the seal|been opened|tried it)\b"
 )
 
 
