@@ -462,3 +462,30 @@ async def test_a_scope_the_caller_claims_is_refused_and_the_records_named(said):
         assert rejected.get("reason") == "trusted_scope"
         assert "in your account's records" in c.sink.last, c.sink.last
         assert len(c.events("clarification_requested")) == asked  # nothing asked for it
+
+
+@pytest.mark.parametrize(("said", "op"), [
+    ("Oh, and the P-100 one, could you move it to Wednesday afternoon instead?",
+     "reschedule_booking"),
+    ("Actually, cancel the P-100 one.", "cancel_booking")])
+async def test_a_move_or_cancel_naming_the_first_of_two_visits_changes_that_one(said, op):
+    async with call() as c:
+        await c.say("I need a service visit for P-100 on Thursday morning.")
+        await c.say("Yes, book it.")
+        await c.until("action_committed")
+        await c.say("And one for P-200 on Friday afternoon as well.")
+        await c.say("Yes please.")
+        await c.settle()
+        first = next(b["ref"] for b in c.bookings() if b["asset"] == "P-100")
+        await c.say(said)
+        await c.until("confirmation_requested", op=op)
+        await c.say("Yes.")
+        await c.settle()
+        assert c.events("question_started")[-1].get("reason") == "another_booking"
+        by_asset = {b["asset"]: b for b in c.bookings()}
+        assert by_asset["P-200"]["date"] == "2026-12-04"  # the second visit is untouched
+        if op == "reschedule_booking":
+            assert len(c.bookings()) == 2
+            assert (by_asset["P-100"]["ref"], by_asset["P-100"]["date"]) == (first, "2026-12-02")
+        else:
+            assert "P-100" not in by_asset

@@ -328,6 +328,14 @@ def test_cancel_that_with_a_new_value_is_a_replace_not_a_cancel():
     assert (proposal.intent, proposal.correction) == (Intent.CORRECTION, CorrectionKind.REPLACE)
 
 
+@pytest.mark.parametrize("said", ["Actually, cancel the P-200 one.",
+                                  "sorry, cancel the booking for P-200 instead"])
+def test_a_cancel_whose_object_is_the_value_named_stays_a_cancel(said):
+    proposal = propose(said, booked())  # P-100 held: P-200 is the visit called off
+    assert proposal.intent is Intent.CANCEL, proposal.reason
+    assert slot_values(proposal) == {ASSET: "P-200"}
+
+
 def test_cancel_my_booking_for_a_day_stays_a_cancel():
     assert propose("cancel my booking for thursday", booked()).intent is Intent.CANCEL
 

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from agent.core.dependencies import Invalidation
 from agent.core.ledger import FieldOp
-from agent.core.names import LANGUAGE
+from agent.core.names import ASSET, BOOKING_REF, LANGUAGE
 from agent.core.speech import SpeechKind
 from agent.service.answer_desk import AnswerDesk
 from agent.service.answer_scope import Topic
@@ -99,16 +99,30 @@ def offer_person(call: Call, first: str) -> None:
 
 
 def new_question_if_fresh(call: Call, p: Proposal) -> None:
-    """A fresh booking request after a settled one is a new question (a new ledger).
+    """A fresh booking request after a settled one is a new question (a new ledger), and so is
+    a move or a cancel of another booking than the one just settled ("the P-100 one, could you
+    move it to Wednesday?" after booking P-200): the booking it names is then found afresh.
 
-    Only when nothing is in flight or awaiting an answer, and the turn corrects nothing:
+    Only when nothing is in flight or awaiting an answer, and a request corrects nothing:
     "Actually Thursday" after a booking changes THAT booking instead.
     """
     desk = call.bookings
-    if p.intent is not Intent.BOOK or p.correction is not CorrectionKind.NONE \
-            or desk.target_ref is None or desk.in_flight() or desk.draft() is not None:
+    if desk.target_ref is None or desk.in_flight() or desk.draft() is not None:
         return
-    call.new_question("new_booking_request")
+    if p.intent is Intent.BOOK and p.correction is CorrectionKind.NONE:
+        call.new_question("new_booking_request")
+    elif p.intent in (Intent.RESCHEDULE, Intent.CANCEL) and _names_another_booking(desk, p):
+        call.new_question("another_booking")
+
+
+def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
+    """The turn names a booking (by reference) or an asset that is not the settled target's."""
+    target = desk.records.get(desk.target_ref or "")
+    ref, asset = p.slot(BOOKING_REF), p.slot(ASSET)
+    if ref is not None and ref.value:
+        return ref.value != desk.target_ref
+    return target is not None and asset is not None and asset.value is not None \
+        and asset.value != target.asset
 
 
 def set_focus(call: Call, p: Proposal) -> None:

@@ -65,6 +65,13 @@ def _asks_to_cancel(text: str, terms: list[tuple[int, int]]) -> bool:
     return any(not _inside(m.start(), outside) for m in _CANCEL.finditer(text))
 
 
+def cancels_what_it_names(text: str, said: list[str]) -> bool:
+    """A value said as the object of the cancel ("actually, cancel the P-100 one"): the visit
+    for that value is called off; "cancel that, make it Thursday" replaces a value instead."""
+    return any(re.search(rf"\bcancel\w* (?:[\w'-]+ ){{0,3}}?{re.escape(words)}\b", text)
+               for words in said if words)
+
+
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= position < end for start, end in spans)
 

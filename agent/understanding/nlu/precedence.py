@@ -48,7 +48,8 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
     booking_values = any(s.field in BOOKING_VALUES for s in slots)
     if explicit is Intent.GOODBYE and slots:
         explicit = None  # "see you on Thursday" gives a date, it does not hang up
-    if explicit is Intent.CANCEL and booking_values and marker and changes:
+    if explicit is Intent.CANCEL and booking_values and marker and changes \
+            and not intents.cancels_what_it_names(text, [s.text for s in changes]):
         explicit = None  # "cancel that, make it Thursday" replaces a value
     if explicit is Intent.RESCHEDULE and changes and not _booked(context):
         explicit = None  # "move it to Friday" before anything is booked corrects the request
