@@ -489,3 +489,17 @@ async def test_a_move_or_cancel_naming_the_first_of_two_visits_changes_that_one(
             assert (by_asset["P-100"]["ref"], by_asset["P-100"]["date"]) == (first, "2026-12-02")
         else:
             assert "P-100" not in by_asset
+
+
+@pytest.mark.parametrize("said", ["Yes, not right.", "Yeah, no.", "Yes, that's wrong."])
+async def test_a_yes_that_takes_itself_back_books_nothing_and_is_asked_again(said):
+    async with call() as c:
+        await c.say("Book P-100 for Thursday morning.")
+        await c.until("confirmation_requested", op="create_booking")
+        reply = await c.say(said)
+        await c.settle()
+        assert not c.events("action_dispatched") and c.bookings() == []
+        assert "go ahead" in reply.lower() or "shall i" in reply.lower(), reply
+        await c.say("Yes.")
+        await c.settle()
+        assert [b["date"] for b in c.bookings()] == ["2026-12-03"]

@@ -27,6 +27,9 @@ _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
 _QUESTION = re.compile(rf"\b(?:{intent_words.QUESTION})\b")
 _YES = re.compile(rf"^(?:{intent_words.YES})\b")
 _NO = re.compile(rf"^(?:{intent_words.NO})\b")
+_TAKEN_BACK = re.compile(
+    r"\b(?:not (?:right|correct|quite)|wrong|incorrect|isn'?t right)\b"
+    r"|^(?:yes|yeah|yep),? no\b(?! problem| worries| bother| doubt)")
 _GO_AHEAD = re.compile(rf"\b(?:{intent_words.GO_AHEAD})\b")
 # "book another visit", "a second booking", "I also need a visit": a new task, not an edit.
 _ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
@@ -92,11 +95,13 @@ def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | Non
 
 
 def answer_intent(text: str) -> Intent | None:
-    """Yes or no, read only at the start of the turn."""
+    """Yes or no, read only at the start of the turn. A yes that takes itself back ("yes, not
+    right", "yeah, no", "yes, that's wrong", often a mishearing) is no answer: it is asked
+    again."""
     if _NO.match(text):
         return Intent.NO
     if _YES.match(text):
-        return Intent.YES
+        return None if _TAKEN_BACK.search(text) else Intent.YES
     return None
 
 
