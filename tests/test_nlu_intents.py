@@ -22,6 +22,8 @@ BOOK = [
     "set up a service call next monday in the afternoon",
     "we need a repair visit for two units",
     "Can you come on the 3rd of December in the morning?",
+    # a day with nothing under way, the asset not heard ("P-100" misheard as "the 100")
+    "We'll cover it for the 100 on Monday afternoon", "Monday afternoon works for us",
 ]
 RESCHEDULE = [
     "I need to reschedule my visit",

@@ -103,12 +103,17 @@ def _booked(context: ProposalContext) -> bool:
 def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext,
                       booked_ok: bool = False) -> bool:
     """An asset and a day, window or time, while no booking is under way, is a request for a
-    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably").
-    ``booked_ok``: a booking already made does not count as under way (a visit more)."""
+    visit whatever the verb ("P-100, Friday morning", "K9 on the 9th, mornings preferably"); so
+    is a day with nothing under way at all, the asset not heard ("...for the 100 on Monday
+    afternoon": the agent asks which one). ``booked_ok``: a booking already made does not
+    count as under way (a visit more)."""
     fields = {s.field for s in slots}
     under_way = _under_way(context) and not (booked_ok and context.expecting is None)
-    return not under_way and ASSET in fields and bool(
-        fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
+    if under_way:
+        return False
+    if ASSET in fields:
+        return bool(fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
+    return VISIT_DATE in fields and not _under_way(context)
 
 
 def _held(field: str, context: ProposalContext) -> str | None:
