@@ -248,3 +248,15 @@ def test_a_yes_with_a_new_value_stays_a_correction(said):
 
 def test_a_yes_with_held_values_and_no_question_pending_is_no_go_ahead():
     assert not propose("yes, Friday", context(values=_HELD)).go_ahead
+
+
+@pytest.mark.parametrize("said", ["Can you order us a replacement impeller and ship it to Tempe?",
+                                  "is the impeller in stock", "I'd like to buy a filter kit"])
+def test_an_item_to_buy_is_no_returns_question(said):
+    assert propose(said).intent is not Intent.POLICY_QUESTION
+
+
+@pytest.mark.parametrize("said", ["can I return the impeller I ordered",
+                                  "we bought a filter kit, can we return it"])
+def test_an_item_bought_and_returned_is_a_returns_question(said):
+    assert propose(said).intent is Intent.POLICY_QUESTION

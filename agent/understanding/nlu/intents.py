@@ -27,6 +27,8 @@ _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
 _QUESTION = re.compile(rf"\b(?:{intent_words.QUESTION})\b")
 _YES = re.compile(rf"^(?:{intent_words.YES})\b")
 _NO = re.compile(rf"^(?:{intent_words.NO})\b")
+_ORDER = re.compile(r"\b(?:order|ordering|buy|buying|purchase|purchasing|a quote for"
+                    r"|price (?:of|for)|in stock|stock)\b")
 _TAKEN_BACK = re.compile(
     r"\b(?:not (?:right|correct|quite)|wrong|incorrect|isn'?t right)\b"
     r"|^(?:yes|yeah|yep),? no\b(?! problem| worries| bother| doubt)")
@@ -80,8 +82,9 @@ def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
 
 
 def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | None:
-    """A question or a booking request."""
-    if has_item or _POLICY.search(text):
+    """A question or a booking request. An item to buy ("order us a replacement impeller") is
+    no returns question: the agent sells nothing, and says what it can do instead."""
+    if (has_item and not _ORDER.search(text)) or _POLICY.search(text):
         return Intent.POLICY_QUESTION
     if _BOOK.search(text) and not _QUESTION.search(text):
         return Intent.BOOK  # "book a visit to replace the valve gasket"
