@@ -39,8 +39,10 @@ CALLS = Path(__file__).parent / "calls"
 # took 26.6 min with them, installs included. 05, 22 and 30 (which Thursday; a cancellation
 # without the word; a booking without a booking verb: understanding, which text mode checks
 # in `make test`) moved the same way in session 9, to make room for the demo's processes
-# and the voice link's leak and bounds tests (issues 17, 19).
-IN_MAKE_TEST = ("01", "03", "06", "11", "14", "17", "18",
+# and the voice link's leak and bounds tests (issues 17, 19). 03 and 11 (a date changed after
+# dispatch; an unknown outcome reconciled, not retried: dispatch races that text mode also
+# plays in `make test`) moved in session 10, for the second blind round's scripts and tests.
+IN_MAKE_TEST = ("01", "06", "14", "17", "18",
                 # 36-40 (issue 14, written blind): the repair ladder when the caller's answer
                 # is itself misheard, in espeak-ng voices from recorded WAVs (`audio:`). In
                 # about one run in three the VAD hears nothing at all in 38's fourth turn
