@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -131,3 +133,41 @@ async def test_a_closed_tab_leaves_no_gradio_session_state_behind():
     await unload[0].fn(gr.Request(session_hash="tab-1"))
     assert "tab-1" not in holder.session_data and "tab-2" in holder.session_data
     await unload[0].fn(gr.Request(session_hash="tab-1"))  # a second close is harmless
+
+
+# Eight threads, alive together, each allocating: glibc gives each an arena of its own unless
+# the process limited them first. malloc_stats() lists the arenas on stderr.
+ARENA_PROBE = """
+import ctypes, sys, threading
+from ui.demo_build import limit_malloc_arenas
+if sys.argv[1] == "limited" and not limit_malloc_arenas():
+    sys.exit(3)
+libc = ctypes.CDLL(None)
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+together = threading.Barrier(8)
+def allocate():
+    libc.malloc(4096)
+    together.wait()
+threads = [threading.Thread(target=allocate) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+libc.malloc_stats()
+"""
+
+
+def test_a_demo_process_keeps_its_threads_to_two_malloc_arenas():
+    """Issue 19: freed memory stayed resident in arenas other threads did not use; a demo
+    process (build_demo) allocates from at most MALLOC_ARENAS of them."""
+    from ui.demo_build import MALLOC_ARENAS
+
+    def arenas(mode: str) -> int:
+        run = subprocess.run([sys.executable, "-c", ARENA_PROBE, mode], capture_output=True,
+                             text=True, timeout=60)
+        if run.returncode == 3:
+            pytest.skip("not glibc: no M_ARENA_MAX")
+        assert run.returncode == 0, run.stderr
+        return sum(line.startswith("Arena ") for line in run.stderr.splitlines())
+
+    assert arenas("limited") <= MALLOC_ARENAS < arenas("default")

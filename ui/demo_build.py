@@ -8,6 +8,7 @@ functions so ``amend --help`` stays fast.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 from dataclasses import dataclass, field
 
 from ui.llm_proposer import ProposerSettings
@@ -69,9 +70,29 @@ class DemoOptions:
     max_sessions: int = 8  # simultaneous voice links per process (audio.browser)
 
 
+# glibc's malloc arenas in a demo process (limit_malloc_arenas).
+MALLOC_ARENAS = 2
+_M_ARENA_MAX = -8  # mallopt's parameter, from glibc's malloc.h
+
+
+def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """At most ``arenas`` glibc malloc arenas from now on in this process (side effect:
+    ``mallopt(M_ARENA_MAX)``); False where the C library has no such setting (macOS, musl).
+
+    glibc gives each thread that allocates an arena of its own, up to eight per core, and
+    memory freed in one arena serves only the threads on it. A demo process allocates from a
+    dozen threads (each call's VAD, Smart Turn and output threads, Whisper's workers, the
+    executor), so freed memory piled up, resident, in arenas other threads did not use:
+    ``amend bench --only soak`` (4 browsers, 10 min) ran about 100 MiB lower with two arenas
+    (README, issue 19)."""
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    return mallopt is not None and mallopt(_M_ARENA_MAX, arenas) == 1
+
+
 def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
-    """One demo process's app and its session hub. ``shared``: a
-    :class:`ui.bootstrap.SharedSystems` every tab is a tenant of (``--workers``, ``--db``)."""
+    """One demo process's app and its session hub (side effect: at most MALLOC_ARENAS malloc
+    arenas in this process). ``shared``: a :class:`ui.bootstrap.SharedSystems` every tab is
+    a tenant of (``--workers``, ``--db``)."""
     from ui.app import build_app
     from ui.bootstrap import fixed_clock, rule_proposer
     from ui.demo_world import world_builder
@@ -80,6 +101,7 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     from ui.scripted import ScriptRunner
     from ui.session_hub import SessionHub
 
+    limit_malloc_arenas()  # before the speech models and the calls' threads allocate
     personas = load_personas(options.personas_file or DEFAULT_PATH)
     clock = fixed_clock(options.clock_text) if options.clock_text else None
     # One proposer for every tab; a model's HTTP client lives as long as the process.
