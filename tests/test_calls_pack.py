@@ -17,6 +17,7 @@ from audio.calls.evidence import Verdict
 from audio.calls.mode import TextMode
 from audio.calls.runner import run_calls
 from audio.calls.script import load_script
+from tests.pack_support import longest_first
 from ui.call_cli import world_factory
 
 PACK = sorted((Path(__file__).parent / "calls").glob("*.yaml"))
@@ -39,7 +40,7 @@ def test_pack_covers_seed_001_and_the_seed_000_races():
 
 @pytest.fixture(scope="module")
 def pack_results():
-    results, skipped = asyncio.run(run_calls([str(p) for p in TEXT], "text", world_factory,
+    results, skipped = asyncio.run(run_calls(longest_first(TEXT), "text", world_factory,
                                              TextMode, concurrency=12))
     assert not skipped
     return {r.id: r for r in results}

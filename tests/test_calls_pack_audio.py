@@ -25,6 +25,7 @@ import pytest
 from audio.calls.evidence import Verdict
 from audio.calls.runner import run_call, run_calls
 from audio.calls.script import load_script
+from tests.pack_support import longest_first
 from ui.call_cli import mode_factory, world_factory
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
@@ -73,7 +74,7 @@ def audio_results(cpu_hog):
     """Every script of the half, two calls at a time, with one core kept busy by another
     process (``cpu_hog``): correctness must not depend on an idle machine."""
     assert cpu_hog.poll() is None, "the CPU hog is not running"
-    results, skipped = asyncio.run(run_calls([str(p) for p in SCRIPTS], "audio", world_factory,
+    results, skipped = asyncio.run(run_calls(longest_first(SCRIPTS), "audio", world_factory,
                                              mode_factory("audio"), concurrency=CALLS_AT_ONCE))
     assert not skipped
     return {r.id: r for r in results}
@@ -103,8 +104,11 @@ def test_pack_script_passes_in_audio_mode(audio_results, script):
     assert result.latency_ms["voice_to_voice"], "audio mode measured no voice-to-voice latency"
 
 
+@pytest.mark.skipif(not ALL, reason="make test-audio: make test plays the same control in "
+                    "tests/test_audio_mode.py, on a short script")
 def test_no_audio_flush_makes_the_barge_in_script_fail(cpu_hog):
-    """Known-answer control: without the flush, stale audio plays after the barge-in."""
+    """Known-answer control: without the flush, stale audio plays after the barge-in (on the
+    pack's own script 18, with the hog)."""
     script = load_script(CALLS / "18-correction-during-answer-generation.yaml")
     broken = dataclasses.replace(script, agent_faults=("no_audio_flush",))
     result = asyncio.run(run_call(broken, "audio", world_factory, mode_factory("audio")))

@@ -146,4 +146,5 @@ def test_every_pack_script_validates():
         script = load_script(path)
         assert script.id == path.stem
         assert script.clock.year == 2026  # scripts written blind pick their own day
-        assert script.registry == "default"
+        # the demo registry, or a registry file the pack keeps in registries/ (56, 57)
+        assert script.registry == "default" or Path(script.registry).parent.name == "registries"
