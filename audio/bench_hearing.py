@@ -297,23 +297,27 @@ def heard_as_in_a_call(audio: np.ndarray, hotwords: str | None) -> Utterance:
 def trust_turns(voice_list: tuple[voices.Voice, ...],
                 corrupted: tuple[voices.Voice, ...]) -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text) of every turn the trust figures are measured on."""
-    turns = [(v, "expected", t) for v in voice_list for t in corpus.EXPECTED_VALUES]
-    turns += [(v, "unexpected", t) for v in voice_list for t in corpus.UNEXPECTED_VALUES]
-    turns += [(v, "corrupted", t) for v in corrupted for t in corpus.EXPECTED_VALUES]
-    return turns
+    return (_said_by(voice_list, "expected", corpus.EXPECTED_VALUES)
+            + _said_by(voice_list, "unexpected", corpus.UNEXPECTED_VALUES)
+            + _said_by(corrupted, "corrupted", corpus.EXPECTED_VALUES))
 
 
 def held_out_turns() -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text) of the held-out turns: phrasings and voices no threshold was set
     on (:data:`audio.corpus.HELD_OUT_VALUES`, :func:`audio.voices.held_out_voices`)."""
-    return [(v, "expected", t) for v in voices.held_out_voices() for t in corpus.HELD_OUT_VALUES]
+    return _said_by(voices.held_out_voices(), "expected", corpus.HELD_OUT_VALUES)
 
 
 def held_out_turns_2() -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text) of the second held-out set (:data:`audio.corpus.HELD_OUT_VALUES_2`,
     :func:`audio.voices.held_out_voices_2`), written and voiced after trust.py's last rule."""
-    return [(v, "expected", t) for v in voices.held_out_voices_2()
-            for t in corpus.HELD_OUT_VALUES_2]
+    return _said_by(voices.held_out_voices_2(), "expected", corpus.HELD_OUT_VALUES_2)
+
+
+def _said_by(voice_list: tuple[voices.Voice, ...], kind: str,
+             texts: tuple[str, ...]) -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text): every voice of ``voice_list`` saying every one of ``texts``."""
+    return [(v, kind, t) for v in voice_list for t in texts]
 
 
 def corrupted_voices(bases: tuple[voices.Voice, ...]) -> tuple[voices.Voice, ...]:

@@ -91,9 +91,7 @@ HELD_OUT_BASES = (
 def held_out_voices() -> tuple[Voice, ...]:
     """Each held-out base voice as synthesised, 1.15x faster and in pink noise at 15 dB SNR
     (conditions the voice set does not use), and Piper (13 voices)."""
-    return tuple(v for base in HELD_OUT_BASES for v in (
-        base, replace(base, name=f"{base.name} 1.15x", tempo=1.15),
-        replace(base, name=f"{base.name} pink 15dB", noise="pink", snr_db=15.0))) + (BASES[0],)
+    return _held_out(HELD_OUT_BASES, 1.15, "pink")
 
 
 # A second held-out set of voices (with audio.corpus.HELD_OUT_VALUES_2): accents and a variant no
@@ -109,9 +107,15 @@ HELD_OUT_BASES_2 = (
 def held_out_voices_2() -> tuple[Voice, ...]:
     """Each second held-out base voice as synthesised, 1.1x faster and in white noise at
     15 dB SNR, and Piper (13 voices)."""
-    return tuple(v for base in HELD_OUT_BASES_2 for v in (
-        base, replace(base, name=f"{base.name} 1.1x", tempo=1.1),
-        replace(base, name=f"{base.name} white 15dB", noise="white", snr_db=15.0))) + (BASES[0],)
+    return _held_out(HELD_OUT_BASES_2, 1.1, "white")
+
+
+def _held_out(bases: tuple[Voice, ...], tempo: float, noise: str) -> tuple[Voice, ...]:
+    """Each of ``bases`` as synthesised, at ``tempo`` and in ``noise`` at 15 dB SNR, then
+    Piper."""
+    return tuple(v for base in bases for v in (
+        base, replace(base, name=f"{base.name} {tempo:g}x", tempo=tempo),
+        replace(base, name=f"{base.name} {noise} 15dB", noise=noise, snr_db=15.0))) + (BASES[0],)
 
 
 def missing_tools() -> tuple[str, ...]:

@@ -52,9 +52,9 @@ def explicit_intent(text: str) -> Intent | None:
     terms = [] if _POLICY.search(text) else [m.span() for m in _TERMS.finditer(text)]
     if _asks_to_cancel(text, terms) and not _DONT_CANCEL.search(text):
         return Intent.CANCEL
-    if any(not _inside(m.start(), terms) for m in _RESCHEDULE.finditer(text)):
+    if _said_outside(_RESCHEDULE, text, terms):
         return Intent.RESCHEDULE
-    if terms and not any(not _inside(m.start(), terms) for m in _BOOK.finditer(text)):
+    if terms and not _said_outside(_BOOK, text, terms):
         return Intent.TERMS_QUESTION  # "Book P-100, do you charge extra?" is still a booking
     if _GOODBYE.search(text):
         return Intent.GOODBYE
@@ -66,8 +66,7 @@ def _asks_to_cancel(text: str, terms: list[tuple[int, int]]) -> bool:
     "we don't need the visit" asks to cancel; "can I send it back if we don't need it?" and "in
     case we don't need anyone" only suppose it, and "is there a cancellation fee?" asks about
     it. "If the engineer can't come, cancel it": the main clause asks."""
-    outside = [m.span() for m in _CONDITIONAL.finditer(text)] + terms
-    return any(not _inside(m.start(), outside) for m in _CANCEL.finditer(text))
+    return _said_outside(_CANCEL, text, [m.span() for m in _CONDITIONAL.finditer(text)] + terms)
 
 
 def cancels_what_it_names(text: str, said: list[str]) -> bool:
@@ -77,8 +76,10 @@ def cancels_what_it_names(text: str, said: list[str]) -> bool:
                for words in said if words)
 
 
-def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+def _said_outside(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]]) -> bool:
+    """Some match of ``pattern`` starts outside every one of ``spans``."""
+    return any(not any(start <= m.start() < end for start, end in spans)
+               for m in pattern.finditer(text))
 
 
 def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | None:

@@ -108,12 +108,12 @@ def _asks_for_a_visit(slots: list[SlotValue], context: ProposalContext,
     afternoon": the agent asks which one). ``booked_ok``: a booking already made does not
     count as under way (a visit more)."""
     fields = {s.field for s in slots}
-    under_way = _under_way(context) and not (booked_ok and context.expecting is None)
-    if under_way:
+    busy = _under_way(context)
+    if busy and not (booked_ok and context.expecting is None):
         return False
     if ASSET in fields:
         return bool(fields & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME})
-    return VISIT_DATE in fields and not _under_way(context)
+    return VISIT_DATE in fields and not busy
 
 
 def _held(field: str, context: ProposalContext) -> str | None:
