@@ -503,3 +503,43 @@ async def test_a_yes_that_takes_itself_back_books_nothing_and_is_asked_again(sai
         await c.say("Yes.")
         await c.settle()
         assert [b["date"] for b in c.bookings()] == ["2026-12-03"]
+
+
+async def _booked_in_the_call(c) -> None:
+    await c.say("Book P-100 for Tuesday 8 December in the morning.")
+    await c.until("confirmation_requested", op="create_booking")
+    await c.say("Yes.")
+    await c.until("confirmation_spoken", op="create_booking")
+
+
+@pytest.mark.parametrize("said", ["Could you move it?", "Can we reschedule the visit?",
+                                  "push it back an hour"])  # a window: no clock time to count
+async def test_a_move_that_says_nowhere_asks_which_day(said):
+    # The ledger holds the booked values, so the booking matches it: before, the agent said
+    # "already for that time, nothing needs to change" to a move that named no time at all.
+    async with call(caller=ONE_PUMP) as c:
+        await _booked_in_the_call(c)
+        await c.say(said)
+        await c.settle()
+        assert "already for that time" not in c.sink.last, c.sink.last
+        assert "Which day" in c.sink.last and "Tuesday 8 December" in c.sink.last, c.sink.last
+        await c.say("Thursday")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        await c.say("That works.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["version"]) == ("2026-12-03", 2)
+
+
+@pytest.mark.parametrize("said, day", [("Actually, could you push it back a day?", "2026-12-09"),
+                                       ("bring it forward a day", "2026-12-07"),
+                                       ("A week later would be better.", "2026-12-15")])
+async def test_a_booked_visit_moved_by_an_amount(said, day):
+    async with call(caller=ONE_PUMP) as c:
+        await _booked_in_the_call(c)
+        await c.say(said)
+        await c.until("confirmation_requested", op="reschedule_booking")
+        await c.say("Go for it.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["window"], booking["version"]) == (day, "morning", 2)

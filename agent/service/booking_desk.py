@@ -20,6 +20,7 @@ from agent.core.ports import BookingPort, BookingRecord
 from agent.core.speech import SpeechKind
 from agent.service.booking_questions import (
     ask_field,
+    ask_where_to,
     check_together,
     confirm_fields,
     confirmation,
@@ -49,6 +50,7 @@ class BookingDesk(Desk):
         self.workflow = BookingWorkflow()  # goal, target, awaited draft, consent: its alone
         self.told_notice: set[tuple[str, int]] = set()
         self.dispatcher = Dispatcher(ctx, port, self)
+        self.move_named_nothing = False  # "could you move it?": ask where (set per turn)
 
     def start_task(self) -> None:
         """Forget the previous task's goal and target; its actions stay as history."""
@@ -109,8 +111,7 @@ class BookingDesk(Desk):
         """A cancellation was read back and waits for the caller's yes: asking to cancel it
         again ("Yes, cancel it", "please cancel it") is that yes, not a new request."""
         draft = self.draft()
-        return draft is not None and draft.op is Op.CANCEL_BOOKING \
-            and self.awaiting == draft.id
+        return draft is not None and draft.op is Op.CANCEL_BOOKING and self.awaiting == draft.id
 
     def cancel_intent(self) -> bool:
         """The caller wants to cancel. A draft dies at once (seed 001 case 14).
@@ -228,6 +229,9 @@ class BookingDesk(Desk):
                 and record.status != "cancelled":
             if quiet:
                 return
+            if self.move_named_nothing:
+                self.move_named_nothing = False
+                return ask_where_to(ctx, record)
             ctx.say((f"Booking {record.ref} is already for that time.",
                      "Nothing needs to change."))
             return

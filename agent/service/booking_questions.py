@@ -13,6 +13,7 @@ from typing import assert_never
 from agent.core.actions import Action
 from agent.core.caller import CallerProfile
 from agent.core.ledger import LedgerSnapshot
+from agent.core.names import VISIT_DATE
 from agent.core.ops import Op, spec
 from agent.core.ports import BookingRecord
 from agent.service.dialogue import CallContext
@@ -25,6 +26,7 @@ from agent.service.render import (
 from agent.service.repair import CONFIRMATION, Question, field_question
 from agent.service.repair_words import confirm_plainly
 from agent.service.slots import BOOKING_READS
+from agent.service.spoken import spoken_date
 
 
 def confirm_fields(snap: LedgerSnapshot, op: str) -> list[str]:
@@ -68,3 +70,10 @@ def check_together(ctx: CallContext, field: str, together: tuple[tuple[str, str]
 def ask_field(ctx: CallContext, field: str, candidates: tuple[str, ...] = ()) -> None:
     """Ask for one field (the repair ladder words it when it follows itself)."""
     ctx.ask(field_question(field, ctx.caller, candidates, heard=ctx.heard.pop(field, None)))
+
+
+def ask_where_to(ctx: CallContext, record: BookingRecord) -> None:
+    """A move that said nothing of where ("could you move it?", "push it back an hour" with no
+    clock time held): say where the booking stands and ask which day."""
+    ctx.ask(field_question(VISIT_DATE, ctx.caller, prefix=(
+        f"Booking {record.ref} is for {spoken_date(record.date)}.",)))

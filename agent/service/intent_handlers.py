@@ -26,7 +26,7 @@ from agent.service.invalidation import invalidate_dependents
 from agent.service.repair import PERSON, REQUEST, Question
 from agent.service.vocabulary import Focus, HandoffReason, Offer, OfferKind
 from agent.service.workflow import GoalEvent
-from agent.understanding.proposals import CorrectionKind, Intent, Proposal
+from agent.understanding.proposals import CorrectionKind, Intent, Proposal, SlotRole
 
 
 class Call(Protocol):
@@ -128,6 +128,8 @@ def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
 def set_focus(call: Call, p: Proposal) -> None:
     """The desk the intent puts in focus, and the booking goal or question topic it sets."""
     desk = call.bookings
+    desk.move_named_nothing = p.intent is Intent.RESCHEDULE and not any(
+        s.role is SlotRole.TO for s in p.slots)
     if p.intent in (Intent.BOOK, Intent.RESCHEDULE):
         call.focus = Focus.BOOKING
         desk.workflow.on(GoalEvent.WANT_BOOK if p.intent is Intent.BOOK

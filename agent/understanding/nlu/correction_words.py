@@ -14,14 +14,17 @@ REPLACE_MARKERS = (
     r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|switch (?:it|that) to|no wait|wait"
 )
-# A negation reaches to the end of its clause: "not X", "instead of X", and a negated verb of
+# A negation reaches to the end of its clause: "not X", "instead of X", "skip X", a negated verb of
 # doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
 # on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.
 NEGATION_SPLIT = (
     r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b"
     r"| what\b)"
+    # a verb of dropping a value: "skip Friday", "forget the morning", "never mind Monday"
+    r"|(?<!n't )(?<!not )\b(?:skip|scrap|ditch|forget(?: about)?|never mind|drop)\b"
+    r"(?! by\b| in\b| off\b| round\b| over\b| it\b| that\b| this\b)"
     r"|\b(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not)"
-    r"(?! mind\b| worry\b| care\b| matter\b| know\b| think\b| mean\b| forget\b| hesitate\b)"
+    r"(?! mind\b| worry\b| care\b| matter\b| know\b| think\b| mean\b| forget\b| hesitate\b| skip\b)"
     r"(?= \w)"
 )
 # "Wednesday doesn't work", "the morning's no good": the negation follows the value.

@@ -15,6 +15,10 @@ YES = (
     r"|that'?s correct|exactly|fine|great|go ahead|do it|book it|yes please|aye|uh-?huh"
     r"|mm-?hm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
     r"|that'?s (?:it|the one|grand|great|fine|perfect|lovely)|you got it|works for me"
+    # "that works", "this suits us", "that'll do", "happy with that": the offer is fine
+    r"|(?:that|this)(?: (?:one|day|time|slot))? (?:works|suits|would work|would suit|will do"
+    r"|does it|is fine|'?ll (?:do|work))|that'?ll (?:do|work)|suits (?:me|us)"
+    r"|works for us|happy with that|let'?s do (?:it|that)"
 )
 GO_AHEAD = (
     r"go ahead|go for it|proceed|book it|do it|please do|confirm(?:ed)?|that'?s fine|"
@@ -29,6 +33,10 @@ BOOK = (
     r"|(?:service|maintenance|repair|engineer|technician) visit|appointment|come (?:out|by|over)"
     r"|(?:can|could|would|will) (?:you|someone|somebody|a technician|an engineer) come"
     r"|service call|visit"
+    # "put me down for Thursday", "pencil us in", "slot P-100 in", "get someone out"
+    r"|(?:put|pencil|slot|fit|squeeze) (?:me|us|it|that|them|(?:the )?[a-z]{1,3}-?\d+)"
+    r"(?: one)? (?:down|in)\b|sign (?:me|us) up"
+    r"|get (?:me|us|someone|somebody|a technician|an engineer|an? \w+) (?:out|in|booked|over)"
 )
 # Moving a visit is a verb of moving followed, within a few words, by where it goes ("push my
 # booking to Friday", "bring it forward", "shift it from the 2nd to the 4th"), or a verb that

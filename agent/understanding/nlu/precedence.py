@@ -91,9 +91,12 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
 
 
 def _under_way(context: ProposalContext) -> bool:
-    """Whether the call already holds a request or a booking (or just asked for a value)."""
+    """Whether the call already holds a request or a booking (or just asked for a value). An
+    asset alone is what the call is about, not a request: a question about P-100 leaves it
+    in the ledger, and "then put me down for Thursday" afterwards asks for a visit."""
     return context.expecting is not None or bool(context.bookings) or any(
-        context.ledger.value(name) is not None for name in (*BOOKING_VALUES, BOOKING_REF))
+        context.ledger.value(name) is not None for name in BOOKING_VALUES + (BOOKING_REF,)
+        if name != ASSET)
 
 
 def _booked(context: ProposalContext) -> bool:

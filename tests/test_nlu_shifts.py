@@ -1,0 +1,119 @@
+"""A visit moved by an amount ("push it back a day"), yes said as "that works", a booking asked
+for as "put me down for", a value dropped with "skip", and a question's asset that is no
+request: found by the third blind round, tested as constructions over several phrasings."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.understanding.proposals import Intent, SlotRole
+from tests.nlu_support import ONE_PUMP, context, propose, slot_values
+
+BOOKED = {"asset": "P-100", "visit_date": "2026-12-02", "visit_window": "afternoon"}
+AT_TWO = {"asset": "P-100", "visit_date": "2026-12-02", "visit_time": "14:00",
+          "visit_window": "afternoon"}
+HELD = context(values=BOOKED, bookings=(("BK-1", "P-100", "2026-12-02"),))
+
+
+@pytest.mark.parametrize("said, day", [
+    ("Actually, could you push it back a day?", "2026-12-03"),
+    ("push the visit back by 2 days", "2026-12-04"),
+    ("can you move it back a week", "2026-12-09"),
+    ("bring it forward a day", "2026-12-01"),
+    ("could we shift the booking on a couple of days", "2026-12-04"),
+    ("a day later, please", "2026-12-03"),
+    ("make it two days later", "2026-12-04"),
+    ("can we do the day after instead", "2026-12-03"),
+    ("the following week would be better", "2026-12-09"),
+    ("one day earlier if you can", "2026-12-01"),
+])
+def test_a_shift_counts_from_the_held_date(said, day):
+    p = propose(said, HELD)
+    assert slot_values(p).get("visit_date") == day, (said, p)
+    assert p.intent in (Intent.RESCHEDULE, Intent.CORRECTION), (said, p)
+    assert [s.role for s in p.slots if s.field == "visit_date"] == [SlotRole.TO]
+
+
+@pytest.mark.parametrize("said, time", [
+    ("push it back an hour", "15:00"),
+    ("half an hour earlier please", "13:30"),
+    ("2 hours later", "16:00"),
+])
+def test_a_shift_of_hours_counts_from_the_held_time(said, time):
+    p = propose(said, context(values=AT_TWO))
+    assert slot_values(p).get("visit_time") == time, (said, p)
+
+
+@pytest.mark.parametrize("said, shift", [
+    ("could we do the day after tomorrow", "2026-12-10"),  # a date of its own, from today
+    ("a week on Friday", "2026-12-16"),                     # Friday week
+    ("a week after Monday", "2026-12-16"),                  # a base of its own
+    ("two days before the 10th", "2026-12-07"),
+    ("can you push it back to Friday", "2026-12-10"),       # a value wins over a shift
+])
+def test_a_phrase_with_its_own_base_is_no_shift_of_the_held_date(said, shift):
+    # held: Wednesday 9 December; ``shift`` is what reading the phrase as a shift would give
+    p = propose(said, context(values={**BOOKED, "visit_date": "2026-12-09"}))
+    assert slot_values(p).get("visit_date") != shift, (said, p)
+
+
+@pytest.mark.parametrize("said", ["push it back a day", "an hour later"])
+def test_nothing_held_to_count_from_reads_no_value(said):
+    assert "visit_date" not in slot_values(propose(said, context()))
+    assert "visit_time" not in slot_values(propose(said, context(values=BOOKED)))
+    if "hour" in said:  # a window has no clock time to count an hour from
+        assert slot_values(propose(said, context(values=BOOKED))) == {}
+
+
+@pytest.mark.parametrize("said", ["That works.", "that works for us", "This suits me",
+                                  "That'll do.", "that would work", "Happy with that.",
+                                  "Let's do it.", "that day works", "suits me"])
+def test_the_offer_is_fine_is_a_yes(said):
+    p = propose(said, context(values=BOOKED, pending_confirmation=True))
+    assert p.intent is Intent.YES, (said, p)
+
+
+@pytest.mark.parametrize("said", ["Thursday works.", "Monday suits me better"])
+def test_a_value_that_works_is_still_the_value(said):
+    p = propose(said, context(values={"asset": "P-100"}, expecting="visit_date"))
+    assert p.intent is not Intent.YES and "visit_date" in slot_values(p), (said, p)
+
+
+@pytest.mark.parametrize("said", ["Then put me down for first thing Thursday.",
+                                  "could you pencil us in for Friday morning",
+                                  "slot P-100 in on Monday afternoon",
+                                  "can you get someone out on the 9th",
+                                  "sign me up for Thursday at 10"])
+def test_asking_to_be_put_down_is_a_booking(said):
+    p = propose(said, context(caller=ONE_PUMP))
+    assert p.intent is Intent.BOOK, (said, p)
+
+
+@pytest.mark.parametrize("said", ["Then first thing Thursday, please.",
+                                  "Right, thanks. Thursday morning then."])
+def test_a_day_after_a_question_about_an_asset_asks_for_a_visit(said):
+    # The question left P-100 (and its procedure) in the ledger: an asset alone is what the
+    # call was about, not a request under way.
+    asked = context(caller=ONE_PUMP, values={"asset": "P-100", "procedure": "seal-torque"})
+    assert propose(said, asked).intent is Intent.BOOK, said
+    under_way = context(caller=ONE_PUMP, values={"asset": "P-100"}, expecting="visit_date")
+    assert propose(said, under_way).intent is not Intent.BOOK, said
+
+
+@pytest.mark.parametrize("said, gone, kept", [
+    ("On second thought skip Friday, Monday morning is better", "2026-12-04", "2026-12-07"),
+    ("forget Wednesday, Thursday works", "2026-12-02", "2026-12-03"),
+    ("scrap the Friday, let's say Monday", "2026-12-04", "2026-12-07"),
+    ("never mind Friday, Monday please", "2026-12-04", "2026-12-07"),
+])
+def test_a_verb_of_dropping_withdraws_the_value_it_names(said, gone, kept):
+    p = propose(said, context(values={"asset": "P-100", "visit_date": gone}))
+    assert ("visit_date", gone) in p.withdrawn, (said, p)
+    assert slot_values(p).get("visit_date") == kept, (said, p)
+
+
+@pytest.mark.parametrize("said", ["can you drop by on Friday", "please don't skip Friday",
+                                  "don't forget Friday is the day"])
+def test_dropping_words_that_drop_nothing(said):
+    p = propose(said, context(values={"asset": "P-100"}))
+    assert not p.withdrawn and slot_values(p).get("visit_date") == "2026-12-04", (said, p)
