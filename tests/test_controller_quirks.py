@@ -543,3 +543,34 @@ async def test_a_booked_visit_moved_by_an_amount(said, day):
         await c.until("confirmation_spoken", op="reschedule_booking")
         [booking] = c.bookings()
         assert (booking["date"], booking["window"], booking["version"]) == (day, "morning", 2)
+
+
+COMPRESSOR_TOO = ONE_PUMP.__class__(
+    tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+    assets=(ONE_PUMP.assets[0], ONE_PUMP.assets[0].__class__(
+        "C-7", "C2", "EU", "12 Harbour Road, Rotterdam", kind="compressor")))
+
+
+@pytest.mark.parametrize("back", ["Cheers. So yes, please book the compressor visit.",
+                                  "Thanks. And make the visit Friday afternoon."])
+async def test_a_correction_after_a_mid_booking_question_returns_to_the_visit(back):
+    # Fourth blind round: a question about the pump in the middle of a compressor booking,
+    # then the caller goes back to the visit. Before, the agent answered the question again.
+    async with call(caller=COMPRESSOR_TOO) as c:
+        await c.say("I need someone to look at the compressor on Thursday afternoon.")
+        await c.until("confirmation_requested", op="create_booking")
+        await c.say("Oh, while I have you, what torque do the seal bolts on the pump take?")
+        await c.until("answer_spoken")
+        answers = len(c.events("answer_spoken"))
+        await c.say(back)
+        await c.settle()
+        assert len(c.events("answer_spoken")) == answers, c.sink.last
+        assert "Shall I book it?" in c.sink.last, c.sink.last  # the visit read back again
+        if "Friday" not in back:
+            assert "C-7" in c.sink.last and "Thursday 3 December" in c.sink.last, c.sink.last
+            await c.say("Yes.")
+            await c.until("confirmation_spoken", op="create_booking")
+            [booking] = c.bookings()
+            assert (booking["asset"], booking["date"]) == ("C-7", "2026-12-03")
+        else:
+            assert "Friday 4 December" in c.sink.last, c.sink.last

@@ -117,3 +117,48 @@ def test_a_verb_of_dropping_withdraws_the_value_it_names(said, gone, kept):
 def test_dropping_words_that_drop_nothing(said):
     p = propose(said, context(values={"asset": "P-100"}))
     assert not p.withdrawn and slot_values(p).get("visit_date") == "2026-12-04", (said, p)
+
+
+def test_a_day_and_a_shift_of_the_hour_in_one_turn_change_both():
+    # fourth blind round: "Wednesday the 9th instead, and an hour later" kept 09:00
+    ctx = context(values={"asset": "P-100", "visit_date": "2026-12-02", "visit_time": "09:00"})
+    for said in ["Let's say Wednesday the 9th instead, and an hour later while you're at it.",
+                 "make it Friday, and half an hour earlier"]:
+        p = propose(said, ctx)
+        values = slot_values(p)
+        assert values["visit_date"] in ("2026-12-09", "2026-12-04"), (said, p)
+        assert values["visit_time"] in ("10:00", "08:30"), (said, p)
+        assert p.intent is Intent.CORRECTION
+
+
+@pytest.mark.parametrize("said, day", [
+    ("Hello, can you push the P-100 booking on Thursday the 3rd out by a week?", "2026-12-10"),
+    ("Could you push my booking back a week?", "2026-12-10"),
+    ("bring the visit forward a day", "2026-12-02"),
+])
+def test_a_booking_made_before_the_call_is_shifted_from_its_own_date(said, day):
+    # The ledger holds nothing yet: the caller's one booking (or the one the turn names by
+    # asset and date) is what the amount counts from; a date naming it identifies it.
+    p = propose(said, context(caller=ONE_PUMP, bookings=(("BK-77", "P-100", "2026-12-03"),)))
+    assert p.intent is Intent.RESCHEDULE, (said, p)
+    assert slot_values(p)["visit_date"] == day, (said, p)
+
+
+def test_two_bookings_and_no_pointer_shift_nothing():
+    two = (("BK-1", "P-100", "2026-12-03"), ("BK-2", "P-200", "2026-12-08"))
+    assert "visit_date" not in slot_values(propose("push my booking back a week",
+                                                   context(bookings=two)))
+    pointed = propose("push the P-200 booking back a week", context(bookings=two))
+    assert slot_values(pointed)["visit_date"] == "2026-12-15"
+
+
+@pytest.mark.parametrize("said, intent", [("Mm, no.", Intent.NO), ("um, yes please", Intent.YES),
+                                          ("oh yeah, fine", Intent.YES),
+                                          ("er, no, that's wrong", Intent.NO)])
+def test_a_hesitation_before_the_answer_is_not_part_of_it(said, intent):
+    assert propose(said, context(values=BOOKED, pending_confirmation=True)).intent is intent
+
+
+def test_a_hesitant_yes_that_takes_itself_back_is_no_answer():
+    p = propose("um, yeah, no", context(values=BOOKED, pending_confirmation=True))
+    assert p.intent not in (Intent.YES, Intent.NO)

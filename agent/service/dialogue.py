@@ -70,6 +70,7 @@ class CallContext:
         # and the caller's bookings as last listed (a hint, to name them in a choice).
         self.turn = 0
         self.asked: Asked | None = None
+        self.answered_since_asked = False  # an answer was spoken after the last question
         self.repair_offer: str | None = None
         self.repair_handoff: str | None = None
         self.bookings_hint: tuple[tuple[str, str, str], ...] = ()
@@ -123,6 +124,7 @@ class CallContext:
                           Stamp.of(snap, reads, request=f"g{generation}"))
         self.deps = self.deps.with_dependent(RESPONSE, reads)
         self.plans.append(plan)
+        self.answered_since_asked |= kind is SpeechKind.ANSWER
         if kind is SpeechKind.QUESTION:  # the last question asked (ask() records its own)
             self.asked = Asked(Question("", plan.sentences, event=""), Step.ASK,
                                plan.sentences, self.turn, 0)
@@ -145,7 +147,10 @@ class CallContext:
         (:attr:`repair_handoff`).
         """
         setting = Setting(self.caller, self.clock.now().date(), self.bookings_hint)
-        asked = plan_question(question, self.asked, self.turn, setting)
+        # After an answer to a question in between, the question is put afresh, in full.
+        last = None if self.answered_since_asked else self.asked
+        asked = plan_question(question, last, self.turn, setting)
+        self.answered_since_asked = False
         kind = SpeechKind.INFO if asked.step is Step.HANDOFF else SpeechKind.QUESTION
         self.say(asked.sentences, kind, reads=question.reads)
         self.asked = asked

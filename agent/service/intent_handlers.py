@@ -15,7 +15,17 @@ from typing import Protocol
 
 from agent.core.dependencies import Invalidation
 from agent.core.ledger import FieldOp
-from agent.core.names import ASSET, BOOKING_REF, LANGUAGE
+from agent.core.names import (
+    ASSET,
+    BOOKING_REF,
+    CONTACT,
+    LANGUAGE,
+    SITE,
+    UNITS,
+    VISIT_DATE,
+    VISIT_TIME,
+    VISIT_WINDOW,
+)
 from agent.core.speech import SpeechKind
 from agent.service.answer_desk import AnswerDesk
 from agent.service.answer_scope import Topic
@@ -25,7 +35,7 @@ from agent.service.dialogue import CallContext
 from agent.service.invalidation import invalidate_dependents
 from agent.service.repair import PERSON, REQUEST, Question
 from agent.service.vocabulary import Focus, HandoffReason, Offer, OfferKind
-from agent.service.workflow import GoalEvent
+from agent.service.workflow import Goal, GoalEvent
 from agent.understanding.proposals import CorrectionKind, Intent, Proposal, SlotRole
 
 
@@ -125,6 +135,10 @@ def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
         and asset.value != target.asset
 
 
+# The values only a visit has: a correction that gives one is about the booking.
+VISIT_ONLY = frozenset({VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, SITE, CONTACT})
+
+
 def set_focus(call: Call, p: Proposal) -> None:
     """The desk the intent puts in focus, and the booking goal or question topic it sets."""
     desk = call.bookings
@@ -142,6 +156,13 @@ def set_focus(call: Call, p: Proposal) -> None:
         call.focus = Focus.QUESTION
         call.answers.topic = (Topic.POLICY if p.intent is Intent.POLICY_QUESTION
                               else Topic.MAINTENANCE)
+    elif p.intent is Intent.CORRECTION and call.focus is Focus.QUESTION \
+            and desk.goal is not Goal.NONE and (p.go_ahead or any(
+                s.field in VISIT_ONLY for s in p.slots)):
+        # Back to the visit after a question: "so yes, please book the compressor visit",
+        # "and make the visit Friday". A go-ahead is for an action, and a day, window, time,
+        # count or address is a visit's value, never a question's.
+        call.focus = Focus.BOOKING
 
 
 # -- the handlers -----------------------------------------------------------------------------

@@ -51,8 +51,8 @@ MOVE_WHERE = r"to|till|until|into|back|forward|forwards|earlier|later|along"
 RESCHEDULE = (
     rf"{MOVE_ALONE}"
     rf"|(?:{MOVE_VERBS}) (?:(?!down\b|me\b|us\b)[\w'-]+ ){{0,4}}?(?:{MOVE_WHERE})\b"
-    # "move the P-100 booking", "shift our pump service visit": a modifier or two before it
-    rf"|(?:move|shift) (?:my |our |the |that |this )?(?:[\w-]+ ){{0,2}}?{_VISIT}\b"
+    # "move the P-100 booking", "push our pump service visit": a modifier or two before it
+    rf"|(?:move|shift|push|bring) (?:my |our |the |that |this )?(?:[\w-]+ ){{0,2}}?{_VISIT}\b"
     r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
     r"|different day|another day"
 )

@@ -25,13 +25,15 @@ _POLICY = re.compile(rf"\b(?:{intent_words.POLICY})\b")
 _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
 _QUESTION = re.compile(rf"\b(?:{intent_words.QUESTION})\b")
-_YES = re.compile(rf"^(?:{intent_words.YES})\b")
-_NO = re.compile(rf"^(?:{intent_words.NO})\b")
+# A hesitation before the answer is not part of it: "mm, no", "um, yes", "oh yeah, fine".
+_FILLER = r"(?:(?:mm+|hmm+|um+|uh+|er+|erm+|ah+|oh|well)(?:, | ))*"
+_YES = re.compile(rf"^{_FILLER}(?:{intent_words.YES})\b")
+_NO = re.compile(rf"^{_FILLER}(?:{intent_words.NO})\b")
 _ORDER = re.compile(r"\b(?:order|ordering|buy|buying|purchase|purchasing|a quote for"
                     r"|price (?:of|for)|in stock|stock)\b")
 _TAKEN_BACK = re.compile(
     r"\b(?:not (?:right|correct|quite)|wrong|incorrect|isn'?t right)\b"
-    r"|^(?:yes|yeah|yep),? no\b(?! problem| worries| bother| doubt)")
+    rf"|^{_FILLER}(?:yes|yeah|yep),? no\b(?! problem| worries| bother| doubt)")
 _GO_AHEAD = re.compile(rf"\b(?:{intent_words.GO_AHEAD})\b")
 # "book another visit", "a second booking", "I also need a visit": a new task, not an edit.
 _ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"

@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
-from agent.core.names import ASSET, BOOKING_REF, OPENED, UNITS, VISIT_DATE, VISIT_TIME
+from agent.core.names import ASSET, BOOKING_REF, OPENED, UNITS
 from agent.core.speech import Utterance
 from agent.understanding import trust
 from agent.understanding.nlu import corrections, dates, intents, shifts
@@ -60,8 +60,7 @@ class RuleProposer:
                                        candidates=referent.candidates))
         if cleared:
             slots = [s for s in slots if s.field not in cleared]
-        if not any(s.field in (VISIT_DATE, VISIT_TIME) for s in slots):
-            slots += shifts.read_shift(text, context)  # "push it back a day"
+        slots = shifts.with_shift(text, slots, context)  # "push it back a day"
         slots = _answer_to_expected(text, slots, context)
         uncertain, slots = _uncertainty(utterance, context, slots)
         intent, corrective = choose_intent(text, slots, withdrawn, cleared, referent, context)

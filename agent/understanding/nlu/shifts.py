@@ -1,10 +1,10 @@
 """A visit moved by an amount rather than to a value: "push it back a day", "bring it forward
 a week", "two days later", "the day after", "an hour earlier". Pure.
 
-The amount is counted from the value the call holds (the ledger's date, or its clock time for
-hours and minutes). With nothing held to count from, nothing is read: the agent asks where
-the visit should go. A date or time said in the turn wins over a shift ("push it back to
-Friday"), so a shift is read only when the turn names neither.
+The amount is counted from the value the call holds: the ledger's date (else the date of the
+caller's booking the turn points at), or its clock time for hours and minutes. With nothing
+held to count from, nothing is read: the agent asks where the visit should go. Another date or
+time said for the field shifted wins over the shift ("push it back to Friday").
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-from agent.core.names import VISIT_DATE, VISIT_TIME
+from agent.core.names import ASSET, VISIT_DATE, VISIT_TIME
 from agent.understanding.proposals import ProposalContext, SlotValue
 
 _AMOUNT = r"(?P<n>an?|\d{1,2}|(?:a )?couple(?: of)?|half an?)"
@@ -25,7 +25,7 @@ _OWN_BASE = (r"(?! (?:the |next |this )?(?:\d|monday|tuesday|wednesday|thursday|
              r"|saturday|sunday|tomorrow|today|next|that day))")
 _MOVED = re.compile(
     # "push it back a day", "bring the visit forward by two days", "move it up a week"
-    r"\b(?:push|move|shift|put|bring|knock)\w* (?:[\w'-]+ ){0,3}?"
+    r"\b(?:push|move|shift|put|bring|knock)\w* (?:[\w'-]+ ){0,8}?"
     r"(?P<dir>back|forwards?|up|on|along|out|later|earlier) (?:by )?"
     + _AMOUNT + " " + _UNIT + r"\b"
     # "a day later", "2 days earlier", "an hour later", "half an hour sooner"
@@ -47,31 +47,48 @@ def _count(words: str | None) -> float:
     return int(words)
 
 
-def read_shift(text: str, context: ProposalContext) -> list[SlotValue]:
-    """The date or time a shift in ``text`` lands on, counted from what the call holds; empty
-    when the turn shifts nothing, or nothing is held to shift (see the module docstring)."""
+def with_shift(text: str, slots: list[SlotValue],
+               context: ProposalContext) -> list[SlotValue]:
+    """``slots`` with the value a shift in ``text`` lands on (see the module docstring).
+
+    A date said in the turn that is the date counted from identifies the visit ("push the
+    P-100 booking on Thursday the 3rd out by a week"): it is replaced by the shifted date. Any
+    other date or time said for the field shifted wins over the shift ("Wednesday the 9th
+    instead, and an hour later" moves the day to the 9th and the hour by one)."""
     match = _MOVED.search(text)
     if match is None:
-        return []
+        return slots
     groups = match.groupdict()
     unit = groups["unit"] or groups["unit2"] or groups["unit3"] or groups["unit4"] or ""
     direction = groups["dir"] or groups["dir2"] or groups["dir3"] or "after"
-    sign = -1 if direction.split()[0] in _EARLIER else 1
-    amount = _count(groups["n"] or groups["n2"]) * sign
+    amount = _count(groups["n"] or groups["n2"]) * (-1 if direction.split()[0] in _EARLIER else 1)
     said = match.group(0)
     if unit in ("day", "week"):
-        held = context.ledger.value(VISIT_DATE)
-        if held is None or amount != int(amount):
-            return []
+        base = _held_date(slots, context)
+        named = [s for s in slots if s.field == VISIT_DATE]
+        if base is None or amount != int(amount) or any(s.value != base for s in named):
+            return slots
         days = int(amount) * (7 if unit == "week" else 1)
-        moved = date.fromisoformat(held) + timedelta(days=days)
-        return [SlotValue(VISIT_DATE, moved.isoformat(), said)]
+        moved = date.fromisoformat(base) + timedelta(days=days)
+        return [*(s for s in slots if s.field != VISIT_DATE),
+                SlotValue(VISIT_DATE, moved.isoformat(), said)]
     held = context.ledger.value(VISIT_TIME)
-    if held is None:
-        return []  # a window has no clock time to count an hour from: the agent asks
-    minutes = int(amount * (60 if unit == "hour" else 1))
+    if held is None or any(s.field == VISIT_TIME for s in slots):
+        return slots  # a window has no clock time to count an hour from: the agent asks
     start = datetime.combine(date(2000, 1, 3), datetime.strptime(held, "%H:%M").time())
-    moved_time = start + timedelta(minutes=minutes)
+    moved_time = start + timedelta(minutes=int(amount * (60 if unit == "hour" else 1)))
     if moved_time.date() != start.date():
-        return []  # past midnight: not a time of the same day
-    return [SlotValue(VISIT_TIME, moved_time.strftime("%H:%M"), said)]
+        return slots  # past midnight: not a time of the same day
+    return [*slots, SlotValue(VISIT_TIME, moved_time.strftime("%H:%M"), said)]
+
+
+def _held_date(slots: list[SlotValue], context: ProposalContext) -> str | None:
+    """The date a shift counts from: the ledger's; else the caller's booking the turn points
+    at (the one for the asset it names, or the date it names), or their only booking."""
+    held = context.ledger.value(VISIT_DATE)
+    if held is not None or not context.bookings:
+        return held
+    named = {s.field: s.value for s in slots}
+    dates = {d for _, asset, d in context.bookings
+             if named.get(ASSET) in (None, asset) and named.get(VISIT_DATE) in (None, d)}
+    return dates.pop() if len(dates) == 1 else None
