@@ -349,11 +349,28 @@ def _aligning_model_class(window_secs: float) -> type:
 
 
 def piper_voice():
-    """The process-wide Piper voice (side effect: loads it on first use)."""
+    """The process-wide Piper voice (side effect: loads it on first use).
+
+    Its session plans no memory pattern. onnxruntime keeps a planned pattern for each input
+    shape it has run, and a sentence's length is its shape: a demo that speaks many sentences
+    kept about 90 MiB more resident with patterns on, at the same speed (1200 syntheses of
+    random sentences, README, issue 19)."""
     with _lock:
         if "piper" not in _cache:
-            from piper import PiperVoice
-            _cache["piper"] = PiperVoice.load(models.piper_voice().model)
+            import json
+
+            import onnxruntime
+            from piper import PiperConfig, PiperVoice
+
+            chosen = models.piper_voice()
+            options = onnxruntime.SessionOptions()
+            options.enable_mem_pattern = False
+            config = json.loads(chosen.config.read_text(encoding="utf-8"))
+            _cache["piper"] = PiperVoice(
+                config=PiperConfig.from_dict(config),
+                session=onnxruntime.InferenceSession(
+                    str(chosen.model), sess_options=options, providers=["CPUExecutionProvider"]),
+                download_dir=chosen.directory)
         return _cache["piper"]
 
 

@@ -74,6 +74,16 @@ def test_models_load_once_and_every_call_shares_them():
     assert first.tts._voice is second.tts._voice is services.piper_voice()
 
 
+def test_the_shared_piper_session_plans_no_memory_pattern_per_sentence_length():
+    from audio import models, services
+
+    voice = services.piper_voice()
+    assert voice.session.get_session_options().enable_mem_pattern is False
+    assert voice.config.sample_rate == models.piper_voice().sample_rate
+    chunks = list(voice.synthesize("It's booked."))
+    assert chunks and sum(len(c.audio_int16_array) for c in chunks) > voice.config.sample_rate // 4
+
+
 def test_local_audio_without_pyaudio_says_how_to_install_it():
     try:
         import pyaudio  # noqa: F401
