@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.understanding.proposals import Intent, SlotRole
+from agent.understanding.proposals import CorrectionKind, Intent, SlotRole
 from tests.nlu_support import ONE_PUMP, context, propose, slot_values
 
 BOOKED = {"asset": "P-100", "visit_date": "2026-12-02", "visit_window": "afternoon"}
@@ -162,3 +162,38 @@ def test_a_hesitation_before_the_answer_is_not_part_of_it(said, intent):
 def test_a_hesitant_yes_that_takes_itself_back_is_no_answer():
     p = propose("um, yeah, no", context(values=BOOKED, pending_confirmation=True))
     assert p.intent not in (Intent.YES, Intent.NO)
+
+
+# -- the fifth blind round -----------------------------------------------------------------
+@pytest.mark.parametrize("said", ["Oh and can you bill this one to Globex, they're paying.",
+                                  "charge that one to Initech please",
+                                  "put the visit on Globex's account"])
+def test_billing_another_party_with_this_one_as_the_object_is_a_boundary(said):
+    p = propose(said, context(values=BOOKED, pending_confirmation=True))
+    assert p.correction is CorrectionKind.AUTHORITY, (said, p)
+
+
+@pytest.mark.parametrize("said", ["We need P-100 serviced, any day next week but Monday, in "
+                                  "the afternoon.",
+                                  "P-100 needs looking at, any day except Friday, mornings",
+                                  "get P-100 seen to, any day is fine, afternoons"])
+def test_a_first_request_that_leaves_the_day_open_is_a_booking(said):
+    # Nothing held, so "any day" revises nothing: a booking request, and the agent asks the day.
+    p = propose(said, context(caller=ONE_PUMP))
+    assert p.intent is Intent.BOOK, (said, p)
+    assert p.correction is not CorrectionKind.CLEAR_CONSTRAINT, (said, p)
+    assert "visit_date" not in slot_values(p), (said, p)
+
+
+@pytest.mark.parametrize("said, day", [("any day except Friday", "2026-12-04"),
+                                       ("any day next week but Monday works", "2026-12-07"),
+                                       ("the morning, apart from Friday", "2026-12-04")])
+def test_an_exception_is_never_the_value(said, day):
+    p = propose(said, context(values={"asset": "P-100", "visit_date": "2026-12-04"}))
+    assert not any(s.field == "visit_date" and s.value == day for s in p.slots), (said, p)
+
+
+def test_a_held_constraint_cleared_is_still_a_correction():
+    p = propose("actually any day is fine", context(values={"asset": "P-100",
+                                                              "visit_date": "2026-12-04"}))
+    assert p.correction is CorrectionKind.CLEAR_CONSTRAINT and "visit_date" in p.cleared

@@ -114,8 +114,9 @@ def _same(a: str, b: str) -> bool:
 
 
 _BILLING = re.compile(
-    rf"\b(?:{authority_words.BILLING_ACT})\b(?: (?:it|this|that|them|the (?:visit|booking|job"
-    r"|cost|work|one|call[- ]out)|this one|that one))?(?: (?:to|on|for|onto|under))?"
+    # the longer object first: "bill this one to Globex" bills Globex, not "one" (said "1")
+    rf"\b(?:{authority_words.BILLING_ACT})\b(?: (?:(?:this|that|the) (?:one|1)|it|this|that|them"
+    r"|the (?:visit|booking|job|cost|work|call[- ]out)))?(?: (?:to|on|for|onto|under))?"
     r" (?P<party>(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2})")
 
 

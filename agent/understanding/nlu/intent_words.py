@@ -32,7 +32,7 @@ BOOK = (
     r"book|booking|schedule|arrange|set up|need (?:a|an|someone)|send (?:a|an|someone)"
     r"|(?:service|maintenance|repair|engineer|technician) visit|appointment|come (?:out|by|over)"
     r"|(?:can|could|would|will) (?:you|someone|somebody|a technician|an engineer) come"
-    r"|service call|visit"
+    r"|service call|visit|serviced|looked at|seen to|checked over"
     # "put me down for Thursday", "pencil us in", "slot P-100 in", "get someone out"
     r"|(?:put|pencil|slot|fit|squeeze) (?:me|us|it|that|them|(?:the )?[a-z]{1,3}-?\d+)"
     r"(?: one)? (?:down|in)\b|sign (?:me|us) up"

@@ -39,10 +39,11 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
     marker = corrections.has_replace_marker(text)
     # A "not X" revises the call only when the call holds something X could be; in a first
     # request ("service P-100, but don't come on Wednesday, Thursday suits") it is part of it.
+    # So does "any day but Monday": with nothing held, a constraint cleared revises nothing.
     held_withdrawn = [f for f, _ in withdrawn if _held(f, context) is not None]
-    first_request = not held_withdrawn and withdrawn and intents.topic_intent(
-        text, False, False) is Intent.BOOK and not _under_way(context)
-    corrective = bool((withdrawn and not first_request) or cleared or referent
+    first_request = not held_withdrawn and bool(withdrawn or cleared) and not _under_way(context)
+    held_cleared = [f for f in cleared if _held(f, context) is not None]
+    corrective = bool((withdrawn and not first_request) or held_cleared or referent
                       or (marker and changes))
     explicit = intents.explicit_intent(text)
     booking_values = any(s.field in BOOKING_VALUES for s in slots)
@@ -152,7 +153,7 @@ def choose_kind(intent: Intent, corrective: bool, slots: list[SlotValue],
         return CorrectionKind.AMBIGUOUS_VALUE  # outside a correction, candidates revise nothing
     if referent is not None:
         return CorrectionKind.REFERENT
-    if cleared:
+    if cleared and corrective:
         return CorrectionKind.CLEAR_CONSTRAINT
     given = {_GROUP.get(s.field, s.field) for s in slots}
     if withdrawn and not {_GROUP.get(f, f) for f, _ in withdrawn} & given:

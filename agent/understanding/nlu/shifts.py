@@ -26,8 +26,11 @@ _OWN_BASE = (r"(?! (?:the |next |this )?(?:\d|monday|tuesday|wednesday|thursday|
 _MOVED = re.compile(
     # "push it back a day", "bring the visit forward by two days", "move it up a week"
     r"\b(?:push|move|shift|put|bring|knock)\w* (?:[\w'-]+ ){0,8}?"
-    r"(?P<dir>back|forwards?|up|on|along|out|later|earlier) (?:by )?"
-    + _AMOUNT + " " + _UNIT + r"\b"
+    r"(?P<said>(?P<dir>back|forwards?|up|on|along|out|later|earlier) (?:by )?"
+    + _AMOUNT + " " + _UNIT + r")\b"
+    # "out by a week", "back by two days": the amount with "by" needs no verb
+    + r"|\b(?P<said5>(?P<dir5>back|forwards?|out) by " + _AMOUNT.replace("?P<n>", "?P<n5>")
+    + " " + _UNIT.replace("?P<unit>", "?P<unit5>") + r")\b"
     # "a day later", "2 days earlier", "an hour later", "half an hour sooner"
     r"|\b" + _AMOUNT.replace("?P<n>", "?P<n2>") + " " + _UNIT.replace("?P<unit>", "?P<unit2>")
     + r" (?P<dir2>later|earlier|sooner|after|before|further on)\b" + _OWN_BASE
@@ -59,10 +62,11 @@ def with_shift(text: str, slots: list[SlotValue],
     if match is None:
         return slots
     groups = match.groupdict()
-    unit = groups["unit"] or groups["unit2"] or groups["unit3"] or groups["unit4"] or ""
-    direction = groups["dir"] or groups["dir2"] or groups["dir3"] or "after"
-    amount = _count(groups["n"] or groups["n2"]) * (-1 if direction.split()[0] in _EARLIER else 1)
-    said = match.group(0)
+    unit = next((groups[g] for g in ("unit", "unit2", "unit3", "unit4", "unit5") if groups[g]), "")
+    direction = groups["dir"] or groups["dir2"] or groups["dir3"] or groups["dir5"] or "after"
+    amount = _count(groups["n"] or groups["n2"] or groups["n5"]) * (
+        -1 if direction.split()[0] in _EARLIER else 1)
+    said = groups["said"] or groups["said5"] or match.group(0)  # the amount's own words
     if unit in ("day", "week"):
         base = _held_date(slots, context)
         named = [s for s in slots if s.field == VISIT_DATE]
