@@ -197,3 +197,11 @@ def test_a_held_constraint_cleared_is_still_a_correction():
     p = propose("actually any day is fine", context(values={"asset": "P-100",
                                                               "visit_date": "2026-12-04"}))
     assert p.correction is CorrectionKind.CLEAR_CONSTRAINT and "visit_date" in p.cleared
+
+
+@pytest.mark.parametrize("said", ["Yeah, except it should be Friday.",
+                                  "other than that, Friday is good",
+                                  "apart from this, Friday please"])
+def test_an_exception_word_before_a_clause_negates_nothing(said):
+    p = propose(said, context(values={"asset": "P-100", "visit_date": "2026-12-03"}))
+    assert not p.withdrawn and slot_values(p)["visit_date"] == "2026-12-04", (said, p)
