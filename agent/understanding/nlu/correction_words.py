@@ -20,11 +20,11 @@ REPLACE_MARKERS = (
 NEGATION_SPLIT = (
     r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b"
     r"| what\b)"
-    # a verb of dropping a value: "skip Friday", "forget the morning", "never mind Monday"
     # "any day but Monday", "except Friday", "other than mornings": the exception is negated
     r"|\b(?:except(?: for| on)?|other than|apart from)\b"
     r"(?! (?:that|this|it|we|i|you|they|he|she|there|make|when|if)\b)|(?<=any day )but\b"
     r"|(?<=any day next week )but\b|(?<=any day this week )but\b|(?<=any time )but\b"
+    # a verb of dropping a value: "skip Friday", "forget the morning", "never mind Monday"
     r"|(?<!n't )(?<!not )\b(?:skip|scrap|ditch|forget(?: about)?|never mind|drop)\b"
     r"(?! by\b| in\b| off\b| round\b| over\b| it\b| that\b| this\b)"
     r"|\b(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not)"

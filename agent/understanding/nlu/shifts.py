@@ -17,7 +17,6 @@ from agent.understanding.proposals import ProposalContext, SlotValue
 
 _AMOUNT = r"(?P<n>an?|\d{1,2}|(?:a )?couple(?: of)?|half an?)"
 _UNIT = r"(?P<unit>day|week|hour|minute|min)s?"
-_LATER = {"back", "on", "along", "out", "later", "after", "further"}
 _EARLIER = {"forward", "forwards", "up", "earlier", "sooner", "before"}
 # What a direction word must not lead into: "a week after Monday", "two days before the
 # 10th" name their own base; "a week on Friday" is Friday week (the date readers' phrase).
@@ -62,11 +61,15 @@ def with_shift(text: str, slots: list[SlotValue],
     if match is None:
         return slots
     groups = match.groupdict()
-    unit = next((groups[g] for g in ("unit", "unit2", "unit3", "unit4", "unit5") if groups[g]), "")
-    direction = groups["dir"] or groups["dir2"] or groups["dir3"] or groups["dir5"] or "after"
-    amount = _count(groups["n"] or groups["n2"] or groups["n5"]) * (
-        -1 if direction.split()[0] in _EARLIER else 1)
-    said = groups["said"] or groups["said5"] or match.group(0)  # the amount's own words
+
+    def first(name: str) -> str | None:  # the alternative that matched numbers its groups
+        return next((v for k, v in groups.items() if v and k.rstrip("0123456789") == name),
+                    None)
+
+    unit = first("unit") or ""
+    direction = first("dir") or "after"  # "the following day" says no direction: later
+    amount = _count(first("n")) * (-1 if direction.split()[0] in _EARLIER else 1)
+    said = first("said") or match.group(0)  # the amount's own words
     if unit in ("day", "week"):
         base = _held_date(slots, context)
         named = [s for s in slots if s.field == VISIT_DATE]
