@@ -81,18 +81,25 @@ async def test_the_visit_is_at_another_address_corrects_the_site_of_the_committe
         await c.until("confirmation_spoken", op="reschedule_booking")
         [booking] = c.bookings()
         assert (booking["site"], booking["date"], booking["version"]) == (site, "2026-12-02", 2)
+        assert f"afternoon, at {site}." in c.sink.last  # the verified change names the address
 
 
 async def test_site_correction_while_drafting_changes_the_draft_not_the_task():
     async with call(caller=ONE_PUMP) as c:
         await c.say("I'd like a service visit for pump P-100 on Wednesday afternoon.")
+        assert "Harbour Road" not in c.sink.last  # the account's own address is not read back
         await c.say("Sorry, the visit is at 7 Dock Street, Rotterdam, not Harbour Road.")
         assert c.field("site").value == "7 Dock Street, Rotterdam"
         assert c.controller.actions[0].status is ActionStatus.CANCELLED
+        # The read-back names the new address: a fresh question, not "just say yes or no"
+        # (blind script b6-05: a read-back without it followed itself up the repair ladder).
+        assert "in the afternoon, at 7 Dock Street, Rotterdam. Shall I book it?" in c.sink.last
+        assert not c.events("repair")
         await c.say("yes")
         await c.until("confirmation_spoken", op="create_booking")
         [booking] = c.bookings()
         assert (booking["site"], booking["date"]) == ("7 Dock Street, Rotterdam", "2026-12-02")
+        assert "afternoon, at 7 Dock Street, Rotterdam." in c.sink.last
 
 TWO_UNITS = "Please book a visit for P-100 on Thursday morning for two units."
 TEN_UNITS = "Please book a visit for P-100 on Thursday morning for ten units."
@@ -574,3 +581,25 @@ async def test_a_correction_after_a_mid_booking_question_returns_to_the_visit(ba
             assert (booking["asset"], booking["date"]) == ("C-7", "2026-12-03")
         else:
             assert "Friday 4 December" in c.sink.last, c.sink.last
+
+
+SAME_DAY = [{**VISIT, "ref": "BK2", "asset": "P-200", "date": "2026-12-09",
+             "window": "afternoon", "site": "4 Dock Street, Rotterdam"},
+            {**VISIT, "ref": "BK3", "date": "2026-12-09"}]
+
+
+@pytest.mark.parametrize("said", [
+    "We won't need the engineer for P-200 on Wednesday the 9th after all, can you call that "
+    "one off?",
+    "we no longer need the P-200 visit on the 9th",
+    "we don't need the visit for P-200 on Wednesday the 9th anymore",
+])
+async def test_a_need_withdrawn_cancels_the_one_booking_it_names(said):
+    """Blind script b6-08: "won't need ... P-200" dropped P-200 as a withdrawn value, so two
+    bookings on the 9th matched and the agent asked which one."""
+    async with call(bookings=SAME_DAY) as c:
+        await c.say(said)
+        assert "Cancel booking BK2 for pump P-200" in c.sink.last, c.sink.last
+        await c.say("Yes, cancel it.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert [b["ref"] for b in c.bookings()] == ["BK3"]  # BK2 cancelled, BK3 untouched

@@ -21,7 +21,7 @@ from nlu_support import (
 )
 
 from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
-from agent.understanding.proposals import CorrectionKind, Intent
+from agent.understanding.proposals import CorrectionKind, Intent, SlotRole
 
 BOOKED = {"visit_date": "2026-12-02", "visit_window": "afternoon", "visit_time": "14:00",
           "asset": "P-100"}
@@ -334,6 +334,34 @@ def test_a_cancel_whose_object_is_the_value_named_stays_a_cancel(said):
     proposal = propose(said, booked())  # P-100 held: P-200 is the visit called off
     assert proposal.intent is Intent.CANCEL, proposal.reason
     assert slot_values(proposal) == {ASSET: "P-200"}
+
+
+# A call-off said as a need withdrawn (blind script b6-08): the negation is the cancel's own,
+# so the asset and the day after it are the visit called off, not values withdrawn.
+@pytest.mark.parametrize("said, values", [
+    ("We won't need the engineer for P-200 on Wednesday the 9th after all, can you call that "
+     "one off?", {ASSET: "P-200", VISIT_DATE: "2026-12-09"}),
+    ("we won't need the engineer for p 200 after all", {ASSET: "P-200"}),
+    ("we don't need the visit for P-200 anymore", {ASSET: "P-200"}),
+    ("we don't need the visit for P-200 on Wednesday the 9th anymore",
+     {ASSET: "P-200", VISIT_DATE: "2026-12-09"}),
+    ("we no longer need the P-200 visit on the 9th", {ASSET: "P-200", VISIT_DATE: "2026-12-09"}),
+    ("we don't really need our pump booking on friday", {VISIT_DATE: "2026-12-04"}),
+    ("won't be needing anyone on thursday after all", {VISIT_DATE: "2026-12-03"}),
+    ("I do not want the service appointment for P-200 any more", {ASSET: "P-200"}),
+])
+def test_a_need_withdrawn_calls_off_the_visit_it_names(said, values):
+    proposal = propose(said, booked(bookings=BOOKINGS))
+    assert (proposal.intent, proposal.correction) == (Intent.CANCEL, CorrectionKind.NONE)
+    assert slot_values(proposal) == values
+    assert all(slot.role is SlotRole.NEW for slot in proposal.slots)
+
+
+@pytest.mark.parametrize("said", ["please don't come on Monday, make it Tuesday",
+                                  "we won't need it on Friday, Thursday is better"])
+def test_a_negated_visit_day_with_a_replacement_still_negates_the_day(said):
+    proposal = propose(said, booked())
+    assert proposal.intent is not Intent.CANCEL, proposal.reason
 
 
 def test_cancel_my_booking_for_a_day_stays_a_cancel():

@@ -146,7 +146,7 @@ def confirm_create(args: Mapping[str, str], caller: CallerProfile | None = None
     count = "" if units == "1" else f", for {units} units"
     return ("Let me check I have this right.",
             f"A service visit for {_noun(caller, args.get('asset'))} {args.get('asset')} on "
-            f"{spoken_when(args)}{count}.",
+            f"{spoken_when(args)}{count}{_elsewhere(caller, args.get('asset'), args.get('site'))}.",
             "Shall I book it?")
 
 
@@ -179,7 +179,7 @@ def confirm_cancel(record: BookingRecord, caller: CallerProfile | None = None
 def booked(record: BookingRecord, caller: CallerProfile | None = None) -> tuple[str, ...]:
     return ("It's booked.",
             f"{_noun(caller, record.asset).capitalize()} {record.asset}, "
-            f"{spoken_when(_record_values(record))}.",
+            f"{_when_and_where(record, caller)}.",
             f"Your reference is {record.ref}.")
 
 
@@ -187,7 +187,7 @@ def rescheduled(record: BookingRecord, caller: CallerProfile | None = None
                 ) -> tuple[str, ...]:
     return ("It's moved.",
             f"Booking {record.ref} for {_noun(caller, record.asset)} {record.asset} is now on "
-            f"{spoken_when(_record_values(record))}.",
+            f"{_when_and_where(record, caller)}.",
             "A change notice is on its way to you.")
 
 
@@ -201,6 +201,19 @@ def cancelled(record: BookingRecord, caller: CallerProfile | None = None
 def _noun(caller: CallerProfile | None, asset_id: str | None) -> str:
     """What the caller calls the asset ("pump", "compressor"); "unit" when it is not known."""
     return caller.noun_for(asset_id) if caller is not None else "unit"
+
+
+def _elsewhere(caller: CallerProfile | None, asset_id: str | None, site: str | None) -> str:
+    """", at 7 Dock Street, Rotterdam" when the visit goes to another address than the one the
+    caller's account holds for the asset (a site the caller gave); "" otherwise."""
+    if not site or caller is None:
+        return ""
+    own = next((asset.site for asset in caller.assets if asset.id == asset_id), None)
+    return "" if site == own else f", at {site}"
+
+
+def _when_and_where(record: BookingRecord, caller: CallerProfile | None) -> str:
+    return spoken_when(_record_values(record)) + _elsewhere(caller, record.asset, record.site)
 
 
 def _record_values(record: BookingRecord) -> dict[str, str | None]:

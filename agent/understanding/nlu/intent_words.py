@@ -62,9 +62,19 @@ _GONE = (
     r"(?:the |my |our |that |this |a |any |the whole )?(?:visit|booking|appointment|request|job"
     r"|engineer|technician|thing|call[- ]out|service call)s?"
 )
+# The visit or person a caller no longer needs; an asset id or the kind of visit may stand
+# before the noun ("the P-200 visit", "our pump booking", "the service appointment").
 _PERSON = (
-    r"(?:anyone|anybody|someone|somebody|a technician|the technician|an engineer|the engineer"
-    r"|a visit|the visit|a service visit|the booking|the appointment|them|you|it)"
+    r"(?:anyone|anybody|someone|somebody|them|you|it|(?:a|an|the|our|my|that|this)"
+    r" (?:(?:[a-z]{1,3}[- ]?\d{1,4}|pump|compressor|service|maintenance|repair) ){0,2}"
+    r"(?:technician|engineer|visit|booking|appointment|call-out))"
+)
+# A call-off said as a need withdrawn ("we won't need the engineer for P-200 after all"): the
+# negation is the cancel's own, and the values after it are the visit called off, not values
+# withdrawn (agent/understanding/nlu/corrections.py, negated_stretches).
+CANCEL_BY_NEED = (
+    r"(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to|won'?t be)"
+    rf" (?:really |actually |even )?(?:need|want|require|be needing|need to have) {_PERSON}"
 )
 CANCEL = (
     r"cancel\w*|call (?:it|that|the \w+|everything|the whole thing) off|call off"
@@ -72,8 +82,7 @@ CANCEL = (
     rf"|everything|{_GONE})\b"
     rf"|(?:knock|knocked) (?:it|that|{_GONE}) on the head"
     r"|take (?:us|me|it|that) off (?:the|your) (?:schedule|list|books|calendar|diary)"
-    rf"|(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to"
-    rf"|won'?t be) (?:really )?(?:need|want|require|be needing|need to have) {_PERSON}"
+    rf"|{CANCEL_BY_NEED}"
     r"|no (?:visit|engineer|technician|one|booking|appointment)s? (?:is |are )?(?:needed"
     r"|required|necessary)"
     r"|no (?:need|point) (?:for|in) (?:a |the |any )?(?:visit|engineer|technician|booking"

@@ -78,6 +78,15 @@ def cancels_what_it_names(text: str, said: list[str]) -> bool:
                for words in said if words)
 
 
+_CANCEL_BY_NEED = re.compile(rf"\b(?:{intent_words.CANCEL_BY_NEED})\b")
+
+
+def cancels_only_by_need(text: str) -> bool:
+    """Every cancel phrasing of the turn is a need withdrawn ("we won't need it on Friday"):
+    with a replacement value beside it ("..., Thursday is better") the turn moves the visit."""
+    return all(_CANCEL_BY_NEED.match(text, m.start()) for m in _CANCEL.finditer(text))
+
+
 def _said_outside(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]]) -> bool:
     """Some match of ``pattern`` starts outside every one of ``spans``."""
     return any(not any(start <= m.start() < end for start, end in spans)

@@ -46,7 +46,8 @@ ORDINAL_DATE_FOLLOWERS = frozenset(
     "free open available clear booked any anytime sometime some when where what which whichever "
     "who how with without via like morning mornings afternoon afternoons evening evenings night "
     "noon midday lunch lunchtime am pm early earlier late later nor yet still even just "
-    "whatever way the same latest earliest onwards onward otherwise tho".split()
+    "whatever way the same latest earliest onwards onward otherwise tho anymore anyway anyhow "
+    "altogether".split()
 )
 
 # Relative day words dateparser reads correctly against RELATIVE_BASE.

@@ -52,6 +52,9 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
     if explicit is Intent.CANCEL and booking_values and marker and changes \
             and not intents.cancels_what_it_names(text, [s.text for s in changes]):
         explicit = None  # "cancel that, make it Thursday" replaces a value
+    if explicit is Intent.CANCEL and intents.cancels_only_by_need(text) \
+            and {field for field, _ in withdrawn} & {s.field for s in slots}:
+        explicit, corrective = None, True  # "won't need it on Friday, Thursday is better"
     if explicit is Intent.RESCHEDULE and changes and not _booked(context):
         explicit = None  # "move it to Friday" before anything is booked corrects the request
         corrective = True

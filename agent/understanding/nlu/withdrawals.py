@@ -35,6 +35,7 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
     """Slots from the affirmed words; withdrawals from the negated stretches that name values."""
     positive = text
     withdrawn: list[tuple[str, str]] = []
+    call_offs: list[tuple[corrections.Stretch, list[tuple[str, str]]]] = []
     for stretch in corrections.negated_stretches(text):
         stretch, negated = _first_value_only(text, stretch, context)
         # "not V-200" (an id that is none of the caller's) withdraws nothing the caller holds.
@@ -50,13 +51,28 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
             values += [(SITE, named)] if named else []  # "not Harbour Road": the site we hold
         if not values:
             continue  # "I did not open it", "I'm not sure": not a withdrawal
+        if corrections.calls_off(text, stretch):
+            call_offs.append((stretch, values))
+            continue
         withdrawn.extend(values)
-        positive = positive[:stretch.start] + " " * (stretch.end - stretch.start) \
-            + positive[stretch.end:]
+        positive = _blank(positive, stretch)
+    for stretch, values in call_offs:
+        # "We won't need the engineer for P-200 on the 9th": the negation is the cancel's,
+        # and its values are the visit called off, unless the turn gives another value of the
+        # same field ("we won't need it on Friday, Thursday is better"): then they are withdrawn.
+        rest = read(" ".join(_blank(positive, stretch).split()), context)
+        if {field for field, _ in values} & {m.field for m in rest.mentions}:
+            withdrawn.extend(values)
+            positive = _blank(positive, stretch)
     positive = " ".join(positive.split())
     reading = read(positive, context)
     reading, replaced = _sequences(positive, reading)
     return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
+
+
+def _blank(text: str, stretch: corrections.Stretch) -> str:
+    """``text`` with the stretch's characters blanked (its offsets kept)."""
+    return text[:stretch.start] + " " * (stretch.end - stretch.start) + text[stretch.end:]
 
 
 def _first_value_only(text: str, stretch: corrections.Stretch, context: ProposalContext
@@ -69,9 +85,13 @@ def _first_value_only(text: str, stretch: corrections.Stretch, context: Proposal
     if offset <= stretch.start or not stretch.text:
         return stretch, reading  # the value comes before its negation ("Wednesday is out")
     mentions = reading.mentions
+    words = stretch.text
     for index, first in enumerate(mentions):
+        # "not Wednesday the 9th": a weekday and its date side by side are one value
         later = [m for m in mentions[index + 1:] if m.field == first.field
-                 and (m.value, m.candidates) != (first.value, first.candidates)]
+                 and (m.value, m.candidates) != (first.value, first.candidates)
+                 and not (_FILLER.match(words[first.end:m.start])
+                          and _one_value_in_two_words(words, first, m))]
         if later:
             cut = first.end
             shorter = corrections.Stretch(stretch.text[:cut].strip(), stretch.start,
