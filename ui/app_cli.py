@@ -54,7 +54,12 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
     from rich.console import Console
 
     from agent.core.errors import AmendError
+    from ui.allocator import chosen_library, describe, start_under
 
+    try:  # first of all: this process starts again under the allocator (ui/allocator.py)
+        start_under(chosen_library())
+    except AmendError as exc:
+        raise click.ClickException(str(exc)) from None
     console = Console(stderr=True)
     if not _is_loopback(host):
         if not allow_remote:
@@ -67,6 +72,7 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
 
         check_database(db)
     options = DemoOptions(personas_file, clock_text, no_warm, proposer_settings, max_sessions)
+    console.print(f"[dim]{describe()}[/]")
     try:
         if workers is not None or db:
             from ui.demo_workers import serve_workers

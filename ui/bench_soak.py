@@ -99,6 +99,7 @@ class Demo:
         self.lines: list[str] = []
         self._ready = threading.Event()
         self.sandbox = ""
+        self.allocator = "?"
         threading.Thread(target=self._read, daemon=True).start()
         if not self._ready.wait(600) or self.proc.poll() is not None:
             self.stop()
@@ -111,6 +112,9 @@ class Demo:
             found = re.search(r"shared sandbox: (\S+)", line)
             if found:
                 self.sandbox = found.group(1)
+            found = re.search(r"memory allocator: (.+)", line)
+            if found:
+                self.allocator = found.group(1).strip()
             if "Amend demo:" in line:
                 self._ready.set()
         self._ready.set()
@@ -377,11 +381,11 @@ def soak_bench(quick: bool) -> list[BenchRow]:
         asyncio.run(_soak(demo, sessions, minutes, speech, samples, tally))
     finally:
         demo.stop()
-    return _rows(sessions, minutes, samples, tally)
+    return _rows(sessions, minutes, samples, tally, demo.allocator)
 
 
 def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
-          tally: Tally) -> list[BenchRow]:
+          tally: Tally, allocator: str = "?") -> list[BenchRow]:
     warm = min(60.0, minutes * 60 / 3)  # the warm-up: the first minute (a third if shorter)
     after = [s for s in samples if s[0] >= warm] or samples[-1:]
     span = minutes * 60
@@ -394,7 +398,7 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
     p95_first, p95_last = pct(first, 95), pct(last, 95)
     ratio = (p95_last / p95_first if isinstance(p95_first, float)
              and isinstance(p95_last, float) else "n/a")
-    label = f"{sessions} browsers, {minutes:g} min"
+    label = f"{sessions} browsers, {minutes:g} min, {allocator}"
     return [
         BenchRow(f"calls completed ({label})", tally.calls, "calls", "", COMMAND),
         BenchRow("resident memory after the warm-up", after[0][1], "MiB", "", COMMAND),

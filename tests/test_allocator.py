@@ -1,0 +1,114 @@
+"""The demo's allocator (ui/allocator.py, issue 19): chosen from AMEND_MALLOC or the bundled
+mimalloc, preloaded by starting the process again, and named in the demo's start-up line."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.core.errors import AmendError
+from ui import allocator
+
+ROOT = Path(__file__).resolve().parent.parent
+LINUX = sys.platform.startswith("linux")
+
+
+def test_system_keeps_the_c_librarys_malloc():
+    assert allocator.chosen_library({"AMEND_MALLOC": "system"}) is None
+    assert allocator.chosen_library({"AMEND_MALLOC": " System "}) is None
+
+
+def test_a_path_that_names_no_file_is_refused_with_the_fix(tmp_path):
+    missing = tmp_path / "libnothing.so"
+    with pytest.raises(AmendError) as raised:
+        allocator.chosen_library({"AMEND_MALLOC": str(missing)})
+    message = str(raised.value)
+    assert str(missing) in message and "AMEND_MALLOC=system" in message
+
+
+def test_a_path_to_a_library_is_taken_as_given(tmp_path):
+    library = tmp_path / "libother.so"
+    library.write_bytes(b"\x7fELF")
+    assert allocator.chosen_library({"AMEND_MALLOC": str(library)}) == library.resolve()
+
+
+def test_without_a_choice_the_bundled_mimalloc_is_used():
+    bundled = allocator.bundled_mimalloc()
+    if bundled is None:
+        pytest.skip("cmeel-mimalloc is not installed on this platform")
+    assert bundled.name == "libmimalloc.so" and bundled.is_file()
+    assert allocator.chosen_library({}) == bundled
+
+
+START_UNDER = """
+import sys
+from ui import allocator
+print("run", flush=True)
+allocator.start_under(allocator.chosen_library())
+print(allocator.running_under())
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
+def test_start_under_runs_the_process_again_once_with_the_library_mapped():
+    if allocator.bundled_mimalloc() is None:
+        pytest.skip("cmeel-mimalloc is not installed on this platform")
+    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
+    run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    # "run" twice: the code ran, then ran again under the library, and did not loop.
+    assert run.stdout.split() == ["run", "run", "libmimalloc.so"]
+
+
+@pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
+def test_system_runs_once_without_a_preloaded_library():
+    env = {**os.environ, "AMEND_MALLOC": "system"}
+    env.pop("LD_PRELOAD", None)
+    run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["run", "None"]
+
+
+def test_the_demo_refuses_an_allocator_that_is_not_there(tmp_path):
+    env = {**os.environ, "AMEND_MALLOC": str(tmp_path / "libmissing.so")}
+    run = subprocess.run([sys.executable, "-m", "ui.cli", "demo", "--no-warm"],
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert run.returncode != 0
+    assert "AMEND_MALLOC" in run.stderr and "libmissing.so" in run.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
+def test_the_demo_runs_under_the_bundled_allocator_and_says_so():
+    if allocator.bundled_mimalloc() is None:
+        pytest.skip("cmeel-mimalloc is not installed on this platform")
+    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
+    env.update(HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", COLUMNS="200")
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "demo", "--no-warm", "--port",
+                             str(_free_port())], stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True, cwd=ROOT, env=env)
+    try:
+        assert proc.stderr is not None
+        lines = []
+        for line in proc.stderr:  # the start-up lines, up to the address it serves
+            lines.append(line)
+            if "Amend demo:" in line:
+                break
+        assert any("memory allocator: libmimalloc.so" in line for line in lines), lines
+        maps = Path(f"/proc/{proc.pid}/maps").read_text()  # the same pid, now under mimalloc
+        assert "libmimalloc.so" in maps
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
