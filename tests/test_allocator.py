@@ -1,5 +1,6 @@
-"""The demo's allocator (ui/allocator.py, issue 19): chosen from AMEND_MALLOC or the bundled
-mimalloc, preloaded by starting the process again, and named in the demo's start-up line."""
+"""The demo's allocator (ui/allocator.py, issue 19): the C library's malloc unless AMEND_MALLOC
+chooses the bundled mimalloc or a library's path, preloaded by starting the process again, and
+named in the demo's start-up line."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ LINUX = sys.platform.startswith("linux")
 
 
 def test_system_keeps_the_c_librarys_malloc():
+    assert allocator.chosen_library({}) is None
+    assert allocator.chosen_library({"AMEND_MALLOC": ""}) is None
     assert allocator.chosen_library({"AMEND_MALLOC": "system"}) is None
     assert allocator.chosen_library({"AMEND_MALLOC": " System "}) is None
 
@@ -37,12 +40,12 @@ def test_a_path_to_a_library_is_taken_as_given(tmp_path):
     assert allocator.chosen_library({"AMEND_MALLOC": str(library)}) == library.resolve()
 
 
-def test_without_a_choice_the_bundled_mimalloc_is_used():
+def test_mimalloc_chooses_the_bundled_one():
     bundled = allocator.bundled_mimalloc()
     if bundled is None:
         pytest.skip("cmeel-mimalloc is not installed on this platform")
     assert bundled.name == "libmimalloc.so" and bundled.is_file()
-    assert allocator.chosen_library({}) == bundled
+    assert allocator.chosen_library({"AMEND_MALLOC": "mimalloc"}) == bundled
 
 
 START_UNDER = """
@@ -58,7 +61,8 @@ print(allocator.running_under())
 def test_start_under_runs_the_process_again_once_with_the_library_mapped():
     if allocator.bundled_mimalloc() is None:
         pytest.skip("cmeel-mimalloc is not installed on this platform")
-    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env["AMEND_MALLOC"] = "mimalloc"
     run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
                          cwd=ROOT, env=env, timeout=120)
     assert run.returncode == 0, run.stderr
@@ -67,9 +71,11 @@ def test_start_under_runs_the_process_again_once_with_the_library_mapped():
 
 
 @pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
-def test_system_runs_once_without_a_preloaded_library():
-    env = {**os.environ, "AMEND_MALLOC": "system"}
-    env.pop("LD_PRELOAD", None)
+@pytest.mark.parametrize("choice", ["system", None])
+def test_the_default_runs_once_without_a_preloaded_library(choice):
+    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
+    if choice:
+        env["AMEND_MALLOC"] = choice
     run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
                          cwd=ROOT, env=env, timeout=120)
     assert run.returncode == 0, run.stderr
@@ -91,10 +97,11 @@ def _free_port() -> int:
 
 
 @pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
-def test_the_demo_runs_under_the_bundled_allocator_and_says_so():
+def test_the_demo_runs_under_the_chosen_allocator_and_says_so():
     if allocator.bundled_mimalloc() is None:
         pytest.skip("cmeel-mimalloc is not installed on this platform")
-    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env["AMEND_MALLOC"] = "mimalloc"
     env.update(HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", COLUMNS="200")
     proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "demo", "--no-warm", "--port",
                              str(_free_port())], stderr=subprocess.PIPE,

@@ -349,6 +349,9 @@ def test_a_cancel_whose_object_is_the_value_named_stays_a_cancel(said):
     ("we don't really need our pump booking on friday", {VISIT_DATE: "2026-12-04"}),
     ("won't be needing anyone on thursday after all", {VISIT_DATE: "2026-12-03"}),
     ("I do not want the service appointment for P-200 any more", {ASSET: "P-200"}),
+    # the person as a pronoun (blind script b7-07)
+    ("We don't need him to come out any more, our own team got it running again.", {}),
+    ("we won't need her for P-200 after all", {ASSET: "P-200"}),
 ])
 def test_a_need_withdrawn_calls_off_the_visit_it_names(said, values):
     proposal = propose(said, booked(bookings=BOOKINGS))
@@ -438,4 +441,16 @@ def test_two_assets_with_no_word_saying_which_is_old_stay_two_candidates(said):
     "please move my P-100 appointment to Tuesday",
 ])
 def test_move_with_a_modifier_before_the_visit_is_a_reschedule(said):
+    assert propose(said).intent is Intent.RESCHEDULE, said
+
+
+# The passive says the same move (blind script b7-09): "could X be moved", "get it pushed back".
+@pytest.mark.parametrize("said", [
+    "Could Thursday's service on P-100 be moved to the following week?",
+    "can the P-100 visit be pushed back a couple of days",
+    "is it possible to get it moved to Monday",
+    "I'd like to have the booking shifted to the 8th",
+    "could the appointment be brought forward to Tuesday",
+])
+def test_a_visit_to_be_moved_in_the_passive_is_a_reschedule(said):
     assert propose(said).intent is Intent.RESCHEDULE, said

@@ -1,17 +1,15 @@
-"""The demo's memory allocator: mimalloc, preloaded, so a demo left up for days stays flat.
+"""The demo's memory allocator: the C library's malloc, or another one preloaded by choice.
 
-A demo process allocates from a dozen threads (each call's VAD, Smart Turn and output
-threads, the Whisper workers, the executor). glibc's malloc keeps what they free resident, in
-pieces too scattered to hand back, so a demo soaked by four browsers grew by 100 to 130 MiB an
-hour for as long as it ran, though no object outlived its call (README, issue 19). mimalloc
-hands freed pages back to the system after a short delay. ``amend demo`` therefore starts
-itself again, once, with the allocator in ``LD_PRELOAD`` (:func:`start_under`), before it
-builds anything; every process it starts (``--workers``) inherits it.
-
-The allocator comes from the ``cmeel-mimalloc`` package (a dependency on Linux x86-64), so a
-fresh clone needs nothing else. ``AMEND_MALLOC`` chooses another: the path of a malloc shared
-library (for example Debian's ``/usr/lib/x86_64-linux-gnu/libjemalloc.so.2``), or ``system``
-for the C library's own malloc (then at most two arenas, ``ui.demo_build.limit_malloc_arenas``).
+A demo soaked by four browsers grows by about 100 to 140 MiB an hour for as long as it runs,
+though no object outlives its call (README, issue 19). A fragmentation-proof allocator was the
+first suspect, so ``AMEND_MALLOC`` lets the demo run under another: ``mimalloc`` (bundled, from
+the ``cmeel-mimalloc`` package on Linux x86-64) or the path of any malloc shared library (for
+example Debian's ``/usr/lib/x86_64-linux-gnu/libjemalloc.so.2``). ``amend demo`` then starts
+itself again, once, with the library in ``LD_PRELOAD`` (:func:`start_under`), before it builds
+anything; every process it starts (``--workers``) inherits it. Measured over 30 minutes,
+mimalloc grew the same (127 MiB/h against glibc's 143), so the default stays the C library's
+malloc with at most two arenas (``ui.demo_build.limit_malloc_arenas``); the growth is native
+memory that no allocator gives back, and the soak bench names the allocator it ran under.
 """
 
 from __future__ import annotations
@@ -25,24 +23,31 @@ from agent.core.errors import AmendError
 
 ENV = "AMEND_MALLOC"
 SYSTEM = "system"
+MIMALLOC = "mimalloc"
 PACKAGE = "cmeel-mimalloc"
 _LIBRARY = "libmimalloc.so"
 
 
 def chosen_library(environ: dict[str, str] | None = None) -> Path | None:
-    """The allocator library the demo should run under; None for the C library's malloc
-    (``AMEND_MALLOC=system``, or no bundled mimalloc on this platform). Raises
-    :class:`AmendError` for an ``AMEND_MALLOC`` that names no file."""
+    """The allocator library the demo should run under: None for the C library's malloc (the
+    default, or ``AMEND_MALLOC=system``), the bundled mimalloc for ``AMEND_MALLOC=mimalloc``,
+    else the file ``AMEND_MALLOC`` names. Raises :class:`AmendError` when that is not there."""
     value = (os.environ if environ is None else environ).get(ENV, "").strip()
-    if value.lower() == SYSTEM:
+    if not value or value.lower() == SYSTEM:
         return None
-    if not value:
-        return bundled_mimalloc()
+    if value.lower() == MIMALLOC:
+        bundled = bundled_mimalloc()
+        if bundled is None:
+            raise AmendError(f"{ENV}={value}: the {PACKAGE} package is not installed (it is "
+                             "bundled on Linux x86-64 only). Install it, give the path of a "
+                             f"malloc shared library instead, or unset {ENV}.")
+        return bundled
     path = Path(value).expanduser()
     if not path.is_file():
         raise AmendError(f"{ENV}={value}: no such file. Give the path of a malloc shared "
-                         "library (e.g. /usr/lib/x86_64-linux-gnu/libjemalloc.so.2), or "
-                         f"{ENV}={SYSTEM} for the C library's own malloc.")
+                         "library (e.g. /usr/lib/x86_64-linux-gnu/libjemalloc.so.2), "
+                         f"{ENV}={MIMALLOC} for the bundled mimalloc, or {ENV}={SYSTEM} "
+                         "(the default) for the C library's own malloc.")
     return path.resolve()
 
 
@@ -91,4 +96,4 @@ def describe() -> str:
     name = running_under()
     if name:
         return f"memory allocator: {name}"
-    return f"memory allocator: the C library's malloc ({ENV}={SYSTEM} or none bundled)"
+    return f"memory allocator: the C library's malloc ({ENV} chooses another)"

@@ -54,6 +54,9 @@ RESCHEDULE = (
     # "move the P-100 booking", "push our pump service visit": a modifier or two before it
     rf"|(?:move|shift|push|bring) (?:my |our |the |that |this )?(?:[\w-]+ ){{0,2}}?{_VISIT}\b"
     r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
+    # the passive: "could Thursday's service be moved", "can we get it pushed back a week"
+    r"|(?:be|get|getting|have)(?: (?:it|that|this|them|the \w+|my \w+|our \w+))?"
+    r" (?:moved|shifted|pushed|brought (?:forward|earlier|back))\b"
     r"|different day|another day"
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
@@ -65,7 +68,7 @@ _GONE = (
 # The visit or person a caller no longer needs; an asset id or the kind of visit may stand
 # before the noun ("the P-200 visit", "our pump booking", "the service appointment").
 _PERSON = (
-    r"(?:anyone|anybody|someone|somebody|them|you|it|(?:a|an|the|our|my|that|this)"
+    r"(?:anyone|anybody|someone|somebody|them|you|it|him|her|(?:a|an|the|our|my|that|this)"
     r" (?:(?:[a-z]{1,3}[- ]?\d{1,4}|pump|compressor|service|maintenance|repair) ){0,2}"
     r"(?:technician|engineer|visit|booking|appointment|call-out))"
 )
