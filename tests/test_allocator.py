@@ -57,29 +57,34 @@ print(allocator.running_under())
 """
 
 
+def _env_choosing(choice: str | None) -> dict[str, str]:
+    """This environment with nothing preloaded and ``AMEND_MALLOC`` set to ``choice`` (unset
+    for None); skips the test when ``mimalloc`` is chosen and not installed."""
+    if choice == "mimalloc" and allocator.bundled_mimalloc() is None:
+        pytest.skip("cmeel-mimalloc is not installed on this platform")
+    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
+    if choice:
+        env["AMEND_MALLOC"] = choice
+    return env
+
+
+def _start_under_output(choice: str | None) -> list[str]:
+    run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
+                         cwd=ROOT, env=_env_choosing(choice), timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split()
+
+
 @pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
 def test_start_under_runs_the_process_again_once_with_the_library_mapped():
-    if allocator.bundled_mimalloc() is None:
-        pytest.skip("cmeel-mimalloc is not installed on this platform")
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    env["AMEND_MALLOC"] = "mimalloc"
-    run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
-                         cwd=ROOT, env=env, timeout=120)
-    assert run.returncode == 0, run.stderr
     # "run" twice: the code ran, then ran again under the library, and did not loop.
-    assert run.stdout.split() == ["run", "run", "libmimalloc.so"]
+    assert _start_under_output("mimalloc") == ["run", "run", "libmimalloc.so"]
 
 
 @pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
 @pytest.mark.parametrize("choice", ["system", None])
 def test_the_default_runs_once_without_a_preloaded_library(choice):
-    env = {k: v for k, v in os.environ.items() if k not in ("AMEND_MALLOC", "LD_PRELOAD")}
-    if choice:
-        env["AMEND_MALLOC"] = choice
-    run = subprocess.run([sys.executable, "-c", START_UNDER], capture_output=True, text=True,
-                         cwd=ROOT, env=env, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["run", "None"]
+    assert _start_under_output(choice) == ["run", "None"]
 
 
 def test_the_demo_refuses_an_allocator_that_is_not_there(tmp_path):
@@ -98,10 +103,7 @@ def _free_port() -> int:
 
 @pytest.mark.skipif(not LINUX, reason="LD_PRELOAD is Linux's")
 def test_the_demo_runs_under_the_chosen_allocator_and_says_so():
-    if allocator.bundled_mimalloc() is None:
-        pytest.skip("cmeel-mimalloc is not installed on this platform")
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    env["AMEND_MALLOC"] = "mimalloc"
+    env = _env_choosing("mimalloc")
     env.update(HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False", COLUMNS="200")
     proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "demo", "--no-warm", "--port",
                              str(_free_port())], stderr=subprocess.PIPE,

@@ -56,7 +56,7 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
     from agent.core.errors import AmendError
     from ui.allocator import chosen_library, describe, start_under
 
-    try:  # first of all: this process starts again under the allocator (ui/allocator.py)
+    try:  # first of all: start again under the allocator AMEND_MALLOC chooses (ui/allocator.py)
         start_under(chosen_library())
     except AmendError as exc:
         raise click.ClickException(str(exc)) from None

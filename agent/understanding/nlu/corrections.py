@@ -17,11 +17,10 @@ import re
 from dataclasses import dataclass
 
 from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.understanding.nlu import authority_words, correction_words, intent_words, lexicon
+from agent.understanding.nlu import authority_words, correction_words, intents, lexicon
 from agent.understanding.proposals import ProposalContext
 
 _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
-_CANCEL_BY_NEED = re.compile(rf"(?:{intent_words.CANCEL_BY_NEED})\b")
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
 _NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{correction_words.NEGATION_AFTER})"
@@ -60,7 +59,7 @@ def calls_off(text: str, stretch: Stretch) -> bool:
     """The stretch opens with a need withdrawn that calls a visit off ("we won't need the
     engineer for P-200", "we no longer need the visit on the 9th"): its negation may be the
     cancel's own rather than a value's (pure)."""
-    return bool(_CANCEL_BY_NEED.match(text, stretch.start))
+    return intents.calls_off_by_need_at(text, stretch.start)
 
 
 def has_replace_marker(text: str) -> bool:

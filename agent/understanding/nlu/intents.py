@@ -81,10 +81,16 @@ def cancels_what_it_names(text: str, said: list[str]) -> bool:
 _CANCEL_BY_NEED = re.compile(rf"\b(?:{intent_words.CANCEL_BY_NEED})\b")
 
 
+def calls_off_by_need_at(text: str, start: int) -> bool:
+    """A need withdrawn that calls a visit off opens at ``start`` ("we won't need the engineer
+    for P-200", "we no longer need the visit on the 9th")."""
+    return bool(_CANCEL_BY_NEED.match(text, start))
+
+
 def cancels_only_by_need(text: str) -> bool:
     """Every cancel phrasing of the turn is a need withdrawn ("we won't need it on Friday"):
     with a replacement value beside it ("..., Thursday is better") the turn moves the visit."""
-    return all(_CANCEL_BY_NEED.match(text, m.start()) for m in _CANCEL.finditer(text))
+    return all(calls_off_by_need_at(text, m.start()) for m in _CANCEL.finditer(text))
 
 
 def _said_outside(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]]) -> bool:

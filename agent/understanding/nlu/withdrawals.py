@@ -60,10 +60,11 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
         # "We won't need the engineer for P-200 on the 9th": the negation is the cancel's,
         # and its values are the visit called off, unless the turn gives another value of the
         # same field ("we won't need it on Friday, Thursday is better"): then they are withdrawn.
-        rest = read(" ".join(_blank(positive, stretch).split()), context)
+        without = _blank(positive, stretch)
+        rest = read(" ".join(without.split()), context)
         if {field for field, _ in values} & {m.field for m in rest.mentions}:
             withdrawn.extend(values)
-            positive = _blank(positive, stretch)
+            positive = without
     positive = " ".join(positive.split())
     reading = read(positive, context)
     reading, replaced = _sequences(positive, reading)
