@@ -178,13 +178,14 @@ DANGLING = frozenset("""
 
 def sounds_unfinished(text: str) -> bool:
     """True if a transcript stops where no clause can end: on a closed-class word (DANGLING)
-    or a trailing ellipsis / dash."""
+    or a trailing ellipsis / dash. A number is a word here: "come on Friday at 10?" ends on
+    "10", not on "at"."""
     stripped = text.strip()
     if not stripped:
         return False
     if stripped.endswith(("...", "\u2026", "-", ",")):
         return True
-    words = re.findall(r"[a-z']+", stripped.lower())
+    words = re.findall(r"[a-z0-9']+", stripped.lower())
     return bool(words) and words[-1] in DANGLING
 
 

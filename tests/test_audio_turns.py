@@ -115,6 +115,11 @@ def _speech(text: str, secs: float = 1.0) -> list:
     ("Could you?", False),
     ("I'd rather not", False),
     ("P-200, not P-100", False),
+    ("Could a technician come on Friday at 10?", False),
+    ("Book it for 2", False),
+    ("Then the visit on the 9th at 3.30", False),
+    ("Move it to room 4 on", True),
+    ("Pump P 200 is making a noise at", True),
     ("", False),
 ])
 def test_a_transcript_that_stops_on_a_closed_class_word_is_unfinished(text, unfinished):
