@@ -24,8 +24,12 @@ subset):
   base voices saying the expected ones again under heavy noise (:data:`CORRUPTED`). The same
   two figures again on held-out turns (:func:`held_out_turns`, full run only): phrasings and
   voices written after the thresholds were set, so the calibration is also judged on callers
-  it has not met; and on a second held-out set (:func:`held_out_turns_2`), written and voiced
-  after the rule that the first set's misses suggested.
+  it has not met; on a second held-out set (:func:`held_out_turns_2`), written and voiced
+  after the rule that the first set's misses suggested; and on a third
+  (:func:`held_out_turns_3`), written from ``docs/`` alone after the last rule. A transcript
+  whose values are right may still be badly heard ("The afternoon sold snee-bait up"); the
+  check rate is also given over the turns heard *word for word* (the same words as said,
+  once written alike: :func:`heard_word_for_word`), where a check question is wasted.
 
 :func:`hearing_rows` returns the rows; ``audio/bench.py`` adds them to the ``audio`` group.
 """
@@ -33,6 +37,7 @@ subset):
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -202,6 +207,7 @@ class Judged:
     accepted: tuple[str, ...]  # "field=value" accepted without a check
     accepted_before: tuple[str, ...]  # ... under the old rule
     reference: tuple[str, ...]  # "field=value" read in what was said
+    verbatim: bool = False  # heard word for word (heard_word_for_word)
     unexpected: tuple[str, ...] = ()  # those of the reference the call does not expect
     weakest: float | None = None  # the faintest value word
     reason: str = ""
@@ -267,8 +273,20 @@ class _Reader:
                       set(named(self.values(utterance.text))) == set(named(reference)),
                       checked, before,
                       accepted(checked), accepted(before), named(reference),
+                      heard_word_for_word(said, utterance.text),
                       named(s for s in reference if not trust.is_expected(s, expect)),
                       verdict.weakest, verdict.reason)
+
+
+def heard_word_for_word(said: str, heard: str) -> bool:
+    """Whether ``heard`` has the words of ``said``, in order, once both are written alike
+    (the proposer's normalising: case, punctuation, "eleven" and "11", "P-200" and "P 200")."""
+    from agent.understanding.nlu.normalise import normalise
+
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z0-9]+", normalise(text))
+
+    return words(said) == words(heard)
 
 
 class _NoBookings:
@@ -314,6 +332,12 @@ def held_out_turns_2() -> list[tuple[voices.Voice, str, str]]:
     return _said_by(voices.held_out_voices_2(), "expected", corpus.HELD_OUT_VALUES_2)
 
 
+def held_out_turns_3() -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of the third held-out set (:data:`audio.corpus.HELD_OUT_VALUES_3`,
+    :func:`audio.voices.held_out_voices_3`), written from ``docs/`` alone after the last rule."""
+    return _said_by(voices.held_out_voices_3(), "expected", corpus.HELD_OUT_VALUES_3)
+
+
 def _said_by(voice_list: tuple[voices.Voice, ...], kind: str,
              texts: tuple[str, ...]) -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text): every voice of ``voice_list`` saying every one of ``texts``."""
@@ -336,9 +360,12 @@ def judge_all(turns: list[tuple[voices.Voice, str, str]]) -> list[Judged]:
             for v, kind, text in turns]
 
 
-def check_rate(judged: list[Judged], *, before: bool = False) -> tuple[float, int]:
-    """Share of correct transcripts of expected values that were checked, and their count."""
-    correct = [j for j in judged if j.kind == "expected" and j.correct]
+def check_rate(judged: list[Judged], *, before: bool = False,
+               verbatim: bool = False) -> tuple[float, int]:
+    """Share of correct transcripts of expected values that were checked, and their count
+    (``verbatim``: of those heard word for word)."""
+    correct = [j for j in judged if j.kind == "expected" and j.correct
+               and (j.verbatim or not verbatim)]
     if not correct:
         return 0.0, 0
     return sum(j.checked_before if before else j.checked for j in correct) / len(correct), \
@@ -378,6 +405,7 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     if not quick:
         rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out="held-out")
         rows += _trust_rows(judge_all(held_out_turns_2()), cmd, held_out="second held-out")
+        rows += _trust_rows(judge_all(held_out_turns_3()), cmd, held_out="third held-out")
     return rows
 
 
@@ -414,13 +442,20 @@ def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,
 def _trust_rows(judged: list[Judged], cmd: str, *, held_out: str = "") -> list[BenchRow]:
     rate, correct = check_rate(judged)
     rate_before, _ = check_rate(judged, before=True)
+    verbatim, heard = check_rate(judged, verbatim=True)
+    verbatim_before, _ = check_rate(judged, before=True, verbatim=True)
     expected = [j for j in judged if j.kind == "expected"]
     unexpected = [j for j in judged if j.kind == "unexpected"]
+    where = f"{held_out} phrasings and voices, " if held_out else ""
+    word_for_word = BenchRow(
+        f"check questions on transcripts heard word for word, {where}{heard} turns (old rule "
+        f"{verbatim_before:.2f})", round(verbatim, 3), "fraction", "≤ 0.10", cmd)
     if held_out:
         where = f"{held_out} phrasings and voices, {len(judged)} turns"
         return [
             BenchRow(f"check questions on correct transcripts, {where} ({correct} correct; "
                      f"old rule {rate_before:.2f})", round(rate, 3), "fraction", "≤ 0.10", cmd),
+            word_for_word,
             BenchRow(f"wrong values accepted without a check, {where} (old rule "
                      f"{wrong_accepted(judged, before=True)})", wrong_accepted(judged), "turns",
                      "0", cmd),
@@ -429,6 +464,7 @@ def _trust_rows(judged: list[Judged], cmd: str, *, held_out: str = "") -> list[B
         BenchRow(f"check questions on correct transcripts ({correct} of {len(expected)} "
                  f"value turns correct; old rule {rate_before:.2f})", round(rate, 3),
                  "fraction", "≤ 0.10", cmd),
+        word_for_word,
         BenchRow(f"wrong values accepted without a check ({len(judged)} value turns, "
                  f"{sum(j.kind == 'corrupted' for j in judged)} corrupted; old rule "
                  f"{wrong_accepted(judged, before=True)})", wrong_accepted(judged), "turns",

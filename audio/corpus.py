@@ -146,6 +146,30 @@ HELD_OUT_VALUES_2 = (
 )
 
 
+# A third held-out set, written from docs/ alone by someone who had read no code, after the
+# rule that an own asset is carried by its number (agent/understanding/trust.py), said by
+# audio.voices.HELD_OUT_BASES_3. Measured once with and without that rule (README).
+HELD_OUT_VALUES_3 = (
+    "Hi there, um, could you get an engineer out to pee two hundred on Tuesday the fifteenth, "
+    "ideally around quarter past one?",
+    "Yeah, it's P-100 that needs looking at, not P-200, sorry about that.",
+    "Er, Thursday morning, the third, would suit us best.",
+    "Can we do the 17th at 11.15 instead?",
+    "Sorry, I said the sixteenth but I meant the eighteenth, the Friday.",
+    "Could someone come out on the 7th of January, after lunch, for the P-100 in "
+    "Rotterdam?",
+    "Um, let's say twenty to four on Friday, if that's not too late for you.",
+    "Actually, make it the morning instead, er, nine-ish if you can manage it.",
+    "I need pee one hundred serviced next Thursday, say half eleven.",
+    "Can you shift the P-200 visit to Tuesday 12 January, 2 pm?",
+    "Oh, hang on, not Wednesday, Thursday works better for us.",
+    "Tomorrow afternoon, um, say four o'clock, would that be possible?",
+    "Could we bring it forward to Monday the seventh, er, at eight thirty in the "
+    "morning?",
+    "For P-200, the day after tomorrow, at 10:45 if possible.",
+)
+
+
 def first_word_fate(reference: str, hypothesis: str) -> str:
     """What became of the reference's first word: ``kept`` (heard as said), ``garbled``
     (something else was heard in its place) or ``dropped`` (nothing was: a clipped start).

@@ -276,3 +276,40 @@ def test_the_held_out_turns_share_no_phrasing_or_voice_with_the_calibration_set(
         values = reader.values(text)
         assert values, text
         assert all(trust.is_expected(s, expect) for s in values), text
+    # ... and so does the third, against all three before it
+    third = voices.held_out_voices_3()
+    assert len(third) == 13 and {v.name for v in third} & (calibration | {
+        v.name for v in (*held, *second)}) == {"piper"}
+    assert not set(corpus.HELD_OUT_VALUES_3) & {
+        *corpus.HELD_OUT_VALUES, *corpus.HELD_OUT_VALUES_2, *corpus.EXPECTED_VALUES,
+        *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
+    for text in corpus.HELD_OUT_VALUES_3:
+        values = reader.values(text)
+        assert values, text
+        assert all(trust.is_expected(s, expect) for s in values), text
+
+
+@pytest.mark.parametrize("said, heard, same", [
+    ("Can we do next Monday at ten?", "Can we do next Monday at 10?", True),
+    ("It's pump P-100, not P-200.", "It's pump P 100, not P 200", True),
+    ("The afternoon suits me better.", "The afternoon suit sleep matter.", False),
+    ("Put me down for Friday at eleven.", "Put me down for Friday 11.", False),
+])
+def test_a_transcript_is_word_for_word_when_it_has_the_words_said_written_alike(
+        said, heard, same):
+    from audio import bench_hearing
+
+    assert bench_hearing.heard_word_for_word(said, heard) is same
+
+
+def test_the_check_rate_word_for_word_counts_only_turns_heard_word_for_word():
+    from audio import bench_hearing
+
+    def judged(checked: bool, verbatim: bool) -> bench_hearing.Judged:
+        return bench_hearing.Judged("v", "expected", "said", "heard", 0.9, True, checked,
+                                    False, (), (), (), verbatim)
+
+    turns = [judged(True, False), judged(True, False), judged(False, True),
+             judged(True, True), judged(False, True), judged(False, True)]
+    assert bench_hearing.check_rate(turns) == (0.5, 6)
+    assert bench_hearing.check_rate(turns, verbatim=True) == (0.25, 4)

@@ -69,9 +69,29 @@ def test_a_cue_word_heard_faintly_before_a_value_is_checked_below_the_floor():
 
 
 def test_a_value_word_heard_faintly_is_checked_even_at_a_high_confidence():
-    verdict = trust.judge(heard(SAID, 0.8, {"P": 0.2}), BOOK, EXPECT)
+    verdict = trust.judge(heard(SAID, 0.8, {"200": 0.2}), BOOK, EXPECT)
     assert not verdict.clear
     assert verdict.weakest == pytest.approx(0.2)
+    assert not trust.judge(heard(SAID, 0.8, {"Thursday": 0.2}), BOOK, EXPECT).clear
+
+
+def test_an_own_asset_is_carried_by_its_number_when_no_other_asset_shares_it():
+    # A faint "P" before a clear "200" names P-200 and nothing else the caller owns...
+    verdict = trust.judge(heard(SAID, 0.8, {"P": 0.2}), BOOK, EXPECT)
+    assert verdict.clear, verdict
+    # ... but not when another asset of theirs has that number: the letter tells them apart.
+    twins = trust.Expected(frozenset({"P-200", "V-200"}), EXPECT.today)
+    assert not trust.judge(heard(SAID, 0.8, {"P": 0.2}), BOOK, twins).clear
+    assert not trust.judge(heard(SAID, 0.8, {"200": 0.2}), BOOK, EXPECT).clear
+
+
+def test_a_value_named_twice_is_as_well_heard_as_its_faintest_mention():
+    # "I said the 16th but I meant the 18th" reads one date from two mentions: the value
+    # may have been corrected in between, so a faint mention is checked, clear or not.
+    day = (SlotValue(VISIT_DATE, "2026-12-18", "the 16th / the 18th"),)
+    text = "I said the 16th but I meant the 18th"
+    assert trust.judge(heard(text, 0.8), day, EXPECT).clear
+    assert not trust.judge(heard(text, 0.8, {"16th": 0.2}), day, EXPECT).clear
 
 
 def test_a_turn_that_may_be_no_speech_is_checked():
