@@ -65,7 +65,7 @@ from datetime import date, timedelta
 
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
-from agent.understanding.nlu import intent_words, lexicon
+from agent.understanding.nlu import asset_ids, intent_words, lexicon
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -273,10 +273,9 @@ def _heard_as(slot: SlotValue, words: Sequence[tuple[str, float]],
 
 def _number_names_one(asset: str, assets: frozenset[str]) -> bool:
     """Whether ``asset`` is the caller's own and its number is no other asset's of theirs."""
-    def number(text: str) -> str:
-        return "".join(c for c in text if c.isdigit())
-    mine = number(asset)
-    return asset in assets and bool(mine) and sum(number(a) == mine for a in assets) == 1
+    mine = asset_ids.id_digits(asset)
+    return asset in assets and bool(mine) and sum(
+        asset_ids.id_digits(a) == mine for a in assets) == 1
 
 
 def _spelled_by(wanted: list[str], words: Sequence[tuple[str, float]]) -> list[int]:
