@@ -121,3 +121,74 @@ def test_the_demo_runs_under_the_chosen_allocator_and_says_so():
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+# -- giving free memory back (MemoryTrimmer) ------------------------------------------------
+
+def test_the_trimmer_calls_malloc_trim_and_counts_its_runs():
+    calls: list[int] = []
+    trimmer = allocator.MemoryTrimmer(lambda pad: calls.append(pad) or 1, every=30.0)
+    assert trimmer.available and trimmer.summary() == "memory trims: 0"
+    assert trimmer.trim_now() is True
+    assert calls == [0] and trimmer.trims == 1 and len(trimmer.trim_secs) == 1
+    assert trimmer.summary().startswith("memory trims: 1, median ")
+
+
+def test_without_a_trim_function_the_trimmer_does_nothing():
+    trimmer = allocator.MemoryTrimmer(every=30.0)
+    trimmer._trim = None  # a C library without malloc_trim (macOS, musl)
+    assert not trimmer.available and trimmer.trim_now() is False and trimmer.trims == 0
+
+
+def test_a_trimmer_refuses_a_period_that_is_not_positive():
+    with pytest.raises(ValueError, match="every"):
+        allocator.MemoryTrimmer(lambda pad: 0, every=0)
+
+
+@pytest.mark.skipif(not LINUX, reason="glibc's malloc_trim")
+def test_glibcs_malloc_trim_is_found_and_runs():
+    trim = allocator.c_library_trim()
+    if trim is None:
+        pytest.skip("malloc is not glibc's here, or another allocator is preloaded")
+    assert trim(0) in (0, 1)
+
+
+@pytest.mark.anyio
+async def test_the_trimmer_runs_in_a_worker_thread_on_its_cadence_until_cancelled():
+    import asyncio
+    import threading
+
+    ran = asyncio.Event()
+    threads: list[str] = []
+    loop = asyncio.get_running_loop()
+
+    def trim(pad: int) -> int:
+        threads.append(threading.current_thread().name)
+        loop.call_soon_threadsafe(ran.set)
+        return 0
+
+    trimmer = allocator.MemoryTrimmer(trim, every=0.01)
+    task = asyncio.ensure_future(trimmer.run())
+    await ran.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert threads and threads[0] != threading.current_thread().name  # never on the loop
+
+
+def test_the_demo_app_trims_while_it_runs_and_says_so_at_shutdown(capsys):
+    from fastapi.testclient import TestClient
+
+    from ui.app import build_app
+    from ui.personas import DEFAULT_PATH, load_personas
+    from ui.session_hub import SessionHub
+
+    class Hub(SessionHub):
+        async def close_all(self) -> None:
+            return None
+
+    hub = Hub(lambda persona, sink=None: None, load_personas(DEFAULT_PATH))
+    trimmer = allocator.MemoryTrimmer(lambda pad: 0, every=3600.0)
+    with TestClient(build_app(hub, trimmer=trimmer)):
+        pass
+    assert "memory trims: 0" in capsys.readouterr().err

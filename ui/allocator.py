@@ -10,12 +10,19 @@ anything; every process it starts (``--workers``) inherits it. Measured over 30 
 mimalloc grew the same (127 MiB/h against glibc's 143), so the default stays the C library's
 malloc with at most two arenas (``ui.demo_build.limit_malloc_arenas``); the growth is native
 memory that no allocator gives back, and the soak bench names the allocator it ran under.
+
+Under the C library's malloc, a demo process also gives the memory its arenas hold free back to
+the system every 30 s (:class:`MemoryTrimmer`): what ended calls freed is returned, so a demo
+that browsers have left goes back down instead of keeping its busiest hour resident.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
+import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -97,3 +104,71 @@ def describe() -> str:
     if name:
         return f"memory allocator: {name}"
     return f"memory allocator: the C library's malloc ({ENV} chooses another)"
+
+
+# How often a demo process gives the C library's free memory back to the system (MemoryTrimmer).
+TRIM_EVERY_S = 30.0
+
+
+def c_library_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where malloc is not glibc's (macOS, musl) or another
+    allocator is preloaded (it keeps its own free memory, and glibc's has little)."""
+    if running_under() is not None:
+        return None
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+class MemoryTrimmer:
+    """Gives the memory glibc's malloc holds free back to the system, every ``every`` seconds.
+
+    A demo's calls allocate and free audio frames, transcripts and model buffers from a dozen
+    threads over two malloc arenas. What they free stays resident in the arenas' free lists
+    (malloc only returns the top of an arena by itself): after six minutes of four soaking
+    browsers, ``malloc_trim(0)`` took one demo process from 947 to 745 MiB (README, issue 19).
+    ``malloc_trim`` runs in a worker thread: it walks each arena under that arena's lock, so
+    the event loop never waits for it. ``trims`` and ``trim_secs`` say how often it ran and
+    for how long (``amend bench --only soak`` reads them from the demo's exit message)."""
+
+    def __init__(self, trim: Callable[[int], int] | None = None, every: float = TRIM_EVERY_S):
+        if every <= 0:
+            raise ValueError(f"every must be > 0 seconds, not {every}")
+        self._trim = trim if trim is not None else c_library_trim()
+        self.every = every
+        self.trims = 0
+        self.trim_secs: list[float] = []
+
+    @property
+    def available(self) -> bool:
+        return self._trim is not None
+
+    def trim_now(self) -> bool:
+        """One ``malloc_trim(0)`` (blocking); True if it gave memory back."""
+        if self._trim is None:
+            return False
+        started = time.perf_counter()
+        released = bool(self._trim(0))
+        self.trim_secs.append(time.perf_counter() - started)
+        self.trims += 1
+        return released
+
+    async def run(self) -> None:
+        """Trim every ``every`` seconds until cancelled (a cadence, not a wait for an event)."""
+        import asyncio
+
+        while self._trim is not None:
+            await asyncio.sleep(self.every)
+            await asyncio.to_thread(self.trim_now)
+
+    def summary(self) -> str:
+        """One line for the demo's exit message."""
+        if not self.trim_secs:
+            return "memory trims: 0"
+        ordered = sorted(self.trim_secs)
+        return (f"memory trims: {self.trims}, median {1000 * ordered[len(ordered) // 2]:.1f} ms, "
+                f"longest {1000 * ordered[-1]:.1f} ms")

@@ -6,7 +6,9 @@ own session from the :class:`~ui.session_hub.SessionHub` on page load and loses 
 Panels are HTML rendered by :mod:`ui.panels`, which escapes everything user-derived.
 """
 
+import asyncio
 import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ import gradio as gr
 from agent.core.errors import AmendError
 from agent.core.ops import SANDBOX_OPS
 from ui import panels
+from ui.allocator import MemoryTrimmer
 from ui.scripted import ScriptRunner
 from ui.session_hub import SessionHub, TabScope
 from ui.session_view import PanelHTML, render_all
@@ -227,15 +230,25 @@ def _forget_gradio_session(blocks: Any, session_hash: str | None) -> None:
 
 
 def build_app(hub: SessionHub, voice_router: Any | None = None,
-              scripts: ScriptRunner | None = None) -> Any:
-    """FastAPI app: /static, /ws/voice (when a router is given), then Gradio at /."""
+              scripts: ScriptRunner | None = None, trimmer: MemoryTrimmer | None = None) -> Any:
+    """FastAPI app: /static, /ws/voice (when a router is given), then Gradio at /.
+    ``trimmer``: gives malloc's free memory back while the app runs (ui/allocator.py); its
+    summary goes to stderr at shutdown."""
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
-        yield
-        await hub.close_all()  # every tab's world: sandbox threads, temporary databases
+        trimming = None
+        if trimmer is not None and trimmer.available:
+            trimming = asyncio.ensure_future(trimmer.run())
+        try:
+            yield
+        finally:
+            if trimming is not None:
+                trimming.cancel()
+                print(trimmer.summary(), file=sys.stderr, flush=True)
+            await hub.close_all()  # every tab's world: sandbox threads, temporary databases
 
     app = FastAPI(title="Amend demo", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

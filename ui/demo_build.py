@@ -93,6 +93,7 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     """One demo process's app and its session hub (side effect: at most MALLOC_ARENAS malloc
     arenas in this process). ``shared``: a :class:`ui.bootstrap.SharedSystems` every tab is
     a tenant of (``--workers``, ``--db``)."""
+    from ui.allocator import MemoryTrimmer
     from ui.app import build_app
     from ui.bootstrap import fixed_clock, rule_proposer
     from ui.demo_world import world_builder
@@ -109,7 +110,8 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     hub = SessionHub(world_builder(clock, proposer=proposer, shared=shared), personas)
     if not options.no_warm:
         _warm(console, label)
-    return build_app(hub, _voice_router(hub, console, options.max_sessions), ScriptRunner()), hub
+    return build_app(hub, _voice_router(hub, console, options.max_sessions), ScriptRunner(),
+                     MemoryTrimmer()), hub
 
 
 def quiet_shutdown_logs() -> None:
