@@ -12,8 +12,9 @@ malloc with at most two arenas (``ui.demo_build.limit_malloc_arenas``); the grow
 memory that no allocator gives back, and the soak bench names the allocator it ran under.
 
 Under the C library's malloc, a demo process also gives the memory its arenas hold free back to
-the system every 30 s (:class:`MemoryTrimmer`): what ended calls freed is returned, so a demo
-that browsers have left goes back down instead of keeping its busiest hour resident.
+the system every 30 s in which no call runs (:class:`MemoryTrimmer`): what ended calls freed is
+returned, so a demo that browsers have left goes back down instead of keeping its busiest hour
+resident.
 """
 
 from __future__ import annotations
@@ -125,22 +126,29 @@ def c_library_trim() -> Callable[[int], int] | None:
 
 
 class MemoryTrimmer:
-    """Gives the memory glibc's malloc holds free back to the system, every ``every`` seconds.
+    """Gives the memory glibc's malloc holds free back to the system, every ``every`` seconds
+    in which no call is in progress (``busy``).
 
     A demo's calls allocate and free audio frames, transcripts and model buffers from a dozen
     threads over two malloc arenas. What they free stays resident in the arenas' free lists
-    (malloc only returns the top of an arena by itself): after six minutes of four soaking
-    browsers, ``malloc_trim(0)`` took one demo process from 947 to 745 MiB (README, issue 19).
-    ``malloc_trim`` runs in a worker thread: it walks each arena under that arena's lock, so
-    the event loop never waits for it. ``trims`` and ``trim_secs`` say how often it ran and
-    for how long (``amend bench --only soak`` reads them from the demo's exit message)."""
+    (malloc returns only the top of an arena by itself), so a demo the browsers have left kept
+    its busiest hour resident: after six minutes of four soaking browsers, ``malloc_trim(0)``
+    took one demo process from 947 to 745 MiB (README, issue 19). During calls it would not
+    help (the calls take the memory again within seconds) and it would stall them: it walks
+    each arena under that arena's lock, 29 ms at the median and up to 135 ms in that soak.
+    So it runs between calls, in a worker thread. ``trims``, ``skipped`` and ``trim_secs`` say
+    how often it ran, passed over and for how long (``amend bench --only soak`` reads them
+    from the demo's exit message)."""
 
-    def __init__(self, trim: Callable[[int], int] | None = None, every: float = TRIM_EVERY_S):
+    def __init__(self, trim: Callable[[int], int] | None = None, every: float = TRIM_EVERY_S,
+                 busy: Callable[[], bool] | None = None):
         if every <= 0:
             raise ValueError(f"every must be > 0 seconds, not {every}")
         self._trim = trim if trim is not None else c_library_trim()
         self.every = every
+        self.busy = busy
         self.trims = 0
+        self.skipped = 0  # periods passed over because a call was in progress
         self.trim_secs: list[float] = []
 
     @property
@@ -158,17 +166,21 @@ class MemoryTrimmer:
         return released
 
     async def run(self) -> None:
-        """Trim every ``every`` seconds until cancelled (a cadence, not a wait for an event)."""
+        """Trim every ``every`` seconds until cancelled (a cadence, not a wait for an event),
+        passing over a period in which ``busy()`` says a call is in progress."""
         import asyncio
 
         while self._trim is not None:
             await asyncio.sleep(self.every)
+            if self.busy is not None and self.busy():
+                self.skipped += 1
+                continue
             await asyncio.to_thread(self.trim_now)
 
     def summary(self) -> str:
         """One line for the demo's exit message."""
         if not self.trim_secs:
-            return "memory trims: 0"
+            return f"memory trims: 0 ({self.skipped} passed over in calls)"
         ordered = sorted(self.trim_secs)
         return (f"memory trims: {self.trims}, median {1000 * ordered[len(ordered) // 2]:.1f} ms, "
-                f"longest {1000 * ordered[-1]:.1f} ms")
+                f"longest {1000 * ordered[-1]:.1f} ms ({self.skipped} passed over in calls)")

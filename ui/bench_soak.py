@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agent.bench import BenchRow, option, percentile, register
+from ui.allocator import TRIM_EVERY_S
 
 COMMAND = "amend bench --only soak [--minutes M] [--sessions N]"
 CLOCK = "2026-12-01T09:00:00+01:00"  # a Tuesday: "Thursday" is 3 December
@@ -58,6 +59,7 @@ FRAME = 320  # 20 ms
 BARGE_AFTER_S = 0.6  # the correction starts this far into the agent's answer
 REPLY_TIMEOUT_S = 45.0
 SAMPLE_EVERY_S = 2.0
+IDLE_MARGIN_S = 10.0  # past one trim period before the idle demo's memory is read
 
 
 def slope_per_hour(samples: list[tuple[float, float]]) -> float:
@@ -380,16 +382,22 @@ def soak_bench(quick: bool) -> list[BenchRow]:
     samples: list[tuple[float, float]] = []
     tally = Tally()
     demo = Demo()
+    idle = None
     try:
         tally.start = time.monotonic()
         asyncio.run(_soak(demo, sessions, minutes, speech, samples, tally))
+        # Between calls the demo gives malloc's free memory back (ui/allocator.py): read the
+        # resident memory once a trim period has passed with every browser gone.
+        time.sleep(TRIM_EVERY_S + IDLE_MARGIN_S)  # a measurement's cadence, not a race
+        idle = demo.rss_mib()
     finally:
         demo.stop()
-    return _rows(sessions, minutes, samples, tally, demo.allocator, demo.trims)
+    return _rows(sessions, minutes, samples, tally, demo.allocator, demo.trims, idle)
 
 
 def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
-          tally: Tally, allocator: str = "?", trims: str = "n/a") -> list[BenchRow]:
+          tally: Tally, allocator: str = "?", trims: str = "n/a",
+          idle: float | None = None) -> list[BenchRow]:
     warm = min(60.0, minutes * 60 / 3)  # the warm-up: the first minute (a third if shorter)
     after = [s for s in samples if s[0] >= warm] or samples[-1:]
     span = minutes * 60
@@ -418,6 +426,9 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
         BenchRow("errors", len(tally.errors), "", "0", COMMAND),
         BenchRow("dropped sessions", tally.dropped, "", "0", COMMAND),
         BenchRow("wrong system-of-record outcomes", len(tally.wrong), "", "0", COMMAND),
+        BenchRow(f"resident memory {TRIM_EVERY_S + IDLE_MARGIN_S:g} s after the last call "
+                 "(free memory given back between calls)",
+                 "n/a" if idle is None else idle, "MiB", "", COMMAND),
         BenchRow("malloc_trim runs in the demo process (ui/allocator.py)", trims, "", "",
                  COMMAND),
     ] + [BenchRow(f"error: {e}", "", "", "", COMMAND) for e in tally.errors[:5]] \

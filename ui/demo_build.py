@@ -110,8 +110,10 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     hub = SessionHub(world_builder(clock, proposer=proposer, shared=shared), personas)
     if not options.no_warm:
         _warm(console, label)
-    return build_app(hub, _voice_router(hub, console, options.max_sessions), ScriptRunner(),
-                     MemoryTrimmer()), hub
+    router = _voice_router(hub, console, options.max_sessions)
+    # Memory is given back between calls, never while one runs (a trim holds malloc's locks).
+    trimmer = MemoryTrimmer(busy=(lambda: router.links.active > 0) if router else None)
+    return build_app(hub, router, ScriptRunner(), trimmer), hub
 
 
 def quiet_shutdown_logs() -> None:
