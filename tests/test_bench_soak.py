@@ -1,6 +1,7 @@
-"""The soak bench's figures (ui/bench_soak.py, issue 19): the memory slope after the warm-up,
-latency drift between the first and the last minute, and what the demo says of its memory.
-The soak itself runs for minutes (``amend bench --only soak``); these check its arithmetic."""
+"""The memory benches of issue 19. The soak (ui/bench_soak.py): the memory slope after the
+warm-up, latency drift between the first and the last minute, and what the demo says of its
+memory; the soak itself runs for minutes (``amend bench --only soak``), these check its
+arithmetic. Each speech model alone (audio/bench_memory.py): measured in a process of its own."""
 
 from __future__ import annotations
 
@@ -40,3 +41,23 @@ def test_the_rows_say_what_the_demo_gave_back_between_calls():
     assert found[idle] == 812.5
     assert found["malloc_trim runs in the demo process (ui/allocator.py)"].startswith("3, ")
     assert rows()[idle] == "n/a"  # a soak that failed before the demo went idle
+
+
+# -- each speech model alone (audio/bench_memory.py) ------------------------------------------
+
+def test_a_models_memory_is_measured_in_a_process_of_its_own_per_thread_pattern():
+    from audio import bench_memory
+
+    found = bench_memory._measure("silero", bench_memory.PATTERNS[1], 8)
+    assert isinstance(found, dict), found
+    assert found["start"] > 0 and found["end"] > 0
+    assert abs(found["per_1000"]) < 1000  # a few MiB either way over 6 calls
+
+
+def test_a_model_that_cannot_run_is_a_row_that_says_why(monkeypatch):
+    from audio import bench_memory
+
+    monkeypatch.setattr(bench_memory, "MODELS", ("no-such-model",))
+    rows = bench_memory.model_memory_rows(quick=True)
+    assert len(rows) == len(bench_memory.PATTERNS)
+    assert all("not measured" in r.figure and "unknown model" in str(r.value) for r in rows)

@@ -38,6 +38,7 @@ BENCH_MODULES = (
     "retrieval.bench",
     "tools_sandbox.bench",
     "audio.bench",
+    "audio.bench_memory",
     "ui.bench_controller",
     "ui.bench_agents",
     "ui.bench_proxy",

@@ -1,0 +1,149 @@
+"""Each speech model's memory alone: ``amend bench --only model-memory`` (issue 19).
+
+A soaked demo grows by about 130 MiB an hour while its Python heap stays flat (README), so the
+growth is native memory. This splits it by library: each model the demo shares between calls
+(:func:`audio.services.silero_session`, :func:`audio.turns.smart_turn_session`,
+:func:`audio.services.piper_voice`, :func:`audio.services.recognise`) is run alone in a
+fresh process, with two malloc arenas as in the demo, as a stream of "calls" of three runs
+each, either all from one thread or each call from a thread of its own (what the demo does
+for Smart Turn: pipecat gives each call's analyzer its own executor thread). The process's
+resident memory is read as it goes; the figure is its growth per 1000 calls after the first
+quarter of them (the warm-up: buffers growing to the largest input so far).
+
+Figures are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+
+from agent.bench import BenchRow, register
+
+CMD = "amend bench --only model-memory"
+MODELS = ("silero", "smart-turn", "piper", "whisper")
+PATTERNS = ("one thread", "a thread per call")
+RUNS_PER_CALL = 3
+CALLS, QUICK_CALLS = 400, 60
+_M_ARENA_MAX = -8  # mallopt's parameter (ui.demo_build.limit_malloc_arenas: two, as the demo)
+
+
+def _resident_mib() -> float:
+    with open("/proc/self/statm", encoding="ascii") as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+
+
+def _work(model: str) -> Callable[[], None]:
+    """One run of ``model`` on inputs like a call's (side effect: loads it)."""
+    import random
+
+    import numpy as np
+
+    from audio import services
+    from audio.turns import smart_turn_session
+
+    rng = np.random.default_rng(7)
+    pick = random.Random(7)
+    if model == "silero":
+        session = services.silero_session()
+
+        def silero() -> None:
+            state = np.zeros((2, 1, 128), np.float32)
+            for _ in range(20):  # 20 windows of 32 ms, each with its context
+                window = (rng.standard_normal((1, 576)) * 0.1).astype(np.float32)
+                _, state = session.run(None, {"input": window, "state": state,
+                                              "sr": np.array(16000, dtype=np.int64)})
+        return silero
+    if model == "smart-turn":
+        turn = smart_turn_session()
+        name = turn.get_inputs()[0].name
+        features = rng.standard_normal((1, 80, 800)).astype(np.float32)
+
+        def smart() -> None:
+            turn.run(None, {name: features})
+        return smart
+    if model == "piper":
+        voice = services.piper_voice()
+        words = ("the pump seal on Thursday morning is booked for you and it will be moved "
+                 "to next week").split()
+
+        def piper() -> None:
+            for _ in voice.synthesize(" ".join(pick.choices(words, k=pick.randint(3, 14)))
+                                      + "."):
+                pass
+        return piper
+    if model == "whisper":
+        clips = [(rng.standard_normal(int(16000 * pick.uniform(1.5, 6.0))) * 0.01)
+                 .astype(np.float32) for _ in range(20)]
+
+        def whisper() -> None:
+            services.recognise(pick.choice(clips))
+        return whisper
+    raise ValueError(f"unknown model {model!r}: one of {', '.join(MODELS)}")
+
+
+def growth(model: str, pattern: str, calls: int) -> dict[str, float]:
+    """Run ``calls`` calls of ``model`` in this process; its resident memory at the start
+    (after one warm run), at the end, and its growth per 1000 calls after the first quarter."""
+    import ctypes
+
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is not None:
+        mallopt(_M_ARENA_MAX, 2)
+    work = _work(model)
+    work()
+    start = _resident_mib()
+    quarter = None
+
+    def call() -> None:
+        for _ in range(RUNS_PER_CALL):
+            work()
+
+    for i in range(calls):
+        if i == calls // 4:
+            quarter = _resident_mib()
+        if pattern == PATTERNS[1]:
+            thread = threading.Thread(target=call)
+            thread.start()
+            thread.join()
+        else:
+            call()
+    end = _resident_mib()
+    later = calls - calls // 4
+    per_1000 = (end - (quarter if quarter is not None else start)) / max(1, later) * 1000
+    return {"start": start, "end": end, "per_1000": per_1000}
+
+
+def _measure(model: str, pattern: str, calls: int) -> dict[str, float] | str:
+    """:func:`growth` in a fresh process (so one model's memory is not another's); a line
+    saying why when it could not run."""
+    code = ("import json, sys; from audio.bench_memory import growth; "
+            "print(json.dumps(growth(sys.argv[1], sys.argv[2], int(sys.argv[3]))))")
+    done = subprocess.run([sys.executable, "-c", code, model, pattern, str(calls)],
+                          capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    if done.returncode != 0:
+        return (done.stderr.strip().splitlines() or ["failed"])[-1]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@register("model-memory")
+def model_memory_rows(quick: bool) -> list[BenchRow]:
+    calls = QUICK_CALLS if quick else CALLS
+    rows = []
+    for model in MODELS:
+        for pattern in PATTERNS:
+            found = _measure(model, pattern, calls)
+            label = f"{model}, {pattern}, {calls} calls of {RUNS_PER_CALL} runs"
+            if isinstance(found, str):
+                rows.append(BenchRow(f"{label}: not measured", found, "", "", CMD))
+                continue
+            rows.append(BenchRow(
+                f"{label}: resident memory {found['start']:.0f} -> {found['end']:.0f} MiB; "
+                "growth per 1000 calls after the first quarter", round(found["per_1000"], 1),
+                "MiB", "report (the demo: ~130 MiB/h at ~770 calls/h)", CMD))
+    return rows
