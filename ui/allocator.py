@@ -12,9 +12,8 @@ malloc with at most two arenas (``ui.demo_build.limit_malloc_arenas``); the grow
 memory that no allocator gives back, and the soak bench names the allocator it ran under.
 
 Under the C library's malloc, a demo process also gives the memory its arenas hold free back to
-the system every 30 s in which no call runs (:class:`MemoryTrimmer`): what ended calls freed is
-returned, so a demo that browsers have left goes back down instead of keeping its busiest hour
-resident.
+the system every 30 s (:class:`MemoryTrimmer`): what ended calls freed is returned, so a demo
+that browsers have left goes back down instead of keeping its busiest hour resident.
 """
 
 from __future__ import annotations
@@ -127,18 +126,18 @@ def c_library_trim() -> Callable[[int], int] | None:
 
 class MemoryTrimmer:
     """Gives the memory glibc's malloc holds free back to the system, every ``every`` seconds
-    in which no call is in progress (``busy``).
+    (passing over a period in which ``busy()``, when given, says not now).
 
     A demo's calls allocate and free audio frames, transcripts and model buffers from a dozen
     threads over two malloc arenas. What they free stays resident in the arenas' free lists
     (malloc returns only the top of an arena by itself), so a demo the browsers have left kept
     its busiest hour resident: after six minutes of four soaking browsers, ``malloc_trim(0)``
-    took one demo process from 947 to 745 MiB (README, issue 19). During calls it would not
-    help (the calls take the memory again within seconds) and it would stall them: it walks
-    each arena under that arena's lock, 29 ms at the median and up to 135 ms in that soak.
-    So it runs between calls, in a worker thread. ``trims``, ``skipped`` and ``trim_secs`` say
-    how often it ran, passed over and for how long (``amend bench --only soak`` reads them
-    from the demo's exit message)."""
+    took one demo process from 947 to 745 MiB (README, issue 19). It walks each arena under
+    that arena's lock, so it runs in a worker thread, never on the event loop. Measured over
+    30 minutes of four soaking browsers, every 30 s: 60 trims, 32 ms at the median and 127 ms
+    at the longest; the last minute's voice-to-voice p95 stayed within 6 % of the first's.
+    ``trims``, ``skipped`` and ``trim_secs`` say how often it ran, passed over and for how
+    long (``amend bench --only soak`` reads them from the demo's exit message)."""
 
     def __init__(self, trim: Callable[[int], int] | None = None, every: float = TRIM_EVERY_S,
                  busy: Callable[[], bool] | None = None):

@@ -111,9 +111,7 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     if not options.no_warm:
         _warm(console, label)
     router = _voice_router(hub, console, options.max_sessions)
-    # Memory is given back between calls, never while one runs (a trim holds malloc's locks).
-    trimmer = MemoryTrimmer(busy=(lambda: router.links.active > 0) if router else None)
-    return build_app(hub, router, ScriptRunner(), trimmer), hub
+    return build_app(hub, router, ScriptRunner(), MemoryTrimmer()), hub
 
 
 def quiet_shutdown_logs() -> None:
