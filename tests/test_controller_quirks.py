@@ -603,3 +603,42 @@ async def test_a_need_withdrawn_cancels_the_one_booking_it_names(said):
         await c.say("Yes, cancel it.")
         await c.until("confirmation_spoken", op="cancel_booking")
         assert [b["ref"] for b in c.bookings()] == ["BK3"]  # BK2 cancelled, BK3 untouched
+
+
+TWO_PUMPS = [{**VISIT, "ref": "BK1"},
+             {**VISIT, "ref": "BK2", "asset": "P-200", "window": "afternoon",
+              "site": "4 Dock Street, Rotterdam"},
+             {**VISIT, "ref": "BK3", "date": "2026-12-10"}]
+
+
+@pytest.mark.parametrize(("said", "meant"), [
+    ("Oh, no no, sorry, not the P-100 one. I meant the P-200 visit.", "BK2"),
+    ("Sorry, wrong pump, it's the P-200 one I want called off.", "BK2"),
+    ("Hang on, not the 8th, the P-100 visit on the 10th.", "BK3"),
+])
+async def test_a_cancel_corrected_to_another_visit_reads_back_and_cancels_that_one(said, meant):
+    """Blind script b8-06: after "not the P-100 one, the P-200 visit" the agent kept the read
+    back cancel of the P-100 booking and asked "Shall I go ahead?": the caller's yes cancelled
+    the visit they had just said not to cancel."""
+    async with call(bookings=TWO_PUMPS) as c:
+        await c.say("I'm afraid we won't be needing the engineer for P-100 on the 8th after all.")
+        assert "Cancel booking BK1 for pump P-100" in c.sink.last, c.sink.last
+        await c.say(said)
+        await c.settle()
+        assert f"Cancel booking {meant}" in c.sink.last, c.sink.last
+        await c.say("Yes, that's the one, please cancel it.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert sorted(b["ref"] for b in c.bookings()) == sorted(
+            {"BK1", "BK2", "BK3"} - {meant})  # BK1 stands
+
+
+async def test_a_cancel_corrected_to_a_visit_there_is_none_of_asks_which_booking():
+    async with call(bookings=TWO_PUMPS) as c:
+        await c.say("We won't need the engineer for P-100 on the 8th after all.")
+        assert "Cancel booking BK1" in c.sink.last, c.sink.last
+        await c.say("Sorry, not that one, the P-100 visit on the 15th.")
+        await c.settle()
+        assert c.events("clarification_requested")[-1].get("fields") == ("booking_ref",)
+        await c.say("Yes.")  # nothing is read back any more: no yes cancels BK1
+        await c.settle()
+        assert len(c.bookings()) == 3

@@ -454,3 +454,28 @@ def test_move_with_a_modifier_before_the_visit_is_a_reschedule(said):
 ])
 def test_a_visit_to_be_moved_in_the_passive_is_a_reschedule(said):
     assert propose(said).intent is Intent.RESCHEDULE, said
+
+
+@pytest.mark.parametrize("said", [
+    "Oh, hang on, we're shut on Fridays this month. Could we do Thursday instead?",
+    "We're closed on Friday, so Thursday please.",
+    "Nobody's in on Friday, can we do Thursday?",
+    "The office is closed all Friday, Thursday would work.",
+    "I'm on leave on Friday, Thursday then.",
+])
+def test_nobody_there_on_a_day_withdraws_it_and_the_other_day_is_meant(said):
+    """Blind script b8-10: "we're shut on Fridays this month. Could we do Thursday the 17th
+    instead?" was read as two candidate dates, Friday the 11th or Thursday the 17th."""
+    proposal = propose(said, booked())
+    assert slot_values(proposal) == {VISIT_DATE: "2026-12-03"}, proposal.reason
+    assert (VISIT_DATE, "2026-12-04") in proposal.withdrawn
+
+
+@pytest.mark.parametrize("said", [
+    "The valve was closed on P-200 when we looked, can someone come on Friday?",
+    "It shut off on its own, can you book Friday?",
+])
+def test_closed_or_shut_before_something_other_than_a_day_withdraws_nothing(said):
+    proposal = propose(said, booked())
+    assert slot_values(proposal).get(VISIT_DATE) == "2026-12-04"
+    assert proposal.withdrawn == ()

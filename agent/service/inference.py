@@ -16,7 +16,7 @@ from agent.core.ports import BookingPort, BookingRecord
 from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
 from agent.service.vocabulary import Focus
-from agent.service.workflow import Goal
+from agent.service.workflow import Goal, GoalEvent
 from agent.understanding.proposals import ProposalContext
 
 if TYPE_CHECKING:
@@ -86,20 +86,25 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         if desk.goal is Goal.RESCHEDULE and held is not None:
             return kept_by_move(ctx, held, ops, f"tool:booking:{held.ref}")
         return []
+    named = {op.name: op.value for op in ops if op.value}
+    another = calls_off_another(desk, named)
+    if another:  # "not the P-100 one, I meant the P-200 visit": find the visit meant now
+        desk.workflow.on(GoalEvent.FIND_CANCEL)
     if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None:
         return []
     try:
         records = await port.bookings()
     except Exception:  # noqa: BLE001 - without the list the agent asks which booking
-        return []
+        records = ()
     mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
-    named = {op.name: op.value for op in ops if op.value}
     fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
             and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)]
     if ASSET in named or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
         mine = fits  # named, and nothing fits: ask which booking rather than guess
     if len(mine) != 1:
-        return []
+        # The visit called off before is not the one meant: it no longer stands as the target
+        # (its read-back dies with it), and the agent asks which booking.
+        return [FieldOp.clear(BOOKING_REF, "caller_named_another")] if another else []
     record = mine[0]
     desk.records[record.ref] = record
     desk.workflow.adopt(record.ref)
@@ -108,6 +113,17 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     if desk.goal is Goal.RESCHEDULE:
         return found + kept_by_move(ctx, record, ops, source)
     return found + [FieldOp.set(ASSET, record.asset, source)]
+
+
+def calls_off_another(desk: BookingDesk, named: dict[str, str]) -> bool:
+    """A cancel whose booking is known, and the turn names an asset or a date that booking is
+    not for: the caller means another visit ("not the P-100 one, the P-200 visit")."""
+    if desk.goal is not Goal.CANCEL or desk.target_ref is None or desk.in_flight():
+        return False
+    held = desk.records.get(desk.target_ref)
+    return held is not None and held.status != "cancelled" and (
+        named.get(ASSET, held.asset) != held.asset
+        or named.get(VISIT_DATE, held.date) != held.date)
 
 
 def kept_by_move(ctx: CallContext, record: BookingRecord, ops: list[FieldOp],

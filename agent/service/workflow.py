@@ -132,12 +132,13 @@ class BookingWorkflow:
     # -- transitions -------------------------------------------------------------------------
     def on(self, event: GoalEvent) -> Goal:
         """The goal moves by its :data:`GOAL_ON` row; a new task also forgets the target, the
-        awaited draft and the consent; another asset forgets the target."""
+        awaited draft and the consent; another asset, or a cancel still to find, forgets the
+        target."""
         self._goal = next_goal(event, self._goal, self._target is not None)
         if event is GoalEvent.NEW_TASK:
             self._target = self._awaiting = self._consent_revision = None
             self._confirmed_once = False
-        elif event is GoalEvent.OTHER_ASSET:
+        elif event in (GoalEvent.OTHER_ASSET, GoalEvent.FIND_CANCEL):
             self._target = None
         return self._goal
 

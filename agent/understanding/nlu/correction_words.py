@@ -14,6 +14,9 @@ REPLACE_MARKERS = (
     r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|switch (?:it|that) to|no wait|wait"
 )
+# The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
+_WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
+         r"|tomorrow|today|\d")
 # A negation reaches to the end of its clause: "not X", "instead of X", "skip X", a negated verb of
 # doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
 # on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.
@@ -27,6 +30,12 @@ NEGATION_SPLIT = (
     # a verb of dropping a value: "skip Friday", "forget the morning", "never mind Monday"
     r"|(?<!n't )(?<!not )\b(?:skip|scrap|ditch|forget(?: about)?|never mind|drop)\b"
     r"(?! by\b| in\b| off\b| round\b| over\b| it\b| that\b| this\b)"
+    # nobody is there then: "we're shut on Fridays", "the site is closed all Monday", "I'm away
+    # next Tuesday", "nobody's in on the 9th"; only before a day, a window or a date ("the
+    # valve was closed on P-200" negates nothing)
+    r"|\b(?:shut|closed|away|off|unavailable|on (?:holiday|leave)|out of (?:the )?office"
+    r"|(?:nobody|no one|no-one)(?:'s| is| will be) (?:in|around|there|here|on site|about))"
+    rf"(?= (?:(?:on|every|all|this|next|that|for|over|in|the) )*(?:{_WHEN})\b)"
     r"|\b(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not)"
     r"(?! mind\b| worry\b| care\b| matter\b| know\b| think\b| mean\b| forget\b| hesitate\b| skip\b)"
     r"(?= \w)"
