@@ -145,5 +145,5 @@ def model_memory_rows(quick: bool) -> list[BenchRow]:
             rows.append(BenchRow(
                 f"{label}: resident memory {found['start']:.0f} -> {found['end']:.0f} MiB; "
                 "growth per 1000 calls after the first quarter", round(found["per_1000"], 1),
-                "MiB", "report (the demo: ~130 MiB/h at ~770 calls/h)", CMD))
+                "MiB", "report (the demo soaked: about 100 MiB per 1000 calls)", CMD))
     return rows
