@@ -125,8 +125,7 @@ def c_library_trim() -> Callable[[int], int] | None:
 
 
 class MemoryTrimmer:
-    """Gives the memory glibc's malloc holds free back to the system, every ``every`` seconds
-    (passing over a period in which ``busy()``, when given, says not now).
+    """Gives the memory glibc's malloc holds free back to the system, every ``every`` seconds.
 
     A demo's calls allocate and free audio frames, transcripts and model buffers from a dozen
     threads over two malloc arenas. What they free stays resident in the arenas' free lists
@@ -136,18 +135,15 @@ class MemoryTrimmer:
     that arena's lock, so it runs in a worker thread, never on the event loop. Measured over
     30 minutes of four soaking browsers, every 30 s: 60 trims, 32 ms at the median and 127 ms
     at the longest; the last minute's voice-to-voice p95 stayed within 6 % of the first's.
-    ``trims``, ``skipped`` and ``trim_secs`` say how often it ran, passed over and for how
+    ``trims`` and ``trim_secs`` say how often it ran and for how
     long (``amend bench --only soak`` reads them from the demo's exit message)."""
 
-    def __init__(self, trim: Callable[[int], int] | None = None, every: float = TRIM_EVERY_S,
-                 busy: Callable[[], bool] | None = None):
+    def __init__(self, trim: Callable[[int], int] | None = None, every: float = TRIM_EVERY_S):
         if every <= 0:
             raise ValueError(f"every must be > 0 seconds, not {every}")
         self._trim = trim if trim is not None else c_library_trim()
         self.every = every
-        self.busy = busy
         self.trims = 0
-        self.skipped = 0  # periods passed over because a call was in progress
         self.trim_secs: list[float] = []
 
     @property
@@ -165,21 +161,17 @@ class MemoryTrimmer:
         return released
 
     async def run(self) -> None:
-        """Trim every ``every`` seconds until cancelled (a cadence, not a wait for an event),
-        passing over a period in which ``busy()`` says a call is in progress."""
+        """Trim every ``every`` seconds until cancelled (a cadence, not a wait for an event)."""
         import asyncio
 
         while self._trim is not None:
             await asyncio.sleep(self.every)
-            if self.busy is not None and self.busy():
-                self.skipped += 1
-                continue
             await asyncio.to_thread(self.trim_now)
 
     def summary(self) -> str:
         """One line for the demo's exit message."""
         if not self.trim_secs:
-            return f"memory trims: 0 ({self.skipped} passed over in calls)"
+            return "memory trims: 0"
         ordered = sorted(self.trim_secs)
         return (f"memory trims: {self.trims}, median {1000 * ordered[len(ordered) // 2]:.1f} ms, "
-                f"longest {1000 * ordered[-1]:.1f} ms ({self.skipped} passed over in calls)")
+                f"longest {1000 * ordered[-1]:.1f} ms")

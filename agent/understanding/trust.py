@@ -147,12 +147,12 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if _value_lost_after_date(utterance.text, values):
         return Hearing(False, "a word after the date introduces no value")
     spans = [_value_span(s, utterance.words) for s in values]
-    heard = [_heard_as(s, utterance.words, expect) for s in values]
+    carrying = [_carrying(s, span, utterance.words, expect)
+                for s, span in zip(values, spans, strict=True)]
     if not values and expect.answer:
-        spans = [_answer_span(utterance.words)]
-        heard = [min((utterance.words[i][1] for i in spans[0]), default=None)]
-    found = [p for p in heard if p is not None]
-    weakest = min(found) if found else None
+        spans = carrying = [_answer_span(utterance.words)]
+    heard = [utterance.words[i][1] for span in carrying for i in span]
+    weakest = min(heard) if heard else None
     if weakest is not None and weakest < FAINT_WORD:
         return Hearing(False, "a value word was heard faintly", weakest)
     if by_confidence.clear:
@@ -250,25 +250,16 @@ def _value_span(slot: SlotValue, words: Sequence[tuple[str, float]]) -> list[int
     return sorted(set(found))
 
 
-def _heard_as(slot: SlotValue, words: Sequence[tuple[str, float]],
-              expect: Expected) -> float | None:
-    """How well ``slot``'s value was heard: the probability of the faintest of its words
-    (None when they cannot be found), every mention of it counted ("the 16th / the 18th": a
-    value the turn named more than once may have been corrected in between).
-
-    One of the caller's own assets is carried by its number when no other asset of theirs
-    has that number: a faint "P" before a clear "200" still names P-200 and nothing else the
-    caller owns (a heard id that is none of theirs is unexpected, and checked, anyway).
-    """
-    if slot.field == OPENED:
-        span = _answer_span(words)
-        return min((words[i][1] for i in span), default=None)
-    span = _value_span(slot, words)
-    if not span:
-        return None
+def _carrying(slot: SlotValue, span: list[int], words: Sequence[tuple[str, float]],
+              expect: Expected) -> list[int]:
+    """The words of ``span`` (``slot``'s words, every mention of it) that carry its value: all
+    of them, except that one of the caller's own assets is carried by its number when no other
+    asset of theirs has that number (a faint "P" before a clear "200" still names P-200 and
+    nothing else the caller owns; a heard id that is none of theirs is unexpected, and
+    checked, anyway)."""
     if slot.field == ASSET and _number_names_one(slot.value or "", expect.assets):
-        span = [i for i in span if any(c.isdigit() for c in words[i][0])] or span
-    return min(words[i][1] for i in span)
+        return [i for i in span if any(c.isdigit() for c in words[i][0])] or span
+    return span
 
 
 def _number_names_one(asset: str, assets: frozenset[str]) -> bool:
