@@ -25,6 +25,7 @@ invalidation goes straight to the gate.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from pipecat.frames.frames import (
     CancelFrame,
@@ -99,6 +100,8 @@ class ControllerAdapter(FrameProcessor):
         gate.add_listener(self._on_gate_event)
         self._outbox: asyncio.Queue[StampedSpeakFrame] = asyncio.Queue()
         self._pusher: asyncio.Task | None = None
+        # run where a turn's end reaches the controller, before the turn is handed over
+        self.turn_end_hooks: list[Callable[[], None]] = []
 
     @property
     def trace(self) -> Trace:
@@ -192,6 +195,8 @@ class ControllerAdapter(FrameProcessor):
         elif isinstance(frame, UserStartedSpeakingFrame):
             await self.push_frame(frame, direction)
         elif isinstance(frame, UserStoppedSpeakingFrame):
+            for hook in self.turn_end_hooks:
+                hook()
             self.intake.turn_ended()
             await self.push_frame(frame, direction)
         elif isinstance(frame, TypedTurnFrame):

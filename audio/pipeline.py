@@ -116,15 +116,25 @@ class LongTurnNotice:
     except that the first plan after a turn cut at its length cap starts with
     LONG_TURN_NOTICE, in the same generation (a barge-in cuts both). The notice is due from
     the cut turn's end until the next turn ends; a plan with nothing to say does not use it.
+
+    ``cuts()`` counts the turns the VAD stage has cut so far (``CappedVADProcessor.cuts``);
+    ``turn_ended()`` runs where the turn's end reaches the controller (the adapter, on the
+    same downstream path as the reply that follows). A turn that ended after a cut is the cut
+    one: the cut happens in the VAD, before its stop goes downstream. The VAD's own notice of
+    the end travels upstream and can arrive after the reply is spoken on a busy machine, so
+    the notice never waits for it.
     """
 
-    def __init__(self, sink: SpeechSink):
+    def __init__(self, sink: SpeechSink, cuts: Callable[[], int] = lambda: 0):
         self._sink = sink
+        self._cuts = cuts
+        self._cuts_seen = 0
         self.due = False
         self.said = 0  # notices spoken
 
-    def turn_ended(self, cut: bool) -> None:
-        self.due = cut
+    def turn_ended(self) -> None:
+        cuts = self._cuts()
+        self.due, self._cuts_seen = cuts > self._cuts_seen, cuts
 
     def speak(self, plan: SpeechPlan) -> None:
         if self.due and any(s.strip() for s in plan.sentences):
@@ -165,12 +175,10 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     # *processed*): on a busy machine the frames are queued, not missing, and a forced stop
     # cut one sentence into two turns. Every transport here sends silence instead, the
     # browser's adds it when push-to-talk is released (audio/browser.py).
-    adapter_sink: list[LongTurnNotice] = []  # the notice, once the adapter exists
     vad = CappedVADProcessor(vad_analyzer=SharedSilero(params=VADParams(
         start_secs=config.vad_start_secs, stop_secs=config.vad_stop_secs),
         fade_secs=config.vad_fade_secs), audio_idle_timeout=0,
-        max_turn_secs=config.max_turn_secs,
-        on_turn_end=lambda cut: adapter_sink[0].turn_ended(cut) if adapter_sink else None)
+        max_turn_secs=config.max_turn_secs)
     stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt,
                            preroll_secs=config.preroll_secs, early=config.early_transcription)
     end_of_turn = AudioClockTurnStop(
@@ -195,8 +203,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     worker = PipelineWorker(pipeline, params=PipelineParams(
         audio_in_sample_rate=16000, audio_out_sample_rate=config.out_sample_rate),
         idle_timeout_secs=None, enable_rtvi=False)
-    notice = LongTurnNotice(adapter.sink)
-    adapter_sink.append(notice)
+    notice = LongTurnNotice(adapter.sink, cuts=lambda: vad.cuts)
+    adapter.turn_end_hooks.append(notice.turn_ended)
     return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn, vad, notice)
 
 

@@ -195,15 +195,40 @@ async def test_the_link_reads_audio_ahead_of_real_time_at_real_time_pace():
 
 @pytest.mark.audio
 @pytest.mark.anyio
-async def test_a_long_turn_is_cut_heard_and_answered_and_the_reply_says_so(voice):
+@pytest.mark.parametrize("vad_hears_the_end", ["in_its_time", "after_the_reply"])
+async def test_a_long_turn_is_cut_heard_and_answered_and_the_reply_says_so(
+        voice, monkeypatch, vad_hears_the_end):
     """A caller who talks on: the turn ends at max_turn_secs of audio (here 2 s, to keep the
     test short), what was said up to there reaches the conversation as a turn, and the reply
-    starts with the notice. The audio is sent faster than real time (no pacing here)."""
+    starts with the notice. The audio is sent faster than real time (no pacing here).
+
+    ``after_the_reply``: the turn's end reaches the VAD stage (upstream) only once the reply
+    has been said, as it can on a busy machine; the notice must not wait for it."""
     import websockets
 
     from audio import synth
     from audio.browser import LinkLimits, make_voice_router
     from audio.pipeline import LONG_TURN_NOTICE, PipelineConfig
+    from audio.turns import CappedVADProcessor
+
+    if vad_hears_the_end == "after_the_reply":
+        replied = asyncio.Event()
+        synthesize = voice.synthesize
+
+        def noting_the_reply(text):
+            if text == "Got it.":
+                replied.set()
+            return synthesize(text)
+
+        monkeypatch.setattr(voice, "synthesize", noting_the_reply)
+        turn_ended = CappedVADProcessor._turn_ended
+
+        async def late(self):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(replied.wait(), 30)  # the notice's failure: no reply
+            await turn_ended(self)
+
+        monkeypatch.setattr(CappedVADProcessor, "_turn_ended", late)
 
     sessions: list[Session] = []
 
@@ -245,19 +270,22 @@ def test_the_notice_leads_only_the_reply_to_a_cut_turn():
         def invalidate(self, generation, reason):
             spoken.append(("invalidated", generation))
 
-    notice = LongTurnNotice(Sink())
+    cuts = [0]  # the VAD stage's count of turns cut
+    notice = LongTurnNotice(Sink(), cuts=lambda: cuts[0])
 
     def plan(generation, *sentences):
         return SpeechPlan(generation, "q", 0, sentences)
 
     notice.speak(plan(1, "Hello."))
-    notice.turn_ended(cut=True)
+    cuts[0] += 1
+    notice.turn_ended()
     notice.invalidate(1, "barge_in")
     notice.speak(plan(2, " "))  # nothing to say: the notice waits for a reply that says some
     notice.speak(plan(3, "Got it."))
     notice.speak(plan(4, "Anything else?"))
-    notice.turn_ended(cut=True)
-    notice.turn_ended(cut=False)  # the next turn ended without a reply: no longer due
+    cuts[0] += 1
+    notice.turn_ended()
+    notice.turn_ended()  # the next turn ended without a reply and was not cut: no longer due
     notice.speak(plan(5, "Okay."))
     assert spoken == [("Hello.",), ("invalidated", 1), (" ",), (LONG_TURN_NOTICE, "Got it."),
                       ("Anything else?",), ("Okay.",)]
