@@ -135,6 +135,23 @@ async def test_a_closed_tab_leaves_no_gradio_session_state_behind():
     await unload[0].fn(gr.Request(session_hash="tab-1"))  # a second close is harmless
 
 
+def test_the_panels_have_one_writer_at_a_time_so_an_older_render_never_lands_last():
+    """Every handler that writes the panels is in one Gradio queue of one at a time (PANELS):
+    a render taken before a booking confirmed can no longer reach the page after the timer's
+    newer one (a typed turn's handler once returned its own render; the page then showed the
+    pending booking for good, since the timer believed it had already sent "It's booked.")."""
+    from ui.app import PANELS, build_blocks
+
+    blocks = build_blocks(SessionHub(build_fake_world, load_personas()))
+    transcript = next(b for b in blocks.blocks.values()
+                      if getattr(b, "elem_id", None) == "amend-transcript")
+    writers = [fn for fn in blocks.fns.values() if transcript in fn.outputs]
+    names = {fn.name for fn in writers}
+    assert names == {"all_panels", "changed_panels"}, names
+    assert len(writers) == 8  # load, persona, reset; typed (Enter, Send); fault; staff; timer
+    assert all(fn.concurrency_id == PANELS and fn.concurrency_limit == 1 for fn in writers)
+
+
 # Eight threads, alive together, each allocating: glibc gives each an arena of its own unless
 # the process limited them first. malloc_stats() lists the arenas on stderr.
 ARENA_PROBE = """

@@ -28,6 +28,7 @@ HEAD = ('<link rel="stylesheet" href="/static/amend.css">'
 FAULT_OPS = SANDBOX_OPS
 STAFF_FIELDS = ("date", "window", "time", "units", "site", "contact", "status")
 GRADIO_SESSIONS_KEPT = 200  # Gradio's per-session state kept at most (see build_blocks)
+PANELS = "panels"  # the Gradio queue of every handler that writes the panels (build_blocks)
 
 VOICE_WIDGET = """
 <div class="amend-voice" role="group" aria-label="Voice controls">
@@ -69,10 +70,15 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
             return (idle,) + ("",) * 8
         return _panel_values(await render_all(session))
 
-    sent: dict[str | None, tuple[str, ...]] = {}  # per tab: what the page shows now
+    # Per tab: what the page shows now. Only the handlers of the PANELS queue write the panels,
+    # one at a time in every tab (Gradio's concurrency limit 1), so what they send arrives in
+    # the order it was rendered. When a typed turn's handler returned the panels itself, a
+    # render taken before the booking confirmed could reach the page after the timer had sent
+    # "It's booked.", and the timer, believing the page current, never sent it again.
+    sent: dict[str | None, tuple[str, ...]] = {}
 
     async def changed_panels(request: gr.Request) -> tuple[Any, ...]:
-        """The timer's refresh: only panels that changed, so scroll positions and focus stay."""
+        """The panels' refresh: only panels that changed, so scroll positions and focus stay."""
         values = await panels_for(request)
         if hub.get(request.session_hash) is None:  # a tick after the tab closed: keep nothing
             sent.pop(request.session_hash, None)
@@ -82,13 +88,17 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
         return tuple(gr.skip() if new == old else new for new, old in zip(values, before,
                                                                         strict=True))
 
+    async def all_panels(request: gr.Request) -> tuple[str, ...]:
+        """Every panel, for a page whose session was just (re)opened."""
+        sent.pop(request.session_hash, None)
+        return await changed_panels(request)
+
     async def open_session(persona_id: str, request: gr.Request):
         try:
             session = await hub.open(request.session_hash, persona_id or first)
         except AmendError as exc:
             raise gr.Error(str(exc)) from None
-        return (request.session_hash, panels.render_persona(session.persona),
-                *(await panels_for(request)))
+        return request.session_hash, panels.render_persona(session.persona)
 
     async def typed(text: str, via: str, request: gr.Request):
         session = hub.get(request.session_hash)
@@ -99,8 +109,8 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
                 await session.typed_turn(text)
             except AmendError as exc:
                 gr.Warning(str(exc))
-                return text, *(await panels_for(request))
-        return "", *(await panels_for(request))
+                return text
+        return ""
 
     async def inject_fault(op: str, delay_ms: float, lost: bool, request: gr.Request):
         session = hub.get(request.session_hash)
@@ -111,25 +121,23 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
             fault["drop_response"] = True
         if session is None or not fault:
             gr.Warning("choose a delay above 0 ms or a lost response, then inject")
-            return await panels_for(request)
+            return
         try:
             await session.world.set_fault(op, fault)
         except AmendError as exc:
             gr.Warning(str(exc))
         else:
             gr.Info(f"next {op}: {', '.join(f'{k}={v}' for k, v in fault.items())}")
-        return await panels_for(request)
 
     async def staff_edit(ref: str, field: str, value: str, request: gr.Request):
         session = hub.get(request.session_hash)
         if session is None or not ref.strip() or not value.strip():
             gr.Warning("staff edit: give a booking ref and a new value")
-            return await panels_for(request)
+            return
         try:
             await session.world.staff_edit(ref.strip(), {field: value.strip()})
         except AmendError as exc:
             gr.Warning(str(exc))
-        return await panels_for(request)
 
     async def end_session(request: gr.Request) -> None:
         sent.pop(request.session_hash, None)
@@ -198,16 +206,20 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
 
         outputs = [status, transcript, ledger, actions, evidence, bookings, notes, trace,
                    waterfall]
-        opened = [tab_id, persona_html, *outputs]
-        demo.load(open_session, [persona], opened).then(None, [tab_id], None, js=CONNECT_JS)
-        persona.change(open_session, [persona], opened).then(None, [tab_id], None,
-                                                             js=CONNECT_JS)
-        reset.click(open_session, [persona], opened).then(None, [tab_id], None, js=CONNECT_JS)
+        panel_queue = {"concurrency_id": PANELS, "concurrency_limit": 1}
+        for opening in (demo.load, persona.change, reset.click):
+            opening(open_session, [persona], [tab_id, persona_html]).then(
+                all_panels, None, outputs, **panel_queue).then(None, [tab_id], None,
+                                                               js=CONNECT_JS)
         for trigger in (text.submit, send.click):
-            trigger(typed, [text, via], [text, *outputs], js=TYPED_JS)
-        fault_btn.click(inject_fault, [fault_op, delay, lost], outputs)
-        staff_btn.click(staff_edit, [staff_ref, staff_field, staff_value], outputs)
-        gr.Timer(0.5).tick(changed_panels, None, outputs, show_progress="hidden")
+            trigger(typed, [text, via], [text], js=TYPED_JS).then(
+                changed_panels, None, outputs, show_progress="hidden", **panel_queue)
+        fault_btn.click(inject_fault, [fault_op, delay, lost], None).then(
+            changed_panels, None, outputs, **panel_queue)
+        staff_btn.click(staff_edit, [staff_ref, staff_field, staff_value], None).then(
+            changed_panels, None, outputs, **panel_queue)
+        gr.Timer(0.5).tick(changed_panels, None, outputs, show_progress="hidden",
+                           **panel_queue)
         demo.unload(end_session)
     # Gradio keeps a session's state (a copy of the page's config: 80 KiB when created here,
     # more once events have stored the panels' values) for up to 10000 sessions, closed or
