@@ -9,6 +9,7 @@ Panels are HTML rendered by :mod:`ui.panels`, which escapes everything user-deri
 import asyncio
 import contextlib
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -206,7 +207,7 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
 
         outputs = [status, transcript, ledger, actions, evidence, bookings, notes, trace,
                    waterfall]
-        panel_queue = {"concurrency_id": PANELS, "concurrency_limit": 1}
+        panel_queue: dict[str, Any] = {"concurrency_id": PANELS, "concurrency_limit": 1}
         for opening in (demo.load, persona.change, reset.click):
             opening(open_session, [persona], [tab_id, persona_html]).then(
                 all_panels, None, outputs, **panel_queue).then(None, [tab_id], None,
@@ -242,15 +243,19 @@ def _forget_gradio_session(blocks: Any, session_hash: str | None) -> None:
 
 
 def build_app(hub: SessionHub, voice_router: Any | None = None,
-              scripts: ScriptRunner | None = None, trimmer: MemoryTrimmer | None = None) -> Any:
+              scripts: ScriptRunner | None = None, trimmer: MemoryTrimmer | None = None,
+              startup: Callable[[], Awaitable[None]] | None = None) -> Any:
     """FastAPI app: /static, /ws/voice (when a router is given), then Gradio at /.
     ``trimmer``: gives malloc's free memory back while the app runs (ui/allocator.py); its
-    summary goes to stderr at shutdown."""
+    summary goes to stderr at shutdown. ``startup``: awaited on the server's event loop
+    before it serves anything."""
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
+        if startup is not None:
+            await startup()
         trimming = None
         if trimmer is not None and trimmer.available:
             trimming = asyncio.ensure_future(trimmer.run())
@@ -260,6 +265,9 @@ def build_app(hub: SessionHub, voice_router: Any | None = None,
             if trimming is not None:
                 trimming.cancel()
                 print(trimmer.summary(), file=sys.stderr, flush=True)
+            links = getattr(voice_router, "links", None)
+            if links is not None:
+                print(links.summary(), file=sys.stderr, flush=True)
             await hub.close_all()  # every tab's world: sandbox threads, temporary databases
 
     app = FastAPI(title="Amend demo", docs_url=None, redoc_url=None, lifespan=lifespan)
