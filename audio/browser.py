@@ -401,6 +401,13 @@ class VoiceLinks:
         self.collect_secs += time.perf_counter() - started
         self._collected_at = self._clock()
 
+    def summary(self) -> str:
+        """One line for the demo's exit message."""
+        if not self.collections:
+            return "collections after calls: 0"
+        return (f"collections after calls: {self.collections}, mean "
+                f"{1000 * self.collect_secs / self.collections:.1f} ms")
+
     def leave(self) -> None:
         self.active -= 1
         if self.active == 0:

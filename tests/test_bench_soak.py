@@ -36,10 +36,11 @@ def test_the_rows_measure_after_the_warm_up_and_compare_the_first_and_last_minut
 
 def test_the_rows_say_what_the_demo_gave_back_between_calls():
     found = rows(trims="3, median 20.0 ms, longest 30.0 ms",
-                 idle=812.5)
+                 idle=812.5, collections="4, mean 120.0 ms")
     idle = next(k for k in found if k.startswith("resident memory") and "after the last" in k)
     assert found[idle] == 812.5
     assert found["malloc_trim runs in the demo process (ui/allocator.py)"].startswith("3, ")
+    assert found["garbage collections after calls (audio/browser.py)"] == "4, mean 120.0 ms"
     assert rows()[idle] == "n/a"  # a soak that failed before the demo went idle
 
 

@@ -303,3 +303,30 @@ async def test_a_closing_link_detaches_itself_not_the_link_that_replaced_it():
     finally:
         CURRENT_TAB.reset(token)
         await hub.close_all()
+
+
+
+def test_an_ended_call_is_collected_when_no_other_call_is_on_and_not_too_often(monkeypatch):
+    """Ended calls' reference cycles are freed when a call ends with no other in progress,
+    never twice within COLLECT_MIN_SECS; the demo's exit message counts the passes."""
+    from audio import browser
+
+    now = [0.0]
+    passes = []
+    monkeypatch.setattr(browser.gc, "collect", lambda: passes.append(now[0]) or 0)
+    links = browser.VoiceLinks(max_sessions=4, clock=lambda: now[0])
+    assert links.summary() == "collections after calls: 0"
+    assert links.enter() and links.enter()
+    links.call_ended()  # another call on: its audio would wait behind a full pass
+    assert passes == []
+    links.leave()
+    links.call_ended()  # alone now
+    assert passes == [0.0]
+    now[0] = browser.COLLECT_MIN_SECS / 2
+    links.call_ended()  # too soon after the last
+    assert passes == [0.0]
+    now[0] = browser.COLLECT_MIN_SECS * 2
+    links.call_ended()
+    links.leave()
+    assert passes == [0.0, browser.COLLECT_MIN_SECS * 2]
+    assert links.summary().startswith("collections after calls: 2, mean ")

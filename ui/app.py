@@ -9,7 +9,6 @@ Panels are HTML rendered by :mod:`ui.panels`, which escapes everything user-deri
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -243,19 +242,15 @@ def _forget_gradio_session(blocks: Any, session_hash: str | None) -> None:
 
 
 def build_app(hub: SessionHub, voice_router: Any | None = None,
-              scripts: ScriptRunner | None = None, trimmer: MemoryTrimmer | None = None,
-              startup: Callable[[], Awaitable[None]] | None = None) -> Any:
+              scripts: ScriptRunner | None = None, trimmer: MemoryTrimmer | None = None) -> Any:
     """FastAPI app: /static, /ws/voice (when a router is given), then Gradio at /.
     ``trimmer``: gives malloc's free memory back while the app runs (ui/allocator.py); its
-    summary goes to stderr at shutdown. ``startup``: awaited on the server's event loop
-    before it serves anything."""
+    summary goes to stderr at shutdown, with the voice link's collections after calls."""
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
-        if startup is not None:
-            await startup()
         trimming = None
         if trimmer is not None and trimmer.available:
             trimming = asyncio.ensure_future(trimmer.run())

@@ -103,6 +103,7 @@ class Demo:
         self.sandbox = ""
         self.allocator = "?"
         self.trims = "n/a"  # the demo process's malloc_trim runs, from its exit message
+        self.collections = "n/a"  # its garbage collections after calls, from the same
         threading.Thread(target=self._read, daemon=True).start()
         if not self._ready.wait(600) or self.proc.poll() is not None:
             self.stop()
@@ -121,6 +122,9 @@ class Demo:
             found = re.search(r"memory trims: (.+)", line)
             if found:
                 self.trims = found.group(1).strip()
+            found = re.search(r"collections after calls: (.+)", line)
+            if found:
+                self.collections = found.group(1).strip()
             if "Amend demo:" in line:
                 self._ready.set()
         self._ready.set()
@@ -392,12 +396,13 @@ def soak_bench(quick: bool) -> list[BenchRow]:
         idle = demo.rss_mib()
     finally:
         demo.stop()
-    return _rows(sessions, minutes, samples, tally, demo.allocator, demo.trims, idle)
+    return _rows(sessions, minutes, samples, tally, demo.allocator, demo.trims, idle,
+                 demo.collections)
 
 
 def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
           tally: Tally, allocator: str = "?", trims: str = "n/a",
-          idle: float | None = None) -> list[BenchRow]:
+          idle: float | None = None, collections: str = "n/a") -> list[BenchRow]:
     warm = min(60.0, minutes * 60 / 3)  # the warm-up: the first minute (a third if shorter)
     after = [s for s in samples if s[0] >= warm] or samples[-1:]
     span = minutes * 60
@@ -430,6 +435,8 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
                  "(free memory given back between calls)",
                  "n/a" if idle is None else idle, "MiB", "", COMMAND),
         BenchRow("malloc_trim runs in the demo process (ui/allocator.py)", trims, "", "",
+                 COMMAND),
+        BenchRow("garbage collections after calls (audio/browser.py)", collections, "", "",
                  COMMAND),
     ] + [BenchRow(f"error: {e}", "", "", "", COMMAND) for e in tally.errors[:5]] \
       + [BenchRow(f"wrong: {w}", "", "", "", COMMAND) for w in tally.wrong[:5]]
