@@ -152,6 +152,27 @@ def test_the_panels_have_one_writer_at_a_time_so_an_older_render_never_lands_las
     assert all(fn.concurrency_id == PANELS and fn.concurrency_limit == 1 for fn in writers)
 
 
+@pytest.mark.anyio
+async def test_a_reopened_session_sends_every_panel_then_only_what_changed():
+    """After Reset the page still shows the previous session's panels: the refresh after an
+    open sends all of them (none skipped as unchanged), and the next refresh only what
+    changed."""
+    import gradio as gr
+
+    from ui.app import build_blocks
+
+    hub = SessionHub(build_fake_world, load_personas())
+    blocks = build_blocks(hub)
+    fns = {fn.name: fn.fn for fn in blocks.fns.values()}
+    request = gr.Request(session_hash="tab-1")
+    await hub.open("tab-1", next(iter(hub.personas)))
+    sent = await fns["all_panels"](request)
+    assert len(sent) == 9 and all(isinstance(v, str) for v in sent)
+    again = await fns["changed_panels"](request)
+    assert all(v == gr.skip() for v in again)  # nothing changed since
+    await hub.close("tab-1")
+
+
 # Eight threads, alive together, each allocating: glibc gives each an arena of its own unless
 # the process limited them first. malloc_stats() lists the arenas on stderr.
 ARENA_PROBE = """

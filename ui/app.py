@@ -89,9 +89,14 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
                                                                         strict=True))
 
     async def all_panels(request: gr.Request) -> tuple[str, ...]:
-        """Every panel, for a page whose session was just (re)opened."""
-        sent.pop(request.session_hash, None)
-        return await changed_panels(request)
+        """Every panel, empty ones too, for a page whose session was just (re)opened: what
+        the page shows is the previous session's."""
+        values = await panels_for(request)
+        if hub.get(request.session_hash) is None:
+            sent.pop(request.session_hash, None)
+        else:
+            sent[request.session_hash] = values
+        return values
 
     async def open_session(persona_id: str, request: gr.Request):
         try:
