@@ -77,26 +77,26 @@ def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
     # "It's booked.", and the timer, believing the page current, never sent it again.
     sent: dict[str | None, tuple[str, ...]] = {}
 
-    async def changed_panels(request: gr.Request) -> tuple[Any, ...]:
-        """The panels' refresh: only panels that changed, so scroll positions and focus stay."""
+    async def _refresh(request: gr.Request, every: bool) -> tuple[Any, ...]:
         values = await panels_for(request)
         if hub.get(request.session_hash) is None:  # a tick after the tab closed: keep nothing
             sent.pop(request.session_hash, None)
             return values
-        before = sent.get(request.session_hash, ("",) * len(values))
+        before = sent.get(request.session_hash)
         sent[request.session_hash] = values
+        if every or before is None:
+            return values
         return tuple(gr.skip() if new == old else new for new, old in zip(values, before,
                                                                         strict=True))
 
-    async def all_panels(request: gr.Request) -> tuple[str, ...]:
+    async def changed_panels(request: gr.Request) -> tuple[Any, ...]:
+        """The panels' refresh: only panels that changed, so scroll positions and focus stay."""
+        return await _refresh(request, every=False)
+
+    async def all_panels(request: gr.Request) -> tuple[Any, ...]:
         """Every panel, empty ones too, for a page whose session was just (re)opened: what
         the page shows is the previous session's."""
-        values = await panels_for(request)
-        if hub.get(request.session_hash) is None:
-            sent.pop(request.session_hash, None)
-        else:
-            sent[request.session_hash] = values
-        return values
+        return await _refresh(request, every=True)
 
     async def open_session(persona_id: str, request: gr.Request):
         try:

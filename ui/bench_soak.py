@@ -85,6 +85,11 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
 
 
+# What the demo's output says, by the Demo attribute that keeps it.
+_REPORTED = {"sandbox": r"shared sandbox: (\S+)", "allocator": r"memory allocator: (.+)",
+             "trims": r"memory trims: (.+)", "collections": r"collections after calls: (.+)"}
+
+
 class Demo:
     """``amend demo --workers 1 --db FILE`` in a subprocess; its output read line by line."""
 
@@ -113,18 +118,10 @@ class Demo:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             self.lines.append(line)
-            found = re.search(r"shared sandbox: (\S+)", line)
-            if found:
-                self.sandbox = found.group(1)
-            found = re.search(r"memory allocator: (.+)", line)
-            if found:
-                self.allocator = found.group(1).strip()
-            found = re.search(r"memory trims: (.+)", line)
-            if found:
-                self.trims = found.group(1).strip()
-            found = re.search(r"collections after calls: (.+)", line)
-            if found:
-                self.collections = found.group(1).strip()
+            for attribute, pattern in _REPORTED.items():
+                found = re.search(pattern, line)
+                if found:
+                    setattr(self, attribute, found.group(1).strip())
             if "Amend demo:" in line:
                 self._ready.set()
         self._ready.set()
