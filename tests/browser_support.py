@@ -13,7 +13,6 @@ import socket
 import struct
 import threading
 import time
-import wave
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +38,8 @@ def chromium_flags(mic_wav: Path | None) -> list[str]:
     return FLAGS + extra
 
 
-def synthesize_mic_wav(path: Path, text: str, lead_s: float, tail_s: float) -> float:
-    """Write silence, Piper speech of ``text``, silence (Chromium loops the file).
-
-    Returns the speech duration in seconds. Side effect: writes ``path``.
-    """
+def piper_speech(text: str) -> tuple[bytes, int]:
+    """The bundled Piper voice saying ``text``: PCM16 LE mono bytes and their sample rate."""
     from piper import PiperVoice as Piper
 
     from audio.models import piper_voice
@@ -51,15 +47,7 @@ def synthesize_mic_wav(path: Path, text: str, lead_s: float, tail_s: float) -> f
     voice = piper_voice()
     tts = Piper.load(voice.model, voice.config)
     speech = np.concatenate([c.audio_int16_array for c in tts.synthesize(text)])
-    rate = voice.sample_rate
-    pcm = np.concatenate([np.zeros(int(lead_s * rate), np.int16), speech,
-                          np.zeros(int(tail_s * rate), np.int16)])
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(pcm.tobytes())
-    return len(speech) / rate
+    return speech.astype("<i2").tobytes(), voice.sample_rate
 
 
 def free_port() -> int:

@@ -2,12 +2,13 @@
 
 The page, its JS, the worklets, the websocket protocol and the panels are all real; the agent
 behind them is the fake conversation of ``ui_support`` and the voice is the tone voice of
-``browser_support`` (the protocol's server side). The fake microphone plays a Piper-synthesized
-WAV: 2 s of silence, the caller's words, then a long silence (Chromium loops the file).
+``browser_support`` (the protocol's server side). The fake microphone hears silence; the
+caller's words (Piper) are fed into the page's capture path while the agent's answer plays.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from browser_support import (
     CHROMIUM,
     LiveServer,
     chromium_flags,
-    synthesize_mic_wav,
+    piper_speech,
     tone_voice_router,
 )
 from ui_support import build_fake_world
@@ -39,10 +40,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def mic_wav(tmp_path_factory):
-    path = tmp_path_factory.mktemp("mic") / "caller.wav"
-    synthesize_mic_wav(path, "Sorry, Thursday morning, not Wednesday.", lead_s=2.0, tail_s=8.0)
-    return path
+def correction() -> tuple[bytes, int]:
+    """What the caller says over the agent: Piper's PCM16 and its rate."""
+    return piper_speech("Sorry, Thursday morning, not Wednesday.")
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +69,17 @@ def real_server() -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="module")
-def browser(mic_wav):
+def browser(tmp_path_factory):
+    """Chromium whose fake microphone hears silence (the file loops): a test that speaks
+    injects its words at the moment it picks (``window.amendVoice.inject``)."""
     from playwright.sync_api import sync_playwright
 
+    from audio.browser_bench import silent_wav
+
+    mic = silent_wav(tmp_path_factory.mktemp("mic") / "silence.wav")
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=chromium_flags(mic_wav))
+                                     args=chromium_flags(mic))
         yield chromium
         chromium.close()
 
@@ -130,22 +135,35 @@ def test_booking_with_correction_completes_through_the_page(browser, server):
     page.close()
 
 
-def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server):
+def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server, correction):
     page = _open(browser, server)
     _tab_to(page, "amend-mic")  # keyboard only: Tab to the microphone, press Enter
     page.keyboard.press("Enter")
     page.wait_for_function("window.amendVoice.micOn")
+    # The greeting has played out (a turn typed over it would be a barge-in of its own).
+    page.wait_for_function("""() => { const m = window.amendVoice.measures;
+        return m.started.length > 0
+            && m.started.every((s) => m.drained.some((d) => d.gen === s.gen)); }""",
+                           timeout=20000)
+    after = page.evaluate("Math.max(0, ...window.amendVoice.measures.started.map((s) => s.gen))")
     _type_turn(page, "Book P-100 on Wednesday afternoon")
-    # The fake mic speaks 2 s after capture starts, over the agent's ~4 s answer.
+    # The answer starts playing in the page; the caller speaks 0.8 s into it.
+    started = page.wait_for_function(
+        "(after) => window.amendVoice.measures.started.find((s) => s.gen > after) || null",
+        arg=after, timeout=20000, polling=20).json_value()
+    rate = page.evaluate("window.amendVoice.ctx.sampleRate")
+    page.evaluate("([pcm, o]) => { window.amendVoice.inject(pcm, o); }",
+                  [base64.b64encode(correction[0]).decode(),
+                   {"onsetAt": started["at"] / rate + 0.8, "rate": correction[1]}])
     page.wait_for_function("window.amendVoice.bargeInReport().length > 0", timeout=20000)
     measures = page.evaluate("""() => ({report: window.amendVoice.bargeInReport(),
         pauses: window.amendVoice.measures.pauses, started: window.amendVoice.measures.started,
         drained: window.amendVoice.measures.drained, sampleRate: window.amendVoice.ctx.sampleRate,
         outputLatency: window.amendVoice.ctx.outputLatency})""")
-    report = measures["report"][0]
+    [report] = measures["report"]
     stale = report["gen"]
-    assert measures["pauses"] and measures["pauses"][0]["gen"] == stale  # paused first ...
-    assert any(s["gen"] == stale for s in measures["started"])  # ... it was really playing ...
+    assert stale == started["gen"]  # the answer the caller spoke over ...
+    assert measures["pauses"] and measures["pauses"][0]["gen"] == stale  # ... paused first ...
     assert not any(d["gen"] == stale for d in measures["drained"])  # ... and never finished.
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "browser-barge-in.json").write_text(json.dumps(measures, indent=1))
