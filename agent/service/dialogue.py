@@ -28,6 +28,18 @@ RESPONSE = Dependent(DependentKind.RESPONSE, "current")
 
 
 @dataclass(frozen=True, slots=True)
+class Told:
+    """A confirmation rendered from a verified record, as it was planned: enough to say it
+    again, word for word, with its ``confirmation_spoken`` event (:meth:`CallContext.confirm`)."""
+
+    sentences: tuple[str, ...]
+    record: tuple[str, int]  # (booking ref, version)
+    request: str  # the action's idempotency key
+    op: str
+    values: tuple[tuple[str, Any], ...]  # asset, date, window, time, status (private)
+
+
+@dataclass(frozen=True, slots=True)
 class ControllerOptions:
     """Tunables. Timeouts of the booking client itself belong to the client."""
 
@@ -74,6 +86,10 @@ class CallContext:
         self.repair_offer: str | None = None
         self.repair_handoff: str | None = None
         self.bookings_hint: tuple[tuple[str, str, str], ...] = ()
+        # Verified confirmations planned since the caller's last turn began, and the one a
+        # barge-in cut before the caller heard it in full (retold by agent/service/turn_steps.py).
+        self.told: list[tuple[int, Told]] = []
+        self.unheard: Told | None = None
         self.closed = False
         self.handed_off = False
         self._request_seq = 0
@@ -131,6 +147,22 @@ class CallContext:
         self.sink.speak(plan)
         return plan
 
+    def confirm(self, told: Told) -> SpeechPlan:
+        """Say a confirmation rendered from a verified record, and emit ``confirmation_spoken``
+        naming the generation it went out in (side effects). A newer confirmation supersedes
+        an unheard one."""
+        plan = self.say(told.sentences, SpeechKind.CONFIRMATION, record=told.record)
+        self.told.append((plan.generation, told))
+        self.unheard = None
+        self.emit("confirmation_spoken", request=told.request, op=told.op, ref=told.record[0],
+                  version=told.record[1], spoken_generation=plan.generation, **dict(told.values))
+        return plan
+
+    def turn_began(self) -> None:
+        """A caller turn is being handled: confirmations planned before it were spoken to a
+        caller who then took their turn, not cut."""
+        self.told = []
+
     def on_table(self) -> Asked | None:
         """The question the caller's current turn answers: the last one asked, if it was asked
         in response to the previous turn (or after it, in the background)."""
@@ -172,6 +204,10 @@ class CallContext:
         generation = self.generations.current
         if generation == 0 or not self.generations.is_live(generation):
             return
+        if reason == "barge_in" and self.told:
+            # The caller cut in while the agent was still responding to their last turn: the
+            # newest confirmation since then did not reach them in full.
+            self.unheard = self.told[-1][1]
         self.generations.invalidate()
         self.emit("generation_invalidated", reason=reason, invalidated=generation)
         self.sink.invalidate(generation, reason)

@@ -27,7 +27,7 @@ from agent.core.ports import (
     BookingRecord,
 )
 from agent.core.speech import SpeechKind
-from agent.service.dialogue import CallContext
+from agent.service.dialogue import CallContext, Told
 from agent.service.handoff import handoff
 from agent.service.policy import (
     Consent,
@@ -232,14 +232,11 @@ class Dispatcher(Dispatching, Unanswered):
         if action.op is Op.CANCEL_BOOKING:
             self.desk.workflow.on(GoalEvent.SETTLED)
         claim = self.ctx.safeguards.confirmations.verified(action, record, self.ctx.caller)
-        plan = self.ctx.say(claim.sentences, SpeechKind.CONFIRMATION,
-                            record=(record.ref, record.version))
-        values: dict[str, Any] = {
-            k: self.ctx.trace.private(v) for k, v in claim.values.items()
-            if k in ("asset", "date", "window", "time", "status")}
-        self.ctx.emit("confirmation_spoken", request=action.idempotency_key, op=action.op,
-                      ref=record.ref, version=record.version, spoken_generation=plan.generation,
-                      **values)
+        self.ctx.confirm(Told(tuple(claim.sentences), (record.ref, record.version),
+                              action.idempotency_key, action.op,
+                              tuple((k, self.ctx.trace.private(v))
+                                    for k, v in claim.values.items()
+                                    if k in ("asset", "date", "window", "time", "status"))))
 
     def adopt(self, record: BookingRecord, op: str) -> None:
         """A verified record becomes the booking this task works on (ledger: ``booking_ref``).

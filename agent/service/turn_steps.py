@@ -87,6 +87,7 @@ async def take_turn(call: TurnCall, utterance: Utterance, uid: str) -> None:
     """One caller turn: understand, the steps until one settles it, then plan speech."""
     ctx = call.ctx
     before = len(ctx.plans)
+    ctx.turn_began()
     try:
         turn = await understand(call, utterance, uid)
         for step in STEPS:
@@ -120,6 +121,27 @@ async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
              source=proposal.source,
              reason=ctx.trace.private(proposal.reason) if proposal.reason else None)
     return Turn(utterance, uid, proposal, trust.expected(context))
+
+
+async def retell(call: TurnCall, turn: Turn) -> bool:
+    """The caller cut into a confirmation of a verified record: say it again, before anything
+    else, unless the turn changes the booking (it names values, corrects or cancels: the desk's
+    reply then says where the booking stands). A turn that asks nothing new ("Yes. [pause]
+    Please go ahead.", "sorry?") is settled by it; a question or a goodbye is answered after it.
+    """
+    ctx, p = call.ctx, turn.proposal
+    told, ctx.unheard = ctx.unheard, None
+    if told is None or p.slots or p.intent in (Intent.CORRECTION, Intent.CANCEL) \
+            or p.correction not in (CorrectionKind.NONE, CorrectionKind.UNCERTAIN):
+        return False
+    record = call.bookings.records.get(told.record[0])
+    if record is None or record.version != told.record[1]:
+        return False  # the booking changed since: the desk says where it stands
+    ctx.confirm(told)
+    if p.intent in (Intent.YES, Intent.NO, Intent.INFORM, Intent.UNKNOWN):
+        take_offer(call)  # the offers of a reply the caller did not hear lapse with it
+        return True
+    return False
 
 
 async def screen(call: TurnCall, turn: Turn) -> bool:
@@ -237,7 +259,8 @@ async def decide(call: TurnCall, turn: Turn) -> bool:
 
 
 # The steps after understanding, in order. Each returns True when it settled the turn.
-STEPS: tuple[Step, ...] = (screen, orient, act_on_words, validate, revise, invalidate, decide)
+STEPS: tuple[Step, ...] = (retell, screen, orient, act_on_words, validate, revise, invalidate,
+                           decide)
 
 
 async def repair_handoff(call: TurnCall) -> None:
