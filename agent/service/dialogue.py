@@ -155,7 +155,9 @@ class CallContext:
         self.told.append((plan.generation, told))
         self.unheard = None
         self.emit("confirmation_spoken", request=told.request, op=told.op, ref=told.record[0],
-                  version=told.record[1], spoken_generation=plan.generation, **dict(told.values))
+                  version=told.record[1], spoken_generation=plan.generation,
+                  **{k: v for k, v in told.values
+                     if k in ("asset", "date", "window", "time", "status")})
         return plan
 
     def turn_began(self) -> None:
