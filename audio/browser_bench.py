@@ -338,9 +338,15 @@ _NEXT = """([after, cut]) => {
 
 
 def drive(page, clips: Sequence[Clip], *, first_turn: str = FIRST_TURN,
-          turn_timeout_ms: int = 45000) -> None:
+          turn_timeout_ms: int = 45000, wanted: int | None = None) -> None:
     """On an open demo page with the microphone on: type ``first_turn``, then barge in with
-    each clip while the agent's newest answer plays. Waits only for page conditions."""
+    each clip while the agent's newest answer plays. Waits only for page conditions.
+
+    ``wanted``: stop once that many clips cut agent speech, in every voice of ``clips``. On a
+    busy machine an answer can play in bursts, and a clip whose onset falls in a gap is no
+    barge-in (the caller spoke into silence): such a clip is counted as missed, and the next
+    clip tries again."""
+    voices = {clip.voice for clip in clips}
     # The greeting first: a turn typed over it would be a barge-in of its own.
     page.wait_for_function("window.amendVoice.events.some((e) => "
                            "e.event === 'agent_speech_stopped')", timeout=turn_timeout_ms)
@@ -368,12 +374,19 @@ def drive(page, clips: Sequence[Clip], *, first_turn: str = FIRST_TURN,
             after = max(gen, outcome["clear"]["gen"])
         else:
             after = gen  # the clip landed after the answer: counted as missed
+        if wanted is not None:
+            found, _ = barge_ins(page.evaluate("window.amendVoice.timeline()"),
+                                 page.evaluate("window.amendBargeEvents || []"))
+            if len(found) >= wanted and {b.voice for b in found} == voices:
+                return
     # The last clip's clear is in (step 3); the runs it ended were posted before it.
 
 
 def measure(url: str, clips: Sequence[Clip], *, chromium: Path = CHROMIUM,
-            flags: Sequence[str] = CHROMIUM_FLAGS, artifacts: Path | None = None) -> BargeInRun:
-    """Open ``url`` in headless Chromium, drive the barge-ins, return what the page measured.
+            flags: Sequence[str] = CHROMIUM_FLAGS, artifacts: Path | None = None,
+            wanted: int | None = None) -> BargeInRun:
+    """Open ``url`` in headless Chromium, drive the barge-ins (all clips, or until ``wanted``
+    cut agent speech: :func:`drive`), return what the page measured.
 
     Side effects: launches (and closes) Chromium; with ``artifacts``, writes a screenshot."""
     from playwright.sync_api import sync_playwright
@@ -393,7 +406,7 @@ def measure(url: str, clips: Sequence[Clip], *, chromium: Path = CHROMIUM,
                 page.wait_for_function("window.amendVoice.micOn && window.amendVoice.capture")
                 page.evaluate(_KEEP_PAUSES)
                 try:
-                    drive(page, clips)
+                    drive(page, clips, wanted=wanted)
                 finally:
                     timeline = page.evaluate("window.amendVoice.timeline()")
                     events = page.evaluate("window.amendBargeEvents || []")

@@ -136,11 +136,13 @@ def test_barge_in_over_agent_speech_in_two_voices_is_measured_in_the_page():
     if not synth.espeak_available():
         pytest.skip("BROWSER BARGE-IN SKIPPED: espeak-ng is missing (the second caller voice); "
                     "install Debian's espeak-ng package")
-    clips = browser_bench.caller_clips(BARGE_INS)
+    # Twice the clips it needs: on a busy machine an answer may play in bursts, and a clip
+    # spoken into a gap is no barge-in; the run stops once BARGE_INS have cut agent speech.
+    clips = browser_bench.caller_clips(2 * BARGE_INS)
     ARTIFACTS.mkdir(exist_ok=True)
     with browser_bench.demo_server(log=ARTIFACTS / "browser-barge-in-demo.log") as url:
         run = browser_bench.measure(url, clips, chromium=CHROMIUM, flags=FLAGS,
-                                    artifacts=ARTIFACTS)
+                                    artifacts=ARTIFACTS, wanted=BARGE_INS)
     (ARTIFACTS / "browser-barge-in-voices.json").write_text(json.dumps(run.report(), indent=1))
     rows = run.rows()
     print("\n" + browser_bench.summary(run.barge_ins))
@@ -149,7 +151,7 @@ def test_barge_in_over_agent_speech_in_two_voices_is_measured_in_the_page():
     if run.missed:
         print(f"  clips that cut nothing (not counted): {len(run.missed)}")
     ms = [b.ms for b in run.barge_ins]
-    assert len(ms) >= 10, f"only {len(ms)} barge-ins were measured; missed: {run.missed}"
+    assert len(ms) >= BARGE_INS, f"only {len(ms)} barge-ins were measured; missed: {run.missed}"
     assert {b.voice for b in run.barge_ins} == {"piper", "espeak-ng"}
     # The figure is reported here and judged against its target (p95 <= 350 ms) in
     # `amend bench --only audio`: speed targets live in the benchmark, never in a timed test
