@@ -286,6 +286,20 @@ async def test_which_pump_checks_the_first_when_the_choice_fails_too():
         assert_no_question_repeats(c)
 
 
+async def test_an_answer_that_names_both_pumps_again_climbs_the_ladder():
+    # Blind script b10-08: "the pump owner in Utrecht" (misheard) gave both pumps again, and
+    # the agent said "I already have that" of a pump it did not have, then stalled.
+    async with call(caller=TWO_PUMPS) as c:
+        await c.say("Could you service the pump on Thursday morning?")
+        assert c.events("clarification_requested")[-1].get("fields") == ("asset",)
+        reply = await c.say("The pump, the one we have.")
+        assert "already have" not in reply
+        assert reply == "Is it P-100, or P-200?"
+        assert steps(c, "asset") == ["closed_choice"]
+        assert c.field("visit_date").value == "2026-12-03"
+        assert_no_question_repeats(c)
+
+
 async def test_which_day_suggests_days_and_yes_takes_the_suggestion():
     async with call(caller=ONE_PUMP) as c:  # Tuesday 1 December
         await c.say("Book a service visit for P-100 in the morning.")

@@ -282,6 +282,28 @@ def test_an_asset_is_named_by_its_site(said, asset_id):
         == asset_id
 
 
+# The place a few words away from the kind, with a word of location before it.
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("the pump we have in Utrecht", "P-200"), ("the pump owner in Utrecht", "P-200"),
+    ("the pump, the one out at our Rotterdam site", "P-100"),
+    ("the pump that sits by Canal Street", "P-200")])
+def test_an_asset_is_named_by_a_place_said_further_on(said, asset_id):
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    assert propose(f"service {said} on friday", context(caller=caller)).slot(ASSET).value \
+        == asset_id
+
+
+@pytest.mark.parametrize("said", [
+    "the pump, not in Rotterdam",  # a place ruled out names no asset by itself
+    "the pump, one in Rotterdam and one in Utrecht"])  # places of both: still both
+def test_a_place_that_does_not_pick_one_asset_leaves_the_choice_open(said):
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    slot = propose(f"service {said} on friday", context(caller=caller)).slot(ASSET)
+    assert slot is None or slot.value is None, (said, slot)
+
+
 def test_a_kind_correction_gives_the_asset_as_the_new_value():
     caller = owner(asset("G-7", "gearbox"), asset("C-7", "compressor"))
     held = context(caller=caller, values={"asset": "G-7", "visit_date": "2026-12-04"})

@@ -360,6 +360,31 @@ def test_a_need_withdrawn_calls_off_the_visit_it_names(said, values):
     assert all(slot.role is SlotRole.NEW for slot in proposal.slots)
 
 
+# A negated verb or an absence, in a turn that asks to cancel in other words (blind script
+# b10-04, "needing" misheard as "leaving"): its values name the visit called off too.
+@pytest.mark.parametrize("said, values", [
+    ("We won't be leaving the engineer for P-200 on Wednesday the 9th anymore. Call it off.",
+     {ASSET: "P-200", VISIT_DATE: "2026-12-09"}),
+    ("please cancel, we won't be around on Wednesday the 9th for the P-200 visit",
+     {ASSET: "P-200", VISIT_DATE: "2026-12-09"}),
+    ("we're away on Wednesday the 9th, so cancel the P-200 visit",
+     {ASSET: "P-200", VISIT_DATE: "2026-12-09"}),
+])
+def test_a_negated_verb_beside_a_cancel_names_the_visit_called_off(said, values):
+    proposal = propose(said, booked(bookings=BOOKINGS))
+    assert (proposal.intent, proposal.correction) == (Intent.CANCEL, CorrectionKind.NONE)
+    assert slot_values(proposal) == values
+
+
+@pytest.mark.parametrize("said", [
+    "cancel the visit, not the one on Wednesday the 9th",  # a value ruled out stays ruled out
+    "cancel the Thursday visit, we can't do Wednesday the 9th either"])  # another date given
+def test_beside_a_cancel_a_value_ruled_out_is_still_withdrawn(said):
+    proposal = propose(said, booked(bookings=BOOKINGS))
+    assert proposal.intent is Intent.CANCEL, proposal.reason
+    assert slot_values(proposal).get(VISIT_DATE) != "2026-12-09", slot_values(proposal)
+
+
 @pytest.mark.parametrize("said", ["please don't come on Monday, make it Tuesday",
                                   "we won't need it on Friday, Thursday is better"])
 def test_a_negated_visit_day_with_a_replacement_still_negates_the_day(said):

@@ -260,3 +260,21 @@ def test_an_item_to_buy_is_no_returns_question(said):
                                   "we bought a filter kit, can we return it"])
 def test_an_item_bought_and_returned_is_a_returns_question(said):
     assert propose(said).intent is Intent.POLICY_QUESTION
+
+
+# Blind script b10-05: asked which procedure, the caller asks for a visit instead; the desk of
+# questions cannot book it, so the turn is a booking request (its values go with it).
+@pytest.mark.parametrize("said", [
+    "Great, thanks. Can you book someone to do that on Wednesday afternoon?",
+    "ok, then please arrange a technician for the pump on friday morning"])
+def test_a_visit_asked_for_instead_of_a_procedure_is_a_booking_request(said):
+    proposal = propose(said, context(expecting=PROCEDURE))
+    assert proposal.intent is Intent.BOOK, proposal.reason
+    assert {VISIT_DATE, VISIT_WINDOW} <= set(slot_values(proposal))
+
+
+def test_a_visit_day_given_when_asked_for_one_is_still_an_answer():
+    # The question was the booking's own: "book it for Friday" answers it.
+    proposal = propose("book it for friday morning", context(expecting=VISIT_DATE))
+    assert (proposal.intent, proposal.correction) == (Intent.INFORM, CorrectionKind.NONE)
+    assert slot_values(proposal)[VISIT_DATE] == "2026-12-04"

@@ -49,11 +49,14 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
 
 
 def offered_values(standing: Asked | None) -> tuple[str, ...]:
-    """The values the question on the table named: its options and what a plain "yes"
-    settles. Values the caller gives back from these are expected (agent/understanding/trust.py)."""
+    """The values the question on the table named: its options, the candidates it asks about
+    ("Did you mean P-200?") and what a plain "yes" settles. Values the caller gives back from
+    these are expected (agent/understanding/trust.py), and a plain "yes" takes a candidate
+    only when the question named it (agent/understanding/nlu/proposer.py)."""
     if standing is None:
         return ()
-    return tuple(dict.fromkeys((*standing.options, *(v for _, v in standing.proposes))))
+    return tuple(dict.fromkeys((*standing.options, *standing.question.candidates,
+                                *(v for _, v in standing.proposes))))
 
 
 def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: Focus | None,

@@ -234,7 +234,9 @@ async def revise(call: TurnCall, turn: Turn) -> bool:
     elif result.outcome is UpdateOutcome.DUPLICATE and turn.proposal.go_ahead:
         return False  # "Yes, Friday morning, go ahead": a yes that repeats what is held
     elif result.outcome is UpdateOutcome.DUPLICATE and turn.proposal.intent in (
-            Intent.CORRECTION, Intent.INFORM):
+            Intent.CORRECTION, Intent.INFORM) and not any(op.candidates for op in ops):
+        # (The same candidates again settle nothing: the question is put again, a step up
+        # the repair ladder, never "I already have that" of a value the ledger lacks.)
         ctx.emit("correction_duplicate", fields=[op.name for op in ops])
         line = values_line(ctx.ledger.current.values())
         ctx.say(("I already have that.",) + ((f"{line}.",) if line else ()))

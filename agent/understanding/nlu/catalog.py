@@ -155,6 +155,20 @@ def _places(asset: Asset) -> tuple[str, ...]:
     return tuple(out)
 
 
+# A place said with a word of location before it, anywhere in the turn: "the pump we have in
+# Utrecht", "the pump, the one out at the Utrecht site" (not "not in Rotterdam").
+_AT_PLACE = r"(?<!not )\b(?:in|at|near|from|by)(?: (?:the|our|your|their))?"
+
+
+def _placed_elsewhere(text: str, ids: tuple[str, ...],
+                      places: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The one of ``ids`` the places said in the turn all point to, else ()."""
+    named = {place for place in places
+             if re.search(rf"{_AT_PLACE} {re.escape(place)}\b", text)}
+    hits = {i for place in named for i in places[place] if i in ids}
+    return tuple(hits) if len(hits) == 1 else ()
+
+
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
     """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht": the one
@@ -185,6 +199,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
         ids = nouns.get(said, tuple(a.id for a in assets))
         if where is not None:
             ids = tuple(i for i in ids if i in places[where]) or ids
+        elif len(ids) > 1:
+            ids = _placed_elsewhere(text, ids, places) or ids
         if len(ids) == 1:
             out.append(AssetMention(match.group(0), match.start(), match.end(), ids[0],
                                     by_kind=True))

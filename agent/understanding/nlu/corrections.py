@@ -55,11 +55,21 @@ def negated_stretches(text: str) -> tuple[Stretch, ...]:
     return tuple(out)
 
 
+# A negated verb or an absence ("we won't be around on Wednesday", "we're away on the 9th"),
+# unlike a value ruled out ("not Wednesday", "instead of Wednesday", "skip Wednesday").
+_NEGATED_VERB = re.compile(r"(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not"
+                           r"|no longer|shut|closed|away|unavailable|nobody|no one|no-one)\b")
+
+
 def calls_off(text: str, stretch: Stretch) -> bool:
-    """The stretch opens with a need withdrawn that calls a visit off ("we won't need the
-    engineer for P-200", "we no longer need the visit on the 9th"): its negation may be the
-    cancel's own rather than a value's (pure)."""
-    return intents.calls_off_by_need_at(text, stretch.start)
+    """The stretch's negation may be the cancel's own rather than a value's (pure): it opens
+    with a need withdrawn that calls a visit off ("we won't need the engineer for P-200", "we
+    no longer need the visit on the 9th"), or it negates a verb or says nobody is there in a
+    turn that asks to cancel in other words ("we won't be around on Wednesday for the P-200
+    visit, please call it off"). Its values then name the visit called off."""
+    return intents.calls_off_by_need_at(text, stretch.start) or (
+        bool(_NEGATED_VERB.match(text, stretch.start))
+        and intents.asks_to_cancel_apart_from(text, (stretch.start, stretch.end)))
 
 
 def has_replace_marker(text: str) -> bool:

@@ -71,6 +71,15 @@ def _asks_to_cancel(text: str, terms: list[tuple[int, int]]) -> bool:
     return _said_outside(_CANCEL, text, [m.span() for m in _CONDITIONAL.finditer(text)] + terms)
 
 
+def asks_to_cancel_apart_from(text: str, span: tuple[int, int]) -> bool:
+    """The turn asks to cancel in words outside ``span`` ("we won't be around on Wednesday,
+    please call it off": the request is outside the negated stretch)."""
+    if _DONT_CANCEL.search(text) or _POLICY.search(text):
+        return False
+    terms = [m.span() for m in _TERMS.finditer(text)]
+    return _asks_to_cancel(text, [*terms, span])
+
+
 def cancels_what_it_names(text: str, said: list[str]) -> bool:
     """A value said as the object of the cancel ("actually, cancel the P-100 one"): the visit
     for that value is called off; "cancel that, make it Thursday" replaces a value instead."""

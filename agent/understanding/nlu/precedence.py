@@ -87,6 +87,11 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
         return Intent.CORRECTION, True
     if topic is not None and not expected:
         return topic, False
+    if topic is Intent.BOOK and expected and context.expecting not in BOOKING_VALUES \
+            and any(s.field in (VISIT_DATE, VISIT_WINDOW, VISIT_TIME) for s in slots):
+        # Asked which procedure, "... can you book someone to do that on Wednesday?": the
+        # answer comes with a request for a visit, which the desk of questions cannot take.
+        return Intent.BOOK, False
     if topic is None and _asks_for_a_visit(slots, context):
         return Intent.BOOK, False
     if slots:

@@ -125,9 +125,11 @@ def _answer_to_expected(text: str, slots: list[SlotValue],
                     SlotValue(UNITS, numbers[0], numbers[0])]
     held = context.ledger.get(context.expecting) if context.expecting else None
     if held is not None and not held.usable and len(held.candidates) == 1 \
+            and held.candidates[0] in context.offered \
             and not any(s.field == context.expecting for s in slots) \
             and intents.answer_intent(text) is Intent.YES:
-        # "Did you mean P-100?" "Yes": the one candidate held back is now the caller's word,
+        # "Did you mean P-100?" "Yes": the one candidate held back, which the question named
+        # (not "Which procedure is it about?" "Great, thanks."), is now the caller's word,
         # and so is every other value held back from the same unclear turn, because the check
         # read them back together ("Thursday 3 December, in the morning?").
         given = {s.field for s in slots}
