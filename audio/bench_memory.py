@@ -29,7 +29,7 @@ MODELS = ("silero", "smart-turn", "piper", "whisper")
 PATTERNS = ("one thread", "a thread per call")
 RUNS_PER_CALL = 3
 CALLS, QUICK_CALLS = 400, 60
-_M_ARENA_MAX = -8  # mallopt's parameter (ui.demo_build.limit_malloc_arenas: two, as the demo)
+_M_ARENA_MAX = -8  # mallopt's parameter (ui.demo_build.tune_malloc: two, as the demo)
 
 
 def _resident_mib() -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -177,8 +178,8 @@ async def test_a_reopened_session_sends_every_panel_then_only_what_changed():
 # the process limited them first. malloc_stats() lists the arenas on stderr.
 ARENA_PROBE = """
 import ctypes, sys, threading
-from ui.demo_build import limit_malloc_arenas
-if sys.argv[1] == "limited" and not limit_malloc_arenas():
+from ui.demo_build import tune_malloc
+if sys.argv[1] == "limited" and not tune_malloc():
     sys.exit(3)
 libc = ctypes.CDLL(None)
 libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
@@ -209,3 +210,60 @@ def test_a_demo_process_keeps_its_threads_to_two_malloc_arenas():
         return sum(line.startswith("Arena ") for line in run.stderr.splitlines())
 
     assert arenas("limited") <= MALLOC_ARENAS < arenas("default")
+
+
+# A 16 MiB block mapped and freed; then a 4 MiB block: mapped on its own (glibc counts mapped
+# blocks in mallinfo2's hblks) or carved out of the arena between other blocks.
+MMAP_PROBE = """
+import ctypes, os, sys
+from ui.demo_build import tune_malloc
+if sys.argv[1] != "glibc" and not tune_malloc():
+    sys.exit(3)
+libc = ctypes.CDLL(None)
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                                                "usmblks", "fsmblks", "uordblks", "fordblks",
+                                                "keepcost")]
+libc.mallinfo2.restype = MallInfo2
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+libc.free(libc.malloc(16 << 20))
+before = libc.mallinfo2().hblks
+block = libc.malloc(4 << 20)
+print(libc.mallinfo2().hblks - before)
+libc.free(block)
+"""
+
+
+def test_a_demo_process_maps_every_large_block_on_its_own_when_told_to():
+    """Issue 19: by default glibc raises its mmap threshold to the largest mapped block freed,
+    so after the first calls their Whisper buffers came from the arenas, between small objects
+    that outlive them, and the arenas grew. AMEND_MMAP_THRESHOLD fixes the threshold in a demo
+    process (build_demo): such a block is mapped and handed back when freed."""
+    import os
+
+    def mapped(mode: str, threshold: str | None) -> int:
+        env = {k: v for k, v in os.environ.items() if k != "AMEND_MMAP_THRESHOLD"}
+        env |= {"AMEND_MMAP_THRESHOLD": threshold} if threshold is not None else {}
+        run = subprocess.run([sys.executable, "-c", MMAP_PROBE, mode], capture_output=True,
+                             text=True, timeout=60, env=env)
+        if run.returncode == 3:
+            pytest.skip("not glibc: no M_MMAP_THRESHOLD")
+        assert run.returncode == 0, run.stderr
+        return int(run.stdout.split()[-1])
+
+    assert mapped("glibc", None) == 0  # the threshold rose past 4 MiB: from the arena
+    assert mapped("tuned", None) == 0  # the default keeps glibc's threshold (Whisper's speed)
+    assert mapped("tuned", "131072") == 1
+
+
+def test_the_mmap_threshold_can_be_set_and_a_bad_one_is_named():
+    from agent.core.errors import AmendError
+    from ui.demo_build import MMAP_THRESHOLD, mmap_threshold_setting
+
+    assert mmap_threshold_setting({}) == MMAP_THRESHOLD == 0  # glibc's own
+    assert mmap_threshold_setting({"AMEND_MMAP_THRESHOLD": "0"}) == 0  # glibc's own
+    assert mmap_threshold_setting({"AMEND_MMAP_THRESHOLD": " 1048576 "}) == 1 << 20
+    for bad in ("abc", "-1", "64M", str(64 << 20)):
+        with pytest.raises(AmendError, match=f"AMEND_MMAP_THRESHOLD={re.escape(bad)}: give"):
+            mmap_threshold_setting({"AMEND_MMAP_THRESHOLD": bad})

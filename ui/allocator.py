@@ -8,7 +8,7 @@ example Debian's ``/usr/lib/x86_64-linux-gnu/libjemalloc.so.2``). ``amend demo``
 itself again, once, with the library in ``LD_PRELOAD`` (:func:`start_under`), before it builds
 anything; every process it starts (``--workers``) inherits it. Measured over 30 minutes,
 mimalloc grew the same (127 MiB/h against glibc's 143), so the default stays the C library's
-malloc with at most two arenas (``ui.demo_build.limit_malloc_arenas``); the growth is native
+malloc with at most two arenas (``ui.demo_build.tune_malloc``); the growth is native
 memory that no allocator gives back, and the soak bench names the allocator it ran under.
 
 Under the C library's malloc, a demo process also gives the memory its arenas hold free back to

@@ -55,9 +55,11 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
 
     from agent.core.errors import AmendError
     from ui.allocator import chosen_library, describe, start_under
+    from ui.demo_build import mmap_threshold_setting
 
     try:  # first of all: start again under the allocator AMEND_MALLOC chooses (ui/allocator.py)
         start_under(chosen_library())
+        mmap_threshold_setting()  # a bad AMEND_MMAP_THRESHOLD is said now (ui/demo_build.py)
     except AmendError as exc:
         raise click.ClickException(str(exc)) from None
     console = Console(stderr=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import os
 from dataclasses import dataclass, field
 
 from ui.llm_proposer import ProposerSettings
@@ -70,29 +71,58 @@ class DemoOptions:
     max_sessions: int = 8  # simultaneous voice links per process (audio.browser)
 
 
-# glibc's malloc arenas in a demo process (limit_malloc_arenas).
+# glibc's malloc in a demo process (tune_malloc): two arenas; and, when AMEND_MMAP_THRESHOLD
+# gives a size in bytes, every block of that size or more mapped on its own and handed back to
+# the system when freed (unset or 0: glibc's own threshold, which rises as large blocks are
+# freed). 131072 keeps a demo's memory level over hours of calls, and makes each Whisper run
+# about 2.4 times slower (README, issue 19): the default is the fast one.
 MALLOC_ARENAS = 2
-_M_ARENA_MAX = -8  # mallopt's parameter, from glibc's malloc.h
+MMAP_THRESHOLD = 0
+MMAP_THRESHOLD_ENV = "AMEND_MMAP_THRESHOLD"
+_M_ARENA_MAX = -8  # mallopt's parameters, from glibc's malloc.h
+_M_MMAP_THRESHOLD = -3
 
 
-def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
-    """At most ``arenas`` glibc malloc arenas from now on in this process (side effect:
-    ``mallopt(M_ARENA_MAX)``); False where the C library has no such setting (macOS, musl).
+def mmap_threshold_setting(environ: dict[str, str] | None = None) -> int:
+    """The mmap threshold a demo process sets: AMEND_MMAP_THRESHOLD (bytes), else
+    MMAP_THRESHOLD (0: glibc's own). Raises :class:`AmendError` for a value that is no size."""
+    from agent.core.errors import AmendError
 
-    glibc gives each thread that allocates an arena of its own, up to eight per core, and
-    memory freed in one arena serves only the threads on it. A demo process allocates from a
-    dozen threads (each call's VAD, Smart Turn and output threads, Whisper's workers, the
-    executor), so freed memory piled up, resident, in arenas other threads did not use:
-    ``amend bench --only soak`` (4 browsers, 10 min) ran about 100 MiB lower with two arenas
-    (README, issue 19)."""
+    value = (os.environ if environ is None else environ).get(MMAP_THRESHOLD_ENV, "").strip()
+    if not value:
+        return MMAP_THRESHOLD
+    if not value.isdigit() or int(value) > 32 << 20:
+        raise AmendError(f"{MMAP_THRESHOLD_ENV}={value}: give a size in bytes from 0 (glibc's "
+                         f"own threshold) to {32 << 20} (32 MiB), for example 131072, or "
+                         "unset it.")
+    return int(value)
+
+
+def tune_malloc(arenas: int = MALLOC_ARENAS, mmap_threshold: int | None = None) -> bool:
+    """Set glibc's malloc up for a process that serves calls for hours (side effect:
+    ``mallopt``); False where the C library has no such settings (macOS, musl).
+
+    * At most ``arenas`` arenas. glibc gives each thread that allocates an arena of its own,
+      up to eight per core, and memory freed in one arena serves only the threads on it; a
+      demo process allocates from a dozen threads (each call's VAD, Smart Turn and output
+      threads, Whisper's workers, the executor).
+    * ``mmap_threshold`` (default: :func:`mmap_threshold_setting`; 0 leaves glibc's own). By
+      default glibc raises its threshold to the size of any mapped block freed (up to 32 MiB),
+      so after the first calls Whisper's buffers of every call (a few hundred KiB to a few MiB)
+      come from the arenas, between small objects that outlive them: the arenas grow and keep
+      the holes resident. A fixed threshold maps them on their own and hands them back when
+      freed, at the price of mapping them afresh on every run."""
+    threshold = mmap_threshold_setting() if mmap_threshold is None else mmap_threshold
     mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    return mallopt is not None and mallopt(_M_ARENA_MAX, arenas) == 1
+    if mallopt is None or mallopt(_M_ARENA_MAX, arenas) != 1:
+        return False
+    return threshold == 0 or mallopt(_M_MMAP_THRESHOLD, threshold) == 1
 
 
 def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
-    """One demo process's app and its session hub (side effect: at most MALLOC_ARENAS malloc
-    arenas in this process). ``shared``: a :class:`ui.bootstrap.SharedSystems` every tab is
-    a tenant of (``--workers``, ``--db``)."""
+    """One demo process's app and its session hub (side effect: glibc's malloc tuned for a
+    long-running process, :func:`tune_malloc`). ``shared``: a
+    :class:`ui.bootstrap.SharedSystems` every tab is a tenant of (``--workers``, ``--db``)."""
     from ui.allocator import MemoryTrimmer
     from ui.app import build_app
     from ui.bootstrap import fixed_clock, rule_proposer
@@ -102,7 +132,7 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     from ui.scripted import ScriptRunner
     from ui.session_hub import SessionHub
 
-    limit_malloc_arenas()  # before the speech models and the calls' threads allocate
+    tune_malloc()  # before the speech models and the calls' threads allocate
     personas = load_personas(options.personas_file or DEFAULT_PATH)
     clock = fixed_clock(options.clock_text) if options.clock_text else None
     # One proposer for every tab; a model's HTTP client lives as long as the process.
