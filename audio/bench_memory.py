@@ -29,6 +29,11 @@ MODELS = ("silero", "smart-turn", "piper", "whisper")
 PATTERNS = ("one thread", "a thread per call")
 RUNS_PER_CALL = 3
 CALLS, QUICK_CALLS = 400, 60
+# glibc's mmap threshold against each model's speed (`amend bench --only mmap-threshold`;
+# ui.demo_build.tune_malloc, AMEND_MMAP_THRESHOLD): 0 is glibc's own, which rises.
+THRESHOLD_CMD = "amend bench --only mmap-threshold"
+THRESHOLDS = (0, 128 << 10, 1 << 20, 4 << 20)
+_M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8  # mallopt's parameter (ui.demo_build.tune_malloc: two, as the demo)
 
 
@@ -118,17 +123,80 @@ def growth(model: str, pattern: str, calls: int) -> dict[str, float]:
     return {"start": start, "end": end, "per_1000": per_1000}
 
 
+def speed(model: str, threshold: int, runs: int) -> dict[str, float]:
+    """The median of ``runs`` timed runs of ``model`` in this process (ms), after three warm
+    ones, with two arenas and glibc's mmap threshold fixed at ``threshold`` (0: its own)."""
+    import ctypes
+    import statistics
+    import time
+
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is not None:
+        mallopt(_M_ARENA_MAX, 2)
+        if threshold:
+            mallopt(_M_MMAP_THRESHOLD, threshold)
+    work = _work(model)
+    for _ in range(3):
+        work()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - start) * 1000)
+    return {"median_ms": statistics.median(times)}
+
+
+_CHILD = ("import json, sys; from audio import bench_memory as m; "
+          "print(json.dumps(getattr(m, sys.argv[1])(*json.loads(sys.argv[2]))))")
+
+
+def _child(function: str, *args: object) -> subprocess.Popen[str]:
+    """``function`` of this module with ``args``, started in a fresh process (so one setting
+    or model is not another's)."""
+    return subprocess.Popen([sys.executable, "-c", _CHILD, function, json.dumps(args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def _result(child: subprocess.Popen[str]) -> dict[str, float] | str:
+    """A child's JSON result, or a line saying why it could not run."""
+    out, err = child.communicate(timeout=1800)
+    if child.returncode != 0:
+        return (err.strip().splitlines() or ["failed"])[-1]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _in_child(function: str, *args: object) -> dict[str, float] | str:
+    return _result(_child(function, *args))
+
+
+@register("mmap-threshold")
+def mmap_threshold_rows(quick: bool) -> list[BenchRow]:
+    """Whisper and Piper run by run under each threshold, one process per threshold, all at
+    once so that they share whatever load the machine has (the ratios are what to read): what
+    AMEND_MMAP_THRESHOLD costs in speed (README, issue 19: what it saves in memory)."""
+    runs = 5 if quick else 15
+    rows = []
+    for model in ("whisper", "piper"):
+        children = [_child("speed", model, threshold, runs) for threshold in THRESHOLDS]
+        found = [_result(child) for child in children]
+        base = found[0]["median_ms"] if isinstance(found[0], dict) else None
+        for threshold, result in zip(THRESHOLDS, found, strict=True):
+            setting = f"{threshold >> 10} KiB" if threshold else "glibc's own"
+            label = f"{model}, one run, median of {runs}, mmap threshold {setting}"
+            if isinstance(result, str):
+                rows.append(BenchRow(f"{label}: not measured", result, "", "", THRESHOLD_CMD))
+                continue
+            ms = result["median_ms"]
+            ratio = f"{ms / base:.2f}x glibc's own" if base else "report"
+            rows.append(BenchRow(f"{label} (4 processes at once)", round(ms, 1), "ms", ratio,
+                                 THRESHOLD_CMD))
+    return rows
+
+
 def _measure(model: str, pattern: str, calls: int) -> dict[str, float] | str:
-    """:func:`growth` in a fresh process (so one model's memory is not another's); a line
-    saying why when it could not run."""
-    code = ("import json, sys; from audio.bench_memory import growth; "
-            "print(json.dumps(growth(sys.argv[1], sys.argv[2], int(sys.argv[3]))))")
-    done = subprocess.run([sys.executable, "-c", code, model, pattern, str(calls)],
-                          capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    if done.returncode != 0:
-        return (done.stderr.strip().splitlines() or ["failed"])[-1]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """:func:`growth` in a fresh process (so one model's memory is not another's)."""
+    return _in_child("growth", model, pattern, calls)
 
 
 @register("model-memory")

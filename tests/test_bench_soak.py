@@ -62,3 +62,13 @@ def test_a_model_that_cannot_run_is_a_row_that_says_why(monkeypatch):
     rows = bench_memory.model_memory_rows(quick=True)
     assert len(rows) == len(bench_memory.PATTERNS)
     assert all("not measured" in r.figure and "unknown model" in str(r.value) for r in rows)
+
+
+def test_a_models_speed_is_measured_under_a_fixed_mmap_threshold_in_a_fresh_process():
+    from audio import bench_memory
+
+    found = bench_memory._in_child("speed", "smart-turn", 128 << 10, 3)
+    assert isinstance(found, dict), found
+    assert found["median_ms"] > 0
+    failed = bench_memory._in_child("speed", "no-such-model", 0, 3)
+    assert isinstance(failed, str) and "unknown model" in failed
