@@ -296,7 +296,8 @@ def test_an_asset_is_named_by_a_place_said_further_on(said, asset_id):
 
 @pytest.mark.parametrize("said", [
     "the pump, not in Rotterdam",  # a place ruled out names no asset by itself
-    "the pump, one in Rotterdam and one in Utrecht"])  # places of both: still both
+    "the pump, one in Rotterdam and one in Utrecht",  # places of both: still both
+    "the pump, I'm calling from Rotterdam"])  # where the caller is
 def test_a_place_that_does_not_pick_one_asset_leaves_the_choice_open(said):
     caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
                    asset("P-200", "pump", "4 Canal Street, Utrecht"))

@@ -156,8 +156,9 @@ def _places(asset: Asset) -> tuple[str, ...]:
 
 
 # A place said with a word of location before it, anywhere in the turn: "the pump we have in
-# Utrecht", "the pump, the one out at the Utrecht site" (not "not in Rotterdam").
-_AT_PLACE = r"(?<!not )\b(?:in|at|near|from|by)(?: (?:the|our|your|their))?"
+# Utrecht", "the pump, the one out at the Utrecht site" (not "not in Rotterdam", nor "I'm
+# calling from Rotterdam": where the caller is says nothing of which pump).
+_AT_PLACE = r"(?<!not )\b(?:in|at|near|by)(?: (?:the|our|your|their))?"
 
 
 def _placed_elsewhere(text: str, ids: tuple[str, ...],
