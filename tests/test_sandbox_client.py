@@ -144,3 +144,18 @@ async def test_handoff_is_queued_once_per_question_revision(client):
     state = HandoffState("q1", 3, (("visit_date", "2026-12-03", 2, "confirmed"),),
                          (("a1", "create_booking", "unknown"),), ("which week",), "unknown")
     assert await client.handoff(state) == await client.handoff(state)
+
+
+def test_the_sandbox_keeps_an_idle_connection_open_longer_than_a_client_pools_it():
+    """A server that closes an idle connection when the client's pool would still reuse it
+    makes a race: the client sends in the instant the server closes, and reads no answer (a
+    fresh clone, 50 clients on 4 workers under load: httpx.ReadError). Both of the sandbox's
+    servers keep idle connections open for KEEP_ALIVE_S, past httpx's own expiry."""
+    import httpx
+
+    from tools_sandbox.app import KEEP_ALIVE_S
+    from tools_sandbox.server import serve_in_background
+
+    assert KEEP_ALIVE_S > httpx.Limits().keepalive_expiry
+    with serve_in_background() as handle:
+        assert handle._server.config.timeout_keep_alive == KEEP_ALIVE_S  # uvicorn, as run

@@ -19,6 +19,12 @@ from tools_sandbox.handoffs import Handoffs
 from tools_sandbox.service import BookingService, SandboxConfig
 from tools_sandbox.store import open_store
 
+# How long the sandbox's servers keep an idle connection open. Longer than a client's own idle
+# expiry (httpx: 5 s): with the two equal (uvicorn's default is 5 s), a client could send on a
+# pooled connection in the instant the server closed it, and read no answer (a fresh clone's
+# 50 clients on 4 workers, under load: httpx.ReadError).
+KEEP_ALIVE_S = 30
+
 DESCRIPTION = """The system of record Amend changes: bookings of service visits, with
 idempotency keys, conditional writes, cancellation of work in flight, a notification outbox, a
 handoff queue and (test mode only) deterministic fault injection. See tools_sandbox/README.md.

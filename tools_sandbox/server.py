@@ -20,7 +20,7 @@ from dataclasses import replace
 import uvicorn
 
 from tools_sandbox.admin_client import SandboxAdmin
-from tools_sandbox.app import create_app
+from tools_sandbox.app import KEEP_ALIVE_S, create_app
 from tools_sandbox.faults import FaultPlan, FaultRule
 from tools_sandbox.service import SandboxConfig
 
@@ -76,7 +76,8 @@ def serve_in_background(db_path: str | None = None,
     sock.bind(("127.0.0.1", port))
     actual = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                           lifespan="on", timeout_graceful_shutdown=2))
+                                           lifespan="on", timeout_graceful_shutdown=2,
+                                           timeout_keep_alive=KEEP_ALIVE_S))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name=f"amend-sandbox-{actual}", daemon=True)
     thread.start()

@@ -41,6 +41,7 @@ def serve_workers(db: str, workers: int, config, rules: list, port: int,
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from tools_sandbox.app import KEEP_ALIVE_S
     from tools_sandbox.faults import FaultPlan
     from tools_sandbox.store import PostgresStore
 
@@ -62,7 +63,7 @@ def serve_workers(db: str, workers: int, config, rules: list, port: int,
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     uv = uvicorn.Config("tools_sandbox.workers:app_from_environment", factory=True,
                         workers=workers, log_level="warning", access_log=False, lifespan="on",
-                        timeout_graceful_shutdown=2)
+                        timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE_S)
     echo(f"sandbox listening on {url}  (OpenAPI: {url}/openapi.json; {workers} worker "
          "processes on PostgreSQL)")
     if caller and token:
