@@ -36,7 +36,7 @@ class Told:
     record: tuple[str, int]  # (booking ref, version)
     request: str  # the action's idempotency key
     op: str
-    values: tuple[tuple[str, Any], ...]  # asset, date, window, time, status (private)
+    values: tuple[tuple[str, Any], ...]  # the claim's values (private); the event keeps some
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +86,9 @@ class CallContext:
         self.repair_offer: str | None = None
         self.repair_handoff: str | None = None
         self.bookings_hint: tuple[tuple[str, str, str], ...] = ()
-        # Verified confirmations planned since the caller's last turn began, and the one a
-        # barge-in cut before the caller heard it in full (retold by agent/service/turn_steps.py).
-        self.told: list[tuple[int, Told]] = []
+        # The newest verified confirmation planned since the caller's last turn began, and the
+        # one a barge-in cut before the caller heard it (retold: agent/service/turn_steps.py).
+        self.told: Told | None = None
         self.unheard: Told | None = None
         self.closed = False
         self.handed_off = False
@@ -152,7 +152,7 @@ class CallContext:
         naming the generation it went out in (side effects). A newer confirmation supersedes
         an unheard one."""
         plan = self.say(told.sentences, SpeechKind.CONFIRMATION, record=told.record)
-        self.told.append((plan.generation, told))
+        self.told = told
         self.unheard = None
         self.emit("confirmation_spoken", request=told.request, op=told.op, ref=told.record[0],
                   version=told.record[1], spoken_generation=plan.generation,
@@ -163,7 +163,7 @@ class CallContext:
     def turn_began(self) -> None:
         """A caller turn is being handled: confirmations planned before it were spoken to a
         caller who then took their turn, not cut."""
-        self.told = []
+        self.told = None
 
     def on_table(self) -> Asked | None:
         """The question the caller's current turn answers: the last one asked, if it was asked
@@ -209,7 +209,7 @@ class CallContext:
         if reason == "barge_in" and self.told:
             # The caller cut in while the agent was still responding to their last turn: the
             # newest confirmation since then did not reach them in full.
-            self.unheard = self.told[-1][1]
+            self.unheard = self.told
         self.generations.invalidate()
         self.emit("generation_invalidated", reason=reason, invalidated=generation)
         self.sink.invalidate(generation, reason)

@@ -235,8 +235,7 @@ class Dispatcher(Dispatching, Unanswered):
         self.ctx.confirm(Told(tuple(claim.sentences), (record.ref, record.version),
                               action.idempotency_key, action.op,
                               tuple((k, self.ctx.trace.private(v))
-                                    for k, v in claim.values.items()
-                                    if k in ("asset", "date", "window", "time", "status"))))
+                                    for k, v in claim.values.items())))
 
     def adopt(self, record: BookingRecord, op: str) -> None:
         """A verified record becomes the booking this task works on (ledger: ``booking_ref``).
