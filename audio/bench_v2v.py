@@ -526,12 +526,33 @@ FULL = Plan(voices=3, turns=len(CALL_TURNS))
 
 async def measure(world_factory: Any, plan: Plan, *, quick: bool) -> list[BenchRow]:
     """Run the calls of ``plan`` and return the rows (side effects: model loads, worlds,
-    Whisper reloaded to compare settings and set back to the default)."""
+    Whisper reloaded to compare settings and set back to the default; Whisper in a process
+    of its own during the calls when the demo would run it there)."""
     from audio import services
     from audio.pipeline import PipelineConfig
+    from audio.whisper_host import whisper_process_setting
 
     config = PipelineConfig()
     load_before = os.getloadavg()[0]
+    apart = whisper_process_setting()  # where the demo runs Whisper (AMEND_WHISPER_PROCESS)
+    services.use_whisper_process(apart)
+    try:
+        rows = await _measure(world_factory, plan, config, quick=quick)
+    finally:
+        services.use_whisper_process(False)
+    rows.append(BenchRow("load average (1 min) before / after the voice-to-voice calls",
+                         f"{load_before:.2f} / {os.getloadavg()[0]:.2f}", "",
+                         "2 cores: above 2, other work competes", CMD_QUICK if quick else CMD))
+    rows.append(BenchRow("where Whisper ran (AMEND_WHISPER_PROCESS, as amend demo)",
+                         "a process of its own" if apart else "the calls' process", "", "",
+                         CMD_QUICK if quick else CMD))
+    return rows
+
+
+async def _measure(world_factory: Any, plan: Plan, config: Any, *,
+                   quick: bool) -> list[BenchRow]:
+    from audio import services
+
     services.use_whisper(*DEFAULT_WHISPER)
     available = voices()
     names = list(available)[:plan.voices]
@@ -564,12 +585,8 @@ async def measure(world_factory: Any, plan: Plan, *, quick: bool) -> list[BenchR
         finally:
             services.use_whisper(*DEFAULT_WHISPER)
         tradeoff = Tradeoff(single, both, alone, plan.together_calls)
-    rows = figure_rows(samples, measured_floors, tradeoff, quick=quick,
+    return figure_rows(samples, measured_floors, tradeoff, quick=quick,
                        vad_stop_secs=config.vad_stop_secs, voices_used=names)
-    rows.append(BenchRow("load average (1 min) before / after the voice-to-voice calls",
-                         f"{load_before:.2f} / {os.getloadavg()[0]:.2f}", "",
-                         "2 cores: above 2, other work competes", CMD_QUICK if quick else CMD))
-    return rows
 
 
 def v2v_rows(quick: bool, world_factory: Any | None = None,

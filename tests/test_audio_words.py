@@ -10,7 +10,7 @@ import pytest
 
 from audio import services, synth
 from audio.biasing import hotwords_for
-from audio.services import _marginalise
+from audio.whisper import _marginalise
 
 
 class FakeTokenizer:

@@ -54,13 +54,16 @@ def demo(host: str, port: int, allow_remote: bool, personas_file: str | None,
     from rich.console import Console
 
     from agent.core.errors import AmendError
+    from audio.models import SettingError
+    from audio.whisper_host import whisper_process_setting
     from ui.allocator import chosen_library, describe, start_under
     from ui.demo_build import mmap_threshold_setting
 
     try:  # first of all: start again under the allocator AMEND_MALLOC chooses (ui/allocator.py)
         start_under(chosen_library())
         mmap_threshold_setting()  # a bad AMEND_MMAP_THRESHOLD is said now (ui/demo_build.py)
-    except AmendError as exc:
+        whisper_process_setting()  # and a bad AMEND_WHISPER_PROCESS (audio/whisper_host.py)
+    except (AmendError, SettingError) as exc:
         raise click.ClickException(str(exc)) from None
     console = Console(stderr=True)
     if not _is_loopback(host):

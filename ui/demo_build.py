@@ -48,6 +48,18 @@ def _voice_router(hub, console, max_sessions: int = 8):
                                  max_sessions=max_sessions)
 
 
+def _recognise_apart() -> None:
+    """Whisper in a process of its own unless AMEND_WHISPER_PROCESS=0 (audio/whisper_host.py:
+    its buffers then never fragment this process's heap)."""
+    try:
+        from audio import services
+        from audio.whisper_host import whisper_process_setting
+    except ImportError:
+        return
+    if whisper_process_setting():
+        services.use_whisper_process(True)
+
+
 def _warm(console, label: str = "") -> None:
     """Load Whisper and Piper once, visibly, so the first turn pays no load time."""
     try:
@@ -138,6 +150,7 @@ def build_demo(console, options: DemoOptions, shared=None, label: str = ""):
     # One proposer for every tab; a model's HTTP client lives as long as the process.
     proposer = make_proposer(options.settings, rule_proposer(clock.now() if clock else None))
     hub = SessionHub(world_builder(clock, proposer=proposer, shared=shared), personas)
+    _recognise_apart()
     if not options.no_warm:
         _warm(console, label)
     router = _voice_router(hub, console, options.max_sessions)
