@@ -237,14 +237,16 @@ libc.free(block)
 
 def test_a_demo_process_maps_every_large_block_on_its_own_when_told_to():
     """Issue 19: by default glibc raises its mmap threshold to the largest mapped block freed,
-    so after the first calls their Whisper buffers came from the arenas, between small objects
-    that outlive them, and the arenas grew. AMEND_MMAP_THRESHOLD fixes the threshold in a demo
-    process (build_demo): such a block is mapped and handed back when freed."""
+    so after the first calls their large buffers came from the arenas, between small objects
+    that outlive them, and the arenas grew. A demo process (build_demo) fixes the threshold:
+    such a block is mapped and handed back when freed. With Whisper in the demo's own process
+    it keeps glibc's (Whisper's speed), unless AMEND_MMAP_THRESHOLD says otherwise."""
     import os
 
-    def mapped(mode: str, threshold: str | None) -> int:
+    def mapped(mode: str, threshold: str | None, whisper_apart: str = "1") -> int:
         env = {k: v for k, v in os.environ.items() if k != "AMEND_MMAP_THRESHOLD"}
         env |= {"AMEND_MMAP_THRESHOLD": threshold} if threshold is not None else {}
+        env["AMEND_WHISPER_PROCESS"] = whisper_apart
         run = subprocess.run([sys.executable, "-c", MMAP_PROBE, mode], capture_output=True,
                              text=True, timeout=60, env=env)
         if run.returncode == 3:
@@ -253,15 +255,18 @@ def test_a_demo_process_maps_every_large_block_on_its_own_when_told_to():
         return int(run.stdout.split()[-1])
 
     assert mapped("glibc", None) == 0  # the threshold rose past 4 MiB: from the arena
-    assert mapped("tuned", None) == 0  # the default keeps glibc's threshold (Whisper's speed)
-    assert mapped("tuned", "131072") == 1
+    assert mapped("tuned", None) == 1  # the default: Whisper apart, the threshold fixed
+    assert mapped("tuned", None, whisper_apart="0") == 0  # glibc's: Whisper's speed here
+    assert mapped("tuned", "131072", whisper_apart="0") == 1
+    assert mapped("tuned", "0") == 0  # glibc's own, when asked
 
 
 def test_the_mmap_threshold_can_be_set_and_a_bad_one_is_named():
     from agent.core.errors import AmendError
     from ui.demo_build import MMAP_THRESHOLD, mmap_threshold_setting
 
-    assert mmap_threshold_setting({}) == MMAP_THRESHOLD == 0  # glibc's own
+    assert mmap_threshold_setting({}) == MMAP_THRESHOLD == 131072  # Whisper apart: fixed
+    assert mmap_threshold_setting({"AMEND_WHISPER_PROCESS": "0"}) == 0  # glibc's own
     assert mmap_threshold_setting({"AMEND_MMAP_THRESHOLD": "0"}) == 0  # glibc's own
     assert mmap_threshold_setting({"AMEND_MMAP_THRESHOLD": " 1048576 "}) == 1 << 20
     for bad in ("abc", "-1", "64M", str(64 << 20)):

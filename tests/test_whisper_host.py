@@ -147,3 +147,11 @@ def test_the_demo_recognises_apart_by_default_and_in_process_when_told(monkeypat
         assert services.whisper_host() is None
     finally:
         services.use_whisper_process(False)
+
+
+def test_the_demo_refuses_a_bad_setting_before_it_starts():
+    env = {**os.environ, WHISPER_PROCESS_ENV: "sometimes"}
+    run = subprocess.run([sys.executable, "-m", "ui.cli", "demo", "--no-warm"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode != 0
+    assert f"{WHISPER_PROCESS_ENV}='sometimes': give 1" in run.stderr

@@ -83,26 +83,34 @@ class DemoOptions:
     max_sessions: int = 8  # simultaneous voice links per process (audio.browser)
 
 
-# glibc's malloc in a demo process (tune_malloc): two arenas; and, when AMEND_MMAP_THRESHOLD
-# gives a size in bytes, every block of that size or more mapped on its own and handed back to
-# the system when freed (unset or 0: glibc's own threshold, which rises as large blocks are
-# freed). 131072 keeps a demo's memory level over hours of calls, and makes each Whisper run
-# about 2.4 times slower (README, issue 19): the default is the fast one.
+# glibc's malloc in a demo process (tune_malloc): two arenas; and every block of
+# MMAP_THRESHOLD bytes or more mapped on its own and handed back to the system when freed,
+# where glibc would raise its threshold as large blocks are freed and then carve them out of
+# the arenas, between small objects that outlive them. AMEND_MMAP_THRESHOLD sets another
+# size, or 0 for glibc's own. The fixed threshold costs nothing measurable once Whisper runs
+# in a process of its own (audio/whisper_host.py, the default); in the demo's own process
+# (AMEND_WHISPER_PROCESS=0) it would make every Whisper run 2.4 times slower, so there the
+# default is glibc's own (README, issue 19).
 MALLOC_ARENAS = 2
-MMAP_THRESHOLD = 0
+MMAP_THRESHOLD = 128 << 10
+MMAP_THRESHOLD_WHISPER_HERE = 0  # the default when Whisper runs in the demo's process
 MMAP_THRESHOLD_ENV = "AMEND_MMAP_THRESHOLD"
 _M_ARENA_MAX = -8  # mallopt's parameters, from glibc's malloc.h
 _M_MMAP_THRESHOLD = -3
 
 
 def mmap_threshold_setting(environ: dict[str, str] | None = None) -> int:
-    """The mmap threshold a demo process sets: AMEND_MMAP_THRESHOLD (bytes), else
-    MMAP_THRESHOLD (0: glibc's own). Raises :class:`AmendError` for a value that is no size."""
+    """The mmap threshold a demo process sets: AMEND_MMAP_THRESHOLD (bytes; 0: glibc's own),
+    else MMAP_THRESHOLD, or MMAP_THRESHOLD_WHISPER_HERE when Whisper runs in the demo's
+    process (AMEND_WHISPER_PROCESS=0). Raises :class:`AmendError` for a value that is no
+    size, and :class:`~audio.models.SettingError` for a bad AMEND_WHISPER_PROCESS."""
     from agent.core.errors import AmendError
+    from audio.whisper_host import whisper_process_setting
 
-    value = (os.environ if environ is None else environ).get(MMAP_THRESHOLD_ENV, "").strip()
+    env = dict(os.environ) if environ is None else environ
+    value = env.get(MMAP_THRESHOLD_ENV, "").strip()
     if not value:
-        return MMAP_THRESHOLD
+        return MMAP_THRESHOLD if whisper_process_setting(env) else MMAP_THRESHOLD_WHISPER_HERE
     if not value.isdigit() or int(value) > 32 << 20:
         raise AmendError(f"{MMAP_THRESHOLD_ENV}={value}: give a size in bytes from 0 (glibc's "
                          f"own threshold) to {32 << 20} (32 MiB), for example 131072, or "
@@ -120,10 +128,11 @@ def tune_malloc(arenas: int = MALLOC_ARENAS, mmap_threshold: int | None = None) 
       threads, Whisper's workers, the executor).
     * ``mmap_threshold`` (default: :func:`mmap_threshold_setting`; 0 leaves glibc's own). By
       default glibc raises its threshold to the size of any mapped block freed (up to 32 MiB),
-      so after the first calls Whisper's buffers of every call (a few hundred KiB to a few MiB)
-      come from the arenas, between small objects that outlive them: the arenas grow and keep
-      the holes resident. A fixed threshold maps them on their own and hands them back when
-      freed, at the price of mapping them afresh on every run."""
+      so after the first calls the calls' large buffers (Whisper's, a few hundred KiB to a
+      few MiB each, when it runs here; Piper's; the turns' audio) come from the arenas,
+      between small objects that outlive them: the arenas grow and keep the holes resident.
+      A fixed threshold maps them on their own and hands them back when freed, at the price
+      of mapping them afresh each time (which only Whisper feels: 2.4 times slower)."""
     threshold = mmap_threshold_setting() if mmap_threshold is None else mmap_threshold
     mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
     if mallopt is None or mallopt(_M_ARENA_MAX, arenas) != 1:
