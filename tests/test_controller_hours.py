@@ -110,3 +110,23 @@ async def test_an_abbreviated_correction_after_booking_moves_both_fields():
         await c.settle()
         (booking,) = c.bookings()
         assert (booking["date"], booking["time"]) == ("2026-12-04", "09:00")
+
+
+@pytest.mark.parametrize(("said", "when"), [
+    ("Can you send someone to look at P-100 on Thursday evening?", "in the evening"),
+    ("Book P-100 for Thursday night, please.", "at night"),
+])
+async def test_a_part_of_the_day_outside_the_visits_is_refused_and_the_day_kept(said, when):
+    async with call() as c:
+        reply = await c.say(said)
+        assert f"Sorry, we can't come {when}." in reply
+        assert "from 8 to 12 and from 1 to 5" in reply
+        assert c.field("visit_date").value == "2026-12-03"  # the day is kept
+        assert c.field("visit_window") is None or c.field("visit_window").value is None
+        assert c.events("clarification_requested")[-1].get("fields") == ("visit_window",)
+        reply = await c.say("The afternoon then.")
+        assert "Thursday 3 December, in the afternoon" in reply
+        await c.say("yes")
+        await c.settle()
+        (booking,) = c.bookings()
+        assert (booking["date"], booking["window"]) == ("2026-12-03", "afternoon")

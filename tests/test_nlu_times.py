@@ -171,9 +171,20 @@ def test_the_start_and_the_close_of_the_day_are_windows(said, window):
     assert [w.value for w in read_windows(normalise(said))] == [window]
 
 
+@pytest.mark.parametrize(("said", "window"), [
+    ("Thursday evening", "evening"), ("could you come tonight", "evening"),
+    ("any chance of after hours on Friday", "evening"), ("Monday at night", "night"),
+    ("overnight would suit us", "night"), ("friday night works", "night")])
+def test_parts_of_the_day_outside_the_visits_are_read_to_be_refused(said, window):
+    assert [w.value for w in read_windows(normalise(said))] == [window]
+
+
 @pytest.mark.parametrize("said", ["I am free on Thursday", "good morning", "what a morning",
                                   "good afternoon, it's P-100",
-                                  "the first thing is the pump", "my first thing to ask"])
+                                  "the first thing is the pump", "my first thing to ask",
+                                  "good evening", "it has leaked since last night",
+                                  "our night shift noticed it", "the evening crew saw the leak",
+                                  "it was running all night"])
 def test_words_that_are_no_window(said):
     assert read_windows(normalise(said)) == ()
 

@@ -53,8 +53,10 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
         ctx.ask(field_question(VISIT_DATE, ctx.caller, reads=(), prefix=(
             f"{spoken_date(first.value)} has already passed.",)))
     elif first.reason == "outside_hours" and first.value:
+        when = ("at night" if first.value == "night" else "in the evening"
+                if first.value == "evening" else f"at {spoken_time(first.value)}")
         ctx.ask(field_question(first.field, ctx.caller, reads=(), prefix=(
-            f"Sorry, we can't come at {spoken_time(first.value)}.",
+            f"Sorry, we can't come {when}.",
             "We visit from 8 to 12 and from 1 to 5.")))
     elif first.reason == "trusted_scope":
         # "We bought it in the US": the scope of an answer comes from the records, never from

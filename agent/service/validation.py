@@ -136,7 +136,9 @@ async def _check(name: str, value: str, caller: CallerProfile, now: datetime,
     if name == VISIT_TIME and window_of_time(value) is None:
         return Rejection(name, "outside_hours", value)
     if name == VISIT_WINDOW and value not in ("morning", "afternoon"):
-        return Rejection(name, "malformed", value)
+        # "Thursday evening", "at night": a part of the day the visits do not cover
+        return Rejection(name, "outside_hours" if value in ("evening", "night") else "malformed",
+                         value)
     if name == UNITS and not (value.isdigit() and 1 <= int(value) <= 100):
         return Rejection(name, "malformed", value)
     if name == BOOKING_REF:

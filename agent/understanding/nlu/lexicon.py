@@ -62,7 +62,15 @@ WINDOWS: dict[str, str] = {
     "afternoon": "afternoon", "afternoons": "afternoon", "after lunch": "afternoon",
     "in the pm": "afternoon", "end of the day": "afternoon", "end of day": "afternoon",
     "late in the day": "afternoon", "later in the day": "afternoon",
+    # Parts of the day outside the visiting hours: read, so the agent can say it cannot come
+    # then (validation refuses them as outside_hours), never dropped as if unsaid.
+    "evening": "evening", "evenings": "evening", "tonight": "evening",
+    "after hours": "evening", "out of hours": "evening", "after work": "evening",
+    "at night": "night", "night": "night", "nights": "night", "overnight": "night",
+    "in the middle of the night": "night",
 }
+# The windows a visit can have; the others in WINDOWS are said only to be refused.
+VISIT_WINDOWS = ("morning", "afternoon")
 
 # Spoken letter names that speech recognisers write out ("pee two hundred" -> "p 200").
 # Only names that are not also everyday words before a number ("are 2 units" stays).

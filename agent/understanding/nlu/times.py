@@ -99,6 +99,10 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _WINDOW = re.compile(
     r"\b(?:" + "|".join(sorted(lexicon.WINDOWS, key=len, reverse=True)) + r")\b"
+    # "the night shift noticed it", "evening staff": a part of the day naming people or a
+    # shift, not when to come
+    r"(?! (?:shift|shifts|crew|team|staff|guard|guards|operator|operators|watch|security|"
+    r"manager|supervisor|engineer|people|class|classes|news|meal|meeting)\b)"
 )
 # "Good morning", "what a morning", "since yesterday morning": a greeting, an exclamation or a
 # time past, not a window or the half of the day of a visit.
