@@ -241,3 +241,22 @@ def test_an_approximate_hour_is_the_hour(said, value):
 def test_a_greeting_or_a_time_past_does_not_settle_an_open_hour(said):
     (reading,) = read_times(normalise(said))
     assert (reading.value, reading.candidates) == (None, ("07:00", "19:00"))
+
+
+@pytest.mark.parametrize("said", [
+    "It started leaking this morning. Can you send someone to P-100 on Friday?",
+    "We noticed it this afternoon, could someone look at P-100 on Thursday?",
+    "Can you come on Friday? Tonight is no good.",
+])
+def test_a_part_of_today_is_not_the_window_of_a_visit_on_another_day(said):
+    proposal = propose(said, context())
+    assert proposal.slot(VISIT_DATE).value in ("2026-12-03", "2026-12-04")
+    assert proposal.slot(VISIT_WINDOW) is None
+
+
+@pytest.mark.parametrize(("said", "window"), [
+    ("Can you send someone to P-100 on Friday morning? It started this morning.", "morning"),
+    ("Could someone come Thursday, that afternoon?", "afternoon"),
+])
+def test_the_visit_day_keeps_its_own_window_beside_a_part_of_today(said, window):
+    assert propose(said, context()).slot(VISIT_WINDOW).value == window

@@ -9,8 +9,9 @@ pump" means when two fit.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from agent.core.names import (
     ASSET,
@@ -109,7 +110,7 @@ def read(text: str, context: ProposalContext) -> Reading:
         said.append(Mention(VISIT_TIME, found_time.value, getattr(found_time, "candidates", ()),
                             found_time.start, found_time.end))
     visit_time = _time_slot(time_readings)
-    window_readings = times.read_windows(text)
+    window_readings = _of_the_visit(times.read_windows(text), text, visit_date, context.now)
     said.extend(Mention(VISIT_WINDOW, w.value, (), w.start, w.end) for w in window_readings)
     windows = [(w.value, w.text, 1.0) for w in window_readings]
     if not windows and visit_time is not None and visit_time.value is not None:
@@ -167,6 +168,22 @@ def _asset_slot(mentions: tuple[catalog.AssetMention, ...], held: str | None) ->
     candidates = tuple(dict.fromkeys(c for m in open_ for c in m.candidates))
     text = " / ".join(dict.fromkeys(m.foreign or m.text for m in open_))
     return SlotValue(ASSET, None, text, min(m.confidence for m in open_), candidates)
+
+
+# "this morning", "tonight": a part of today
+_TODAY_BEFORE = re.compile(r"\b(?:this|earlier this|later this) $")
+
+
+def _of_the_visit(windows: tuple[times.WindowReading, ...], text: str,
+                  visit_date: SlotValue | None, now: datetime) -> tuple[times.WindowReading, ...]:
+    """The windows that can be the visit's: not a part of today ("this morning", "tonight")
+    in a turn that names another day for the visit ("It started leaking this morning. Can
+    someone come on Friday?": the morning is when it started)."""
+    if visit_date is None or visit_date.value is None \
+            or visit_date.value == now.date().isoformat():
+        return windows
+    return tuple(w for w in windows if not (_TODAY_BEFORE.search(text[:w.start])
+                                            or w.text == "tonight"))
 
 
 def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
