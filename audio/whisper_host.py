@@ -7,9 +7,10 @@ grow with holes in them and the holes stay resident. In a process that does noth
 recognise, those buffers are freed and reused among themselves: Whisper alone in a loop
 grows by at most 5 MiB per 1000 runs (``amend bench --only model-memory``). The other way out,
 a fixed mmap threshold, maps the buffers afresh on every run and makes Whisper 2.4 times
-slower; this way keeps its speed. The price is one more process (about 150 MiB: Python,
-CTranslate2 and the model) and a copy of each turn's audio over a socket (well under a
-millisecond).
+slower; this way keeps its speed. The price is one more process (220 to 270 MiB resident
+through a soak: Python, CTranslate2, the model and its buffers; the demo's process holds
+about 180 MiB less) and a copy of each turn's audio over a socket (no difference measured:
+a turn's recognition 148 ms through the child, 151 ms in the process, 15 runs interleaved).
 
 :class:`WhisperHost` starts ``python -m audio.whisper_host`` with one socket per *lane*, one
 lane per Whisper worker. The child serves each lane from a thread of its own over one shared
