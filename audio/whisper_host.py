@@ -9,8 +9,9 @@ grows by at most 5 MiB per 1000 runs (``amend bench --only model-memory``). The 
 a fixed mmap threshold, maps the buffers afresh on every run and makes Whisper 2.4 times
 slower; this way keeps its speed. The price is one more process (220 to 270 MiB resident
 through a soak: Python, CTranslate2, the model and its buffers; the demo's process holds
-about 180 MiB less) and a copy of each turn's audio over a socket (no difference measured:
-a turn's recognition 148 ms through the child, 151 ms in the process, 15 runs interleaved).
+about 180 MiB less) and a copy of each turn's audio over a socket. A turn's recognition
+alone costs the same (148 ms through the child, 151 ms in the process, 15 runs interleaved);
+with the real agent, one pair of runs measured voice-to-voice p50 591 against 570 ms (README).
 
 :class:`WhisperHost` starts ``python -m audio.whisper_host`` with one socket per *lane*, one
 lane per Whisper worker. The child serves each lane from a thread of its own over one shared
