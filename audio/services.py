@@ -16,6 +16,9 @@ onnxruntime sessions are safe to call from several threads.
   only the model's recurrent state), so a call builds no ONNX session of its own.
 * :class:`FairQueue` (:func:`whisper_queue`): every call's recognitions take turns on the
   shared Whisper workers fairly, a short turn never queued behind another caller's long one.
+* :func:`recognise`: Whisper in this process (:mod:`audio.whisper`), or in a process of its own
+  once :func:`use_whisper_process` says so (:mod:`audio.whisper_host`; ``amend demo``'s
+  default): the same transcript either way.
 """
 
 from __future__ import annotations
