@@ -69,8 +69,6 @@ WINDOWS: dict[str, str] = {
     "at night": "night", "night": "night", "nights": "night", "overnight": "night",
     "in the middle of the night": "night",
 }
-# The windows a visit can have; the others in WINDOWS are said only to be refused.
-VISIT_WINDOWS = ("morning", "afternoon")
 
 # Spoken letter names that speech recognisers write out ("pee two hundred" -> "p 200").
 # Only names that are not also everyday words before a number ("are 2 units" stays).
