@@ -48,7 +48,6 @@ from pipecat.turns.user_start import (
     TranscriptionUserTurnStartStrategy,
     VADUserTurnStartStrategy,
 )
-from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
@@ -60,6 +59,7 @@ from audio.generation_gate import GenerationGate
 from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedSilero, SharedWhisperSTT
 from audio.turn_intake import UNHEARD_TURN_SECS
+from audio.turn_order import OrderedUserTurnProcessor
 from audio.turns import MAX_TURN_SECS, AudioClockTurnStop, CappedVADProcessor, smart_turn
 from audio.vad import FADE_SECS
 
@@ -86,6 +86,11 @@ class PipelineConfig:
     # every word is transcribed (audio/turns.py): a pause Smart Turn hears as finished ends
     # the turn after turn_end_secs; one it doubts after turn_doubt_secs; a transcript that
     # stops on "on", "the", "and"... after turn_unfinished_secs (mid-sentence pauses).
+    # turn_end_secs: the pack's Piper sentences resume at most 0.2 s after a VAD stop inside
+    # a turn (a comma, a full stop between two sentences of one turn: "Sorry, I meant P-200,
+    # not P-100."), so 0.25 s, 0.45 s of silence in all. Since the answers are awaited in
+    # audio order (audio/turn_order.py) this is what the turn waits, never less; before, the
+    # recogniser's latency added to it on most turns, and a fast one split that sentence.
     smart_turn: bool = True  # False: no model, every pause is doubtful (a fixed silence)
     smart_turn_model: str | None = None  # another smart-turn v3 ONNX file; None = pipecat's
     turn_text_rule: bool = True  # wait longer on a transcript that stops mid-clause
@@ -93,7 +98,7 @@ class PipelineConfig:
     # the turn is cut there and handled, the reply starting with LONG_TURN_NOTICE (None: no
     # cap). At most 24 s: Whisper hears the last 25 s of a turn, pre-roll included.
     max_turn_secs: float | None = MAX_TURN_SECS
-    turn_end_secs: float = 0.1
+    turn_end_secs: float = 0.25
     turn_doubt_secs: float = 0.3
     turn_unfinished_secs: float = 0.9
     noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
@@ -187,10 +192,15 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
         analyzer=smart_turn(config.smart_turn_model) if config.smart_turn else None,
         stt_idle=lambda: stt.pending == 0 and end_of_turn.transcripts_seen >= stt.emitted)
     # The watchdog (wall clock) only ends a turn whose audio stopped arriving altogether.
-    turns = UserTurnProcessor(user_turn_strategies=UserTurnStrategies(
-        start=[VADUserTurnStartStrategy(enable_interruptions=False),
-               TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
-        stop=[end_of_turn]), user_turn_stop_timeout=15.0)
+    # After a VAD stop the caller's audio waits for the transcript and Smart Turn's verdict
+    # (audio/turn_order.py): a pause ends the turn or not by the audio alone.
+    turns = OrderedUserTurnProcessor(
+        settled=end_of_turn.settled, user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False),
+                   TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
+            stop=[end_of_turn]), user_turn_stop_timeout=15.0)
+    end_of_turn.settled_listeners.append(turns.wake)
+    stt.settled_listeners.append(turns.wake)
     gate = GenerationGate(flush=config.flush)
     adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
                                 noise_resume_secs=config.noise_resume_secs,

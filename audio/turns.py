@@ -238,6 +238,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._stirring = False  # a voice may be starting (audio.frames.VoiceStartingFrame)
         self._cut = False  # the turn reached its length cap (audio.frames.TurnCutFrame)
         self.judging: asyncio.Task | None = None  # the Smart Turn judgement in flight
+        self.settled_listeners: list[Callable[[], None]] = []  # called when a verdict is in
 
     async def setup(self, setup):
         await super().setup(setup)
@@ -315,6 +316,8 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         finally:
             if self.judging is asyncio.current_task():
                 self.judging = None
+            for listener in tuple(self.settled_listeners):
+                listener()
         if epoch != self._epoch or self._stopped_at is None:
             return
         self._finished = state == EndOfTurnState.COMPLETE
@@ -323,6 +326,11 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self.verdicts.append(Verdict(self._stopped_at, self._finished,
                                      None if probability is None else float(probability)))
         await self._maybe_end()
+
+    def settled(self) -> bool:
+        """The answers a pause waits for are in: Smart Turn's verdict and every transcript
+        (what :class:`audio.turn_order.OrderedUserTurnProcessor` holds the audio for)."""
+        return self.judging is None and (self.stt_idle is None or self.stt_idle())
 
     def silence_needed(self) -> float | None:
         """Seconds of silence after the VAD stop this pause needs (None: still judging)."""

@@ -1,0 +1,160 @@
+"""The turn processor sees the caller's audio in the order that makes its decision the audio's.
+
+After a VAD stop, the end of the turn needs two answers that take wall-clock time: the
+recogniser's transcript of the turn so far and Smart Turn's verdict on the pause
+(:class:`audio.turns.AudioClockTurnStop`). Meanwhile the caller's audio keeps arriving. If the
+turn processor took that audio in as it came, the same recording would end a turn or not
+depending on how fast the machine answered:
+
+* answers ready within the pause: the silence is counted and the turn ends at the pause,
+  ``"Sorry, I meant P-200."``, and ``"not P-100"`` becomes a turn of its own;
+* answers late: the caller is already speaking again when they arrive, so the turn goes on.
+
+:class:`OrderedUserTurnProcessor` takes the audio after a VAD stop in only once both answers
+are in: until then it holds the frames that carry the caller's audio and voice activity, and
+then lets them through in their order. The stop strategy so always judges a pause with the
+transcript and the verdict in hand at the moment of the stop, and counts the silence after it
+frame by frame: a given recording ends its turns at the same samples on an idle machine and on
+a loaded one. What the caller says while frames are held is not lost or reordered, only seen
+later: by the time the recogniser and Smart Turn answered, typically 0.1 to 0.3 s.
+
+The transcripts themselves are never held (they are what the hold waits for), nor are frames
+going upstream, nor the pipeline's own control frames. A hold ends at the latest after
+``max_held_secs`` of caller audio, so a recogniser that never answers delays the turn's end
+and never stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+from pipecat.frames.frames import (
+    CancelFrame,
+    EndFrame,
+    Frame,
+    InputAudioRawFrame,
+    UserSpeakingFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.turns.user_turn_processor import UserTurnProcessor
+
+from audio.frames import TurnCutFrame, VoiceStartingFrame
+
+# The frames that carry the caller's audio and what the VAD heard in it: the ones a decision
+# about a pause must see in audio order.
+HELD = (InputAudioRawFrame, VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame,
+        VoiceStartingFrame, UserSpeakingFrame, TurnCutFrame)
+# The longest hold, in seconds of caller audio: past it the frames go on without the answers.
+MAX_HELD_SECS = 5.0
+# When the call ends while frames are held, how long (wall clock) its last answers are waited
+# for before the frames go on without them: a backstop for a hung recogniser, never an order.
+END_WAIT_SECS = 10.0
+
+
+class OrderedUserTurnProcessor(UserTurnProcessor):
+    """pipecat's ``UserTurnProcessor`` that, after each VAD stop, holds the caller's audio
+    frames until ``settled()`` says the answers the stop strategy waits for are in.
+
+    Call :meth:`wake` whenever an answer comes in (the recogniser's and the strategy's
+    ``settled_listeners``), so the frames go on at once rather than with the next frame."""
+
+    def __init__(self, *, settled: Callable[[], bool], max_held_secs: float = MAX_HELD_SECS,
+                 **kwargs) -> None:
+        if max_held_secs <= 0:
+            raise ValueError(f"max_held_secs must be > 0, not {max_held_secs}")
+        super().__init__(**kwargs)
+        self._settled = settled
+        self.max_held_secs = max_held_secs
+        self._held: deque[Frame] = deque()
+        self._held_secs = 0.0
+        self._holding = False
+        self._order = asyncio.Lock()  # system frames and transcripts come on two tasks
+        self._answered = asyncio.Event()  # set by wake()
+        self.holds = 0  # pauses whose audio had to wait for the answers (amend bench, tests)
+        self.backstops = 0  # holds that ended on max_held_secs
+
+    @property
+    def holding(self) -> bool:
+        return self._holding
+
+    def wake(self) -> None:
+        """An answer came in (a transcript settled, a verdict): let the held frames through
+        now if nothing else is awaited, not at the next frame."""
+        self._answered.set()
+        if self._holding and self._settled():
+            self.create_task(self._release_if_settled(), "turn_order_release")
+
+    async def _release_if_settled(self) -> None:
+        async with self._order:
+            if self._holding and self._settled():
+                await self._release()
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        if direction != FrameDirection.DOWNSTREAM:
+            await super().process_frame(frame, direction)
+            return
+        if isinstance(frame, CancelFrame):
+            self._held.clear()
+            self._holding = False
+            await super().process_frame(frame, direction)
+            return
+        async with self._order:
+            if isinstance(frame, EndFrame):
+                await self._drain()
+            elif self._holding and isinstance(frame, HELD):
+                self._held.append(frame)
+                if isinstance(frame, InputAudioRawFrame):
+                    self._held_secs += _seconds(frame)
+                if self._settled():
+                    await self._release()
+                elif self._held_secs >= self.max_held_secs - 1e-9:
+                    self.backstops += 1
+                    await self._release()
+                return
+            await self._take(frame)
+            if self._holding and self._settled():
+                await self._release()
+
+    async def _take(self, frame: Frame) -> None:
+        await super().process_frame(frame, FrameDirection.DOWNSTREAM)
+        if isinstance(frame, VADUserStoppedSpeakingFrame) and not self._settled():
+            self._holding = True
+            self.holds += 1
+
+    async def _drain(self) -> None:
+        """The call ends: let every held frame through, each pause with its answers (waited
+        for up to END_WAIT_SECS in all)."""
+        deadline = asyncio.get_running_loop().time() + END_WAIT_SECS
+        while self._held or self._holding:
+            while self._holding and not self._settled():
+                self._answered.clear()
+                left = deadline - asyncio.get_running_loop().time()
+                try:
+                    await asyncio.wait_for(self._answered.wait(), max(0.0, left))
+                except TimeoutError:
+                    break
+            await self._release()
+            if asyncio.get_running_loop().time() >= deadline:
+                self._holding = False
+                while self._held:
+                    await self._take(self._held.popleft())
+
+    async def _release(self) -> None:
+        """Let the held frames through in order; a VAD stop among them starts a new hold."""
+        self._holding = False
+        self._held_secs = 0.0
+        while self._held and not self._holding:
+            frame = self._held.popleft()
+            await self._take(frame)
+        if self._holding:  # the rest wait for that stop's answers
+            self._held_secs = sum(_seconds(f) for f in self._held
+                                  if isinstance(f, InputAudioRawFrame))
+
+
+def _seconds(frame: InputAudioRawFrame) -> float:
+    channels = max(1, frame.num_channels)
+    return len(frame.audio) / 2 / channels / max(1, frame.sample_rate)

@@ -1,0 +1,210 @@
+"""A pause ends the turn or not by the audio alone, however late the recogniser and Smart Turn
+answer (``audio/turn_order.py``).
+
+The same frames are sent with the answers early (each transcript right after its VAD stop)
+and late (every transcript after the last audio frame, Smart Turn's verdict only once a
+number of frames were held). The turn ends must be the same, at the same audio times. Nothing
+here waits on a clock: "late" is a position in the frame sequence, and the slow verdict waits
+on an event the processor's own hold sets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
+from pipecat.frames.frames import (
+    InputAudioRawFrame,
+    TranscriptionFrame,
+    UserStoppedSpeakingFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.tests.utils import run_test
+from pipecat.turns.user_start import VADUserTurnStartStrategy
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
+
+from audio.frames import VoiceStartingFrame
+from audio.turn_order import OrderedUserTurnProcessor
+from audio.turns import AudioClockTurnStop
+
+pytestmark = pytest.mark.anyio
+
+FRAME_SECS = 0.02
+
+
+def _audio(secs: float, *, voiced: bool = False) -> list[InputAudioRawFrame]:
+    chunk = np.full(320, 3000 if voiced else 0, dtype=np.int16).tobytes()
+    return [InputAudioRawFrame(chunk, 16000, 1) for _ in range(round(secs / FRAME_SECS))]
+
+
+def _said(text: str) -> TranscriptionFrame:
+    return TranscriptionFrame(text, "caller", "2026-12-01T09:00:00", result={"cumulative": True},
+                              finalized=True)
+
+
+class CountingStop(AudioClockTurnStop):
+    """The stop strategy, with a stand-in recogniser: every VAD stop it has seen owes one
+    transcript (the real one counts the recogniser's queue); records each end it triggers."""
+
+    def __init__(self, **kwargs):
+        super().__init__(stt_idle=lambda: self.transcripts_seen >= self.stops, **kwargs)
+        self.stops = 0
+        self.ends: list[float] = []
+
+    async def process_frame(self, frame):
+        if isinstance(frame, VADUserStoppedSpeakingFrame):
+            self.stops += 1
+        return await super().process_frame(frame)
+
+    async def trigger_user_turn_stopped(self, *args, **kwargs):
+        self.ends.append(round(self.clock.now, 2))
+        await super().trigger_user_turn_stopped(*args, **kwargs)
+
+
+class Verdicts:
+    """Smart Turn stand-in: "finished" on every pause, once ``ready`` is set."""
+
+    def __init__(self, ready: asyncio.Event | None = None):
+        self.ready = ready
+        self.asked = 0
+
+    def set_sample_rate(self, rate: int) -> None:
+        self.rate = rate
+
+    def append_audio(self, audio: bytes, is_speech: bool) -> EndOfTurnState:
+        return EndOfTurnState.INCOMPLETE
+
+    async def analyze_end_of_turn(self):
+        self.asked += 1
+        if self.ready is not None:
+            await self.ready.wait()
+            self.ready.clear()
+        return EndOfTurnState.COMPLETE, None
+
+    def update_vad_start_secs(self, secs: float) -> None:
+        self.start_secs = secs
+
+    def clear(self) -> None:
+        return None
+
+    async def cleanup(self) -> None:
+        return None
+
+
+class SlowAnswers(OrderedUserTurnProcessor):
+    """Sets ``ready`` (Smart Turn answers) only once ``after`` frames are held: the verdict
+    comes late in audio time, decided by the frame sequence, not by a clock."""
+
+    def __init__(self, ready: asyncio.Event, after: int, **kwargs):
+        super().__init__(**kwargs)
+        self._ready, self._after = ready, after
+
+    async def process_frame(self, frame, direction):
+        await super().process_frame(frame, direction)
+        if self.holding and len(self._held) >= self._after:
+            self._ready.set()
+
+
+def _sentence_with_a_comma(resume_after: float) -> tuple[list, list]:
+    """ "Sorry, I meant P-200," [pause] "not P-100." as VAD and audio frames, with the
+    transcripts apart. The VAD stop comes 0.2 s into the pause; the voice comes back
+    ``resume_after`` seconds after that stop."""
+    first = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+             *_audio(0.2), VADUserStoppedSpeakingFrame(stop_secs=0.2)]
+    rest = [*_audio(resume_after), VoiceStartingFrame(started=True), *_audio(0.1, voiced=True),
+            VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(0.7, voiced=True),
+            *_audio(0.2), VADUserStoppedSpeakingFrame(stop_secs=0.2)]
+    return first, rest
+
+
+TEXTS = ("Sorry, I meant P 200.", "Sorry, I meant P 200, not P 100.")
+
+
+def _early(resume_after: float) -> list:
+    first, rest = _sentence_with_a_comma(resume_after)
+    return [*first, _said(TEXTS[0]), *rest, _said(TEXTS[1]), *_audio(1.0)]
+
+
+def _late(resume_after: float) -> list:
+    first, rest = _sentence_with_a_comma(resume_after)
+    return [*first, *rest, *_audio(1.0), _said(TEXTS[0]), _said(TEXTS[1])]
+
+
+async def _ends(frames: list, *, finished_secs: float, slow_verdict_after: int = 0):
+    ready = asyncio.Event() if slow_verdict_after else None
+    stop = CountingStop(finished_secs=finished_secs, doubtful_secs=0.4, unfinished_secs=0.9,
+                        analyzer=Verdicts(ready))
+    strategies = UserTurnStrategies(start=[VADUserTurnStartStrategy(enable_interruptions=False)],
+                                    stop=[stop])
+    processor: OrderedUserTurnProcessor
+    if ready is not None:
+        processor = SlowAnswers(ready, slow_verdict_after, settled=stop.settled,
+                                user_turn_strategies=strategies, user_turn_stop_timeout=60.0)
+    else:
+        processor = OrderedUserTurnProcessor(settled=stop.settled,
+                                             user_turn_strategies=strategies,
+                                             user_turn_stop_timeout=60.0)
+    stop.settled_listeners.append(processor.wake)
+    down, _ = await run_test(processor, frames_to_send=frames)
+    stopped = sum(isinstance(f, UserStoppedSpeakingFrame) for f in down)
+    return stop.ends, stopped, processor
+
+
+@pytest.mark.parametrize("finished_secs,resume_after,ends", [
+    # the pause outlasts the silence a finished-sounding turn needs: two turns, each ended
+    # finished_secs after its VAD stop (1.2 s and 2.34 s of audio)
+    (0.1, 0.14, [1.3, 2.44]),
+    (0.25, 0.14, [2.6]),  # it does not: one turn (0.25 s after 2.34, in 20 ms frames)
+])
+async def test_a_pause_ends_the_turn_or_not_however_late_the_answers_come(
+        finished_secs, resume_after, ends):
+    early, _, _ = await _ends(_early(resume_after), finished_secs=finished_secs)
+    late, _, late_processor = await _ends(_late(resume_after), finished_secs=finished_secs)
+    slow, stopped, _ = await _ends(_late(resume_after), finished_secs=finished_secs,
+                                   slow_verdict_after=12)
+    assert early == late == slow == ends
+    assert stopped == len(ends)
+    assert late_processor.holds >= 1 and late_processor.backstops == 0
+
+
+async def test_a_recogniser_that_never_answers_delays_the_end_and_never_stops_it():
+    stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
+                        analyzer=Verdicts())
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, max_held_secs=0.5, user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
+    down, _ = await run_test(processor, frames_to_send=frames)
+    assert processor.backstops == 1
+    # every held frame went on, in order: the audio after the stop reached the strategy
+    assert stop.clock.now == pytest.approx(3.0)
+    assert sum(isinstance(f, InputAudioRawFrame) for f in down) == 150
+    assert stop.ends == []  # no transcript: the strategy still waits for it
+
+
+async def test_the_audio_after_a_stop_goes_on_after_its_transcript():
+    """Downstream too, the transcript comes before the audio that followed the pause, though
+    it was sent after all of it."""
+    stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9)
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(0.4, voiced=True),
+              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(0.4), _said("Yes.")]
+    down, _ = await run_test(processor, frames_to_send=frames)
+    kinds = [type(f).__name__ for f in down if not isinstance(f, UserStoppedSpeakingFrame)]
+    said = kinds.index("TranscriptionFrame")
+    assert kinds[:said].count("InputAudioRawFrame") == 20  # the audio up to the stop
+    assert kinds[said + 1:].count("InputAudioRawFrame") == 20  # the pause, after the words
+    assert processor.holds == 1 and stop.ends == [0.8]  # no model: doubtful_secs after
+
+
+def test_a_hold_needs_a_positive_bound():
+    with pytest.raises(ValueError, match="max_held_secs must be > 0, not 0"):
+        OrderedUserTurnProcessor(settled=lambda: True, max_held_secs=0)
