@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass
 
 from pipecat.frames.frames import (
+    AudioRawFrame,
     Frame,
     OutputAudioRawFrame,
     SystemFrame,
@@ -24,6 +25,12 @@ from pipecat.frames.frames import (
 )
 
 UNSTAMPED = -1
+
+
+def frame_seconds(frame: AudioRawFrame) -> float:
+    """Seconds of audio a 16-bit PCM frame holds: the unit of every audio-time count."""
+    channels = max(1, frame.num_channels)
+    return len(frame.audio) / 2 / channels / max(1, frame.sample_rate)
 
 
 @dataclass

@@ -42,7 +42,7 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 
-from audio.frames import TurnCutFrame, VoiceStartingFrame
+from audio.frames import TurnCutFrame, VoiceStartingFrame, frame_seconds
 
 # The frames that carry the caller's audio and what the VAD heard in it: the ones a decision
 # about a pause must see in audio order.
@@ -108,7 +108,7 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
             elif self._holding and isinstance(frame, HELD):
                 self._held.append(frame)
                 if isinstance(frame, InputAudioRawFrame):
-                    self._held_secs += _seconds(frame)
+                    self._held_secs += frame_seconds(frame)
                 if self._settled():
                     await self._release()
                 elif self._held_secs >= self.max_held_secs - 1e-9:
@@ -151,10 +151,5 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
             frame = self._held.popleft()
             await self._take(frame)
         if self._holding:  # the rest wait for that stop's answers
-            self._held_secs = sum(_seconds(f) for f in self._held
+            self._held_secs = sum(frame_seconds(f) for f in self._held
                                   if isinstance(f, InputAudioRawFrame))
-
-
-def _seconds(frame: InputAudioRawFrame) -> float:
-    channels = max(1, frame.num_channels)
-    return len(frame.audio) / 2 / channels / max(1, frame.sample_rate)

@@ -50,7 +50,7 @@ from pipecat.processors.frame_processor import FrameDirection
 from pipecat.turns.types import ProcessFrameResult
 from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
 
-from audio.frames import TurnCutFrame, VoiceFadingFrame, VoiceStartingFrame
+from audio.frames import TurnCutFrame, VoiceFadingFrame, VoiceStartingFrame, frame_seconds
 from audio.vad import FadeWatchingSilero, FadingVADProcessor
 
 # The longest caller turn, in seconds of caller audio from its first VAD start: Whisper hears
@@ -135,8 +135,7 @@ class AudioClock:
         self._next = 0
 
     def advance(self, frame: InputAudioRawFrame) -> None:
-        channels = max(1, frame.num_channels)
-        self.now += len(frame.audio) / 2 / channels / max(1, frame.sample_rate)
+        self.now += frame_seconds(frame)
         due = sorted((at, key) for key, (at, _) in self._alarms.items() if at <= self.now)
         for _, key in due:
             _, callback = self._alarms.pop(key)
@@ -402,8 +401,7 @@ class CappedVADProcessor(FadingVADProcessor):
             await self._turn_ended()
         await super().process_frame(frame, direction)
         if isinstance(frame, InputAudioRawFrame):
-            channels = max(1, frame.num_channels)
-            self._now += len(frame.audio) / 2 / channels / max(1, frame.sample_rate)
+            self._now += frame_seconds(frame)
             await self._maybe_cut()
 
     async def push_frame(self, frame: Frame,
