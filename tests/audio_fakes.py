@@ -1,4 +1,5 @@
-"""A small fake Conversation for the audio tests: echoes turns, invalidates on barge-in."""
+"""A small fake Conversation for the audio tests: echoes turns, invalidates on barge-in; and
+the caller frames the end-of-turn tests feed (``audio_frames``, ``said``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,27 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import numpy as np
+from pipecat.frames.frames import InputAudioRawFrame, TranscriptionFrame
+
 from agent.core.ledger import Ledger
 from agent.core.speech import Generations, SpeechKind, SpeechPlan, SpeechSink, Utterance
 from agent.core.trace import Trace
+
+FRAME_SECS = 0.02  # one caller audio frame: 320 samples at 16 kHz
+
+
+def audio_frames(secs: float, *, voiced: bool = False) -> list[InputAudioRawFrame]:
+    """``secs`` of caller audio in 20 ms frames: a steady level (voiced) or silence."""
+    chunk = np.full(320, 3000 if voiced else 0, dtype=np.int16).tobytes()
+    return [InputAudioRawFrame(chunk, 16000, 1) for _ in range(round(secs / FRAME_SECS))]
+
+
+def said(text: str) -> TranscriptionFrame:
+    """A final, cumulative transcript of the turn so far, as the recogniser sends it."""
+    return TranscriptionFrame(text, "caller", "2026-12-01T09:00:00", result={"cumulative": True},
+                              finalized=True)
+
 
 LONG_GREETING = (
     "Hello, this is the Amend service desk.",

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from audio_fakes import audio_frames as _audio
+from audio_fakes import said as _said
 from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
 from pipecat.frames.frames import (
-    InputAudioRawFrame,
-    TranscriptionFrame,
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
     VADUserStartedSpeakingFrame,
@@ -33,19 +33,6 @@ from audio.turns import AudioClock, AudioClockTurnStop, smart_turn, sounds_unfin
 
 pytestmark = pytest.mark.anyio
 
-FRAME_SECS = 0.02
-
-
-def _audio(secs: float, *, voiced: bool = False) -> list[InputAudioRawFrame]:
-    n = round(secs / FRAME_SECS)
-    level = 3000 if voiced else 0
-    chunk = (np.full(320, level, dtype=np.int16)).tobytes()
-    return [InputAudioRawFrame(chunk, 16000, 1) for _ in range(n)]
-
-
-def _said(text: str) -> TranscriptionFrame:
-    return TranscriptionFrame(text, "caller", "2026-12-01T09:00:00", result={"cumulative": True},
-                              finalized=True)
 
 
 class FakeSmartTurn:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 
-import numpy as np
 import pytest
+from audio_fakes import audio_frames as _audio
+from audio_fakes import said as _said
 from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
 from pipecat.frames.frames import (
     InputAudioRawFrame,
-    TranscriptionFrame,
     UserStoppedSpeakingFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
@@ -32,17 +32,6 @@ from audio.turns import AudioClockTurnStop
 
 pytestmark = pytest.mark.anyio
 
-FRAME_SECS = 0.02
-
-
-def _audio(secs: float, *, voiced: bool = False) -> list[InputAudioRawFrame]:
-    chunk = np.full(320, 3000 if voiced else 0, dtype=np.int16).tobytes()
-    return [InputAudioRawFrame(chunk, 16000, 1) for _ in range(round(secs / FRAME_SECS))]
-
-
-def _said(text: str) -> TranscriptionFrame:
-    return TranscriptionFrame(text, "caller", "2026-12-01T09:00:00", result={"cumulative": True},
-                              finalized=True)
 
 
 class CountingStop(AudioClockTurnStop):
