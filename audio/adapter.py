@@ -48,7 +48,13 @@ from agent.core.trace import Trace
 from audio.barge_in_control import BargeIn
 from audio.biasing import asset_ids_of, hotwords_for, sites_of
 from audio.caller_clock import CallerVoice, Recogniser, Timers
-from audio.frames import PushToTalkFrame, StampedSpeakFrame, TypedTurnFrame
+from audio.frames import (
+    PushToTalkFrame,
+    SegmentHeardFrame,
+    StampedSpeakFrame,
+    TypedTurnFrame,
+    stop_segment,
+)
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.latency import TurnClock
 from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS, NoInput
@@ -187,7 +193,10 @@ class ControllerAdapter(FrameProcessor):
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             self.clock.vad_stopped()  # a latency milestone (audio/latency.py)
             self.barge.vad_stopped()
+            self.intake.stop_taken(stop_segment(frame))
             await self.push_frame(frame, direction)
+        elif isinstance(frame, SegmentHeardFrame):
+            self.recogniser.segment_heard(frame.number)  # consumed: the recogniser's note
         elif isinstance(frame, InterimTranscriptionFrame):
             pass  # never reaches the controller: interim words can still change
         elif isinstance(frame, TranscriptionFrame):

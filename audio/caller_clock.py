@@ -68,11 +68,15 @@ class CallerVoice:
 
 
 class Recogniser:
-    """How far the recogniser has got with the caller's audio, as this adapter sees it."""
+    """How far the recogniser has got with the caller's audio, as this adapter sees it: by
+    segment number (:mod:`audio.frames`), from the VAD stops and the
+    :class:`~audio.frames.SegmentHeardFrame` s that reach the adapter."""
 
     def __init__(self, stt: SharedWhisperSTT | None):
         self.stt = stt
         self.received = 0  # transcripts that reached the adapter
+        self.awaited = 0  # the segment the latest VAD stop here carried
+        self.heard = 0  # the last segment whose answers all reached the adapter
         self._settled = asyncio.Event()
         if stt is not None:
             stt.settled_listeners.append(self._settled.set)
@@ -81,16 +85,27 @@ class Recogniser:
         self.received += 1
         self._settled.set()
 
-    def busy(self) -> bool:
-        """A segment is queued or being recognised, or its transcript is on its way here."""
-        return self.stt is not None and (self.stt.pending > 0 or
-                                         self.received < self.stt.emitted)
+    def stop_taken(self, segment: int) -> None:
+        self.awaited = max(self.awaited, segment)
 
-    async def caught_up(self, backstop: float) -> None:
-        """Return once nothing is being recognised (an event per finished segment; the
-        backstop, in seconds, only bounds a hung model)."""
+    def segment_heard(self, segment: int) -> None:
+        self.heard = max(self.heard, segment)
+        self._settled.set()
+
+    def busy(self, upto: int | None = None) -> bool:
+        """A segment up to ``upto`` (default: every one the recogniser queued) is queued or
+        being recognised, or its answers are on their way here."""
+        if self.stt is None:
+            return False
+        if upto is None:
+            upto = max(self.awaited, getattr(self.stt, "segments", 0))
+        return self.heard < upto
+
+    async def caught_up(self, backstop: float, upto: int | None = None) -> None:
+        """Return once segments up to ``upto`` (default: all) are heard (an event per
+        finished segment; the backstop, in seconds, only bounds a hung model)."""
         deadline = time.monotonic() + backstop
-        while self.busy() and time.monotonic() < deadline:
+        while self.busy(upto) and time.monotonic() < deadline:
             self._settled.clear()
             try:
                 await asyncio.wait_for(self._settled.wait(), deadline - time.monotonic())

@@ -13,10 +13,11 @@ Pipecat has no generation counter, and its output transport re-chunks audio as
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipecat.frames.frames import (
     AudioRawFrame,
+    DataFrame,
     Frame,
     OutputAudioRawFrame,
     SystemFrame,
@@ -80,6 +81,40 @@ class TurnCutFrame(SystemFrame):
     """The caller's turn reached its length cap (``PipelineConfig.max_turn_secs``): the end of
     the turn does not wait for a pause. Sent by the VAD stage right after the VAD stop it sent
     for the cut (see :class:`audio.turns.CappedVADProcessor`)."""
+
+
+# The caller's segments are numbered 1, 2, ... per call, in the order the recogniser queued
+# them (audio.services.SharedWhisperSTT). Every VAD stop that passes the recogniser carries,
+# under this key of its ``metadata``, the number of the last segment queued by then (its own,
+# if it queued one): the words a decision about that pause must have in hand.
+SEGMENT_KEY = "amend.segment"
+
+
+def stop_segment(frame: Frame) -> int | None:
+    """The segment number a VAD stop carries (None: it passed no numbering recogniser)."""
+    number = frame.metadata.get(SEGMENT_KEY)
+    return number if isinstance(number, int) else None
+
+
+def answer_segment(frame: Frame) -> int:
+    """The segment a recogniser answer belongs to: a :class:`SegmentHeardFrame`'s number, a
+    transcript's ``result["segment"]``; 0 for a transcript with no number."""
+    if isinstance(frame, SegmentHeardFrame):
+        return frame.number
+    result = getattr(frame, "result", None)
+    number = result.get("segment") if isinstance(result, dict) else None
+    return number if isinstance(number, int) else 0
+
+
+@dataclass
+class SegmentHeardFrame(DataFrame):
+    """The recogniser is done with segment ``number``: its transcript, if it heard words,
+    went just before this frame, in the same (data) order. Sent for every segment, heard or
+    not, so that "every word up to this pause is in" is a fact of the stream, not a count
+    kept elsewhere. Never dropped by an interruption."""
+
+    number: int = 0
+    interruptible: bool = field(default=False, init=False)
 
 
 def context_id_for(generation: int, sentence: int = 0) -> str:

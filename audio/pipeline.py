@@ -185,22 +185,21 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
         fade_secs=config.vad_fade_secs), audio_idle_timeout=0,
         max_turn_secs=config.max_turn_secs)
     stt = SharedWhisperSTT(hotwords=config.hotwords, initial_prompt=config.initial_prompt,
-                           preroll_secs=config.preroll_secs, early=config.early_transcription)
+                           preroll_secs=config.preroll_secs, early=config.early_transcription,
+                           paced=True)  # each segment heard once the adapter took its stop in
     end_of_turn = AudioClockTurnStop(
         finished_secs=config.turn_end_secs, doubtful_secs=config.turn_doubt_secs,
         unfinished_secs=config.turn_unfinished_secs, text_rule=config.turn_text_rule,
-        analyzer=smart_turn(config.smart_turn_model) if config.smart_turn else None,
-        stt_idle=lambda: stt.pending == 0 and end_of_turn.transcripts_seen >= stt.emitted)
+        analyzer=smart_turn(config.smart_turn_model) if config.smart_turn else None)
     # The watchdog (wall clock) only ends a turn whose audio stopped arriving altogether.
-    # After a VAD stop the caller's audio waits for the transcript and Smart Turn's verdict
-    # (audio/turn_order.py): a pause ends the turn or not by the audio alone.
+    # After a VAD stop the caller's audio waits for the words up to that stop and Smart Turn's
+    # verdict (audio/turn_order.py): a pause ends the turn or not by the audio alone.
     turns = OrderedUserTurnProcessor(
         settled=end_of_turn.settled, user_turn_strategies=UserTurnStrategies(
             start=[VADUserTurnStartStrategy(enable_interruptions=False),
                    TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
             stop=[end_of_turn]), user_turn_stop_timeout=15.0)
-    end_of_turn.settled_listeners.append(turns.wake)
-    stt.settled_listeners.append(turns.wake)
+    end_of_turn.settled_listeners.append(turns.wake)  # (the words come as frames)
     gate = GenerationGate(flush=config.flush)
     adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
                                 noise_resume_secs=config.noise_resume_secs,

@@ -41,6 +41,7 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     TranscriptionFrame,
     UserAudioRawFrame,
+    VADUserStoppedSpeakingFrame,
 )
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.services.piper.tts import PiperTTSService
@@ -50,7 +51,13 @@ from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
 from audio import models
-from audio.frames import StampedSpeakFrame, VoiceFadingFrame, context_id_for
+from audio.frames import (
+    SEGMENT_KEY,
+    SegmentHeardFrame,
+    StampedSpeakFrame,
+    VoiceFadingFrame,
+    context_id_for,
+)
 from audio.vad import FadeWatchingSilero
 from audio.whisper import (  # noqa: F401  (re-exported: services is where callers look)
     DECODING,
@@ -79,6 +86,9 @@ MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25
 # First word kept (audio/bench_hearing.py, 4 voices x 6 openings): 0.67 at 0.3 s, 0.75 at
 # 0.5 s, 0.875 at 0.75 s, 0.917 at 1.0 s and at 1.5 s; 0.0 without any.
 PREROLL_SECS = 1.0
+# How long (wall clock) a ``paced`` segment waits for the adapter to take in its VAD stop
+# before it is heard anyway: a bound for a stalled pipeline, never an order.
+REACH_BACKSTOP_SECS = 10.0
 _cache: dict[str, object] = {}
 _running = [0]  # recognitions in progress in this process, every call's (under _lock)
 # Where recognitions run: [] in this process, or [WhisperHost] in a process of its own
@@ -501,7 +511,8 @@ class SharedWhisperSTT(WhisperSTTService):
     """
 
     def __init__(self, *, hotwords: str | None = None, initial_prompt: str | None = None,
-                 preroll_secs: float = PREROLL_SECS, early: bool = False, **kwargs):
+                 preroll_secs: float = PREROLL_SECS, early: bool = False, paced: bool = False,
+                 **kwargs):
         if preroll_secs < 0:
             raise ValueError(f"preroll_secs must be >= 0, not {preroll_secs}")
         self.hotwords = hotwords
@@ -516,6 +527,12 @@ class SharedWhisperSTT(WhisperSTTService):
         self.pending = 0  # segments queued or being transcribed (VAD stop -> result)
         self.settled_listeners: list = []  # called whenever ``pending`` drops
         self.emitted = 0  # transcripts pushed downstream so far
+        self.segments = 0  # segments queued so far: segment n is the n-th (audio.frames)
+        self.segments_heard = 0  # the last segment transcribed (SegmentHeardFrame sent)
+        self.paced = paced
+        self._reached = 0  # the last segment whose VAD stop the call's adapter has taken in
+        self._reach = asyncio.Event()  # set by reached()
+        self.reach_backstops = 0  # segments heard without waiting for reached() (bound hit)
         self.early = early
         self.early_counts = {"started": 0, "used": 0}  # early transcriptions (amend bench)
         self._early: EarlyHearing | None = None  # started at the fade, not yet stopped
@@ -552,7 +569,22 @@ class SharedWhisperSTT(WhisperSTTService):
         if isinstance(frame, VoiceFadingFrame):
             self.voice_fading(frame.resumed)
             return  # the VAD's note to this service alone
+        if (isinstance(frame, VADUserStoppedSpeakingFrame)
+                and direction == FrameDirection.DOWNSTREAM):
+            # numbered before it goes on (pipecat pushes it before queuing the segment)
+            frame.metadata[SEGMENT_KEY] = self.segments + (1 if self._queues_segment() else 0)
         await super().process_frame(frame, direction)
+
+    def _queues_segment(self) -> bool:
+        """Whether a VAD stop now queues a segment (see _handle_user_stopped_speaking)."""
+        return self.is_usable and bool(self._audio_buffer)
+
+    def reached(self, segment: int) -> None:
+        """The call's adapter has taken in everything up to segment ``segment``'s VAD stop,
+        turn ends and deliveries included (``paced``): that segment may be heard now."""
+        if segment > self._reached:
+            self._reached = segment
+            self._reach.set()
 
     def voice_fading(self, resumed: bool) -> None:
         """The VAD stopped hearing a voice mid-segment (or heard it again): start hearing the
@@ -586,9 +618,10 @@ class SharedWhisperSTT(WhisperSTTService):
         ``pending`` from this moment, so "nothing pending" never holds between the VAD stop
         and the transcription."""
         self._user_speaking = False
-        if not self.is_usable or not self._audio_buffer:
+        if not self._queues_segment():
             self._audio_buffer.clear()
             return
+        self.segments += 1
         piece = Piece(bytes(self._audio_buffer), min(self._lead, len(self._audio_buffer)),
                       self._faded_at)
         self._audio_buffer.clear()
@@ -643,27 +676,38 @@ class SharedWhisperSTT(WhisperSTTService):
         return np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
 
     async def run_stt(self, audio: bytes):
-        """Transcribe the whole turn so far, not just this VAD segment: a segment cut at a
+        """Transcribe the turn up to this segment, not just the segment: a segment cut at a
         comma ("not Wednesday") loses its context and comes back wrong ("and that
         Wednesday"). tiny.en's cost is dominated by its fixed encoder window (15 s for a turn
         that fits, else 30 s), so the cumulative transcript costs about the same and replaces
         the previous one (``cumulative``).
 
-        It hears every segment the tape holds now, not just up to this one: when the caller
-        went on while Whisper was busy, the segments queued meanwhile are heard in this one
-        run, and their own turns in the queue find nothing left (a busy machine runs Whisper
-        fewer times, never on a transcript already out of date)."""
-        if self._heard >= len(self._tape):  # nothing of this turn left to hear
-            self._segment_done()
+        Segment n is heard with the segments before it and never with one after it, even
+        when the caller went on while Whisper was busy: what Whisper is given for a segment
+        is the same on an idle machine and a loaded one, and so are its words. A loaded
+        machine runs Whisper as many times, later.
+
+        When ``paced``, segment n waits until the call's adapter has taken in its VAD stop
+        (:meth:`reached`): by then every earlier pause has been decided and a turn that ended
+        there has been delivered (:meth:`reset_turn`), so the tape holds exactly the turn that
+        segment n belongs to. The transcript carries ``result["segment"] = n``, and a
+        :class:`~audio.frames.SegmentHeardFrame` follows every segment, heard or not."""
+        number = self.segments_heard + 1
+        await self._wait_reached(number)
+        if self._heard >= len(self._tape):  # (only after a reset that took an unheard piece)
+            self._finish_segment(number)
+            yield SegmentHeardFrame(number=number)
             return
-        self._heard = len(self._tape)
+        self._heard += 1
         early, self._early_ready = self._early_ready, None
         if early is not None and early.pieces + 1 != self._heard:
-            early = None  # more segments came since: hear them all
+            self._early_ready = early if early.pieces + 1 > self._heard else None  # a later one
+            early = None
         floats = self.turn_audio(self._heard) if early is None else early.audio
         self.last_input = floats
         start = time.perf_counter() if early is None else early.started
         self.in_flight += 1
+        heard = None
         try:
             try:
                 if early is not None:
@@ -676,20 +720,37 @@ class SharedWhisperSTT(WhisperSTTService):
             except Exception as exc:  # a model failure must not end the call
                 yield ErrorFrame(f"speech recognition failed on a {floats.size / 16000:.2f} s "
                                  f"turn: {exc}")
-                return
-            self.stt_seconds.append((floats.size / 16000, time.perf_counter() - start))
-            if not heard.text:
-                return  # nothing heard yet; the segment stays in the turn for context
-            self.emitted += 1  # before the yield: the adapter counts what it received
-            # finalized: these words will not change (lets the turn end sooner)
-            yield TranscriptionFrame(heard.text, self._user_id, time_now_iso8601(),
-                                     Language.EN, result={
-                                         "confidence": heard.confidence, "cumulative": True,
-                                         "words": heard.words, "no_speech": heard.no_speech},
-                                     finalized=True)
+            if heard is not None:
+                self.stt_seconds.append((floats.size / 16000, time.perf_counter() - start))
+            if heard is not None and heard.text:  # (no words: the segment stays for context)
+                self.emitted += 1  # before the yield: the adapter counts what it received
+                # finalized: these words will not change (lets the turn end sooner)
+                yield TranscriptionFrame(heard.text, self._user_id, time_now_iso8601(),
+                                         Language.EN, result={
+                                             "confidence": heard.confidence, "cumulative": True,
+                                             "words": heard.words, "no_speech": heard.no_speech,
+                                             "segment": number},
+                                         finalized=True)
+            yield SegmentHeardFrame(number=number)
         finally:
             self.in_flight -= 1
-            self._segment_done()
+            self._finish_segment(number)
+
+    async def _wait_reached(self, number: int) -> None:
+        """Wait (``paced``) until the adapter has taken in segment ``number``'s VAD stop; the
+        wall-clock bound only covers a pipeline with no adapter, never an order."""
+        deadline = time.monotonic() + REACH_BACKSTOP_SECS
+        while self.paced and self._reached < number:
+            self._reach.clear()
+            try:
+                await asyncio.wait_for(self._reach.wait(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                self.reach_backstops += 1
+                return
+
+    def _finish_segment(self, number: int) -> None:
+        self.segments_heard = max(self.segments_heard, number)
+        self._segment_done()
 
 
 class GenerationPiperTTS(PiperTTSService):

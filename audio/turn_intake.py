@@ -6,7 +6,13 @@
   ``agent/understanding/trust.py``). Interim transcripts never get here, so never reach the
   controller.
 * When the turn ends while its last segment is still being recognised, the turn waits for the
-  recogniser (:class:`~audio.caller_clock.Recogniser`).
+  recogniser (:class:`~audio.caller_clock.Recogniser`), for that segment only: a segment the
+  caller began after the pause is the next turn's.
+* The recogniser hears a segment only once the adapter has taken in its VAD stop and no turn
+  end before it is still waiting for words (:meth:`TurnIntake.stop_taken`,
+  :meth:`audio.services.SharedWhisperSTT.reached`): a turn that ended there has been
+  delivered and its audio forgotten, so the segment is heard with its own turn's audio only,
+  however busy the machine.
 * A turn that is only a lead-in ("Sorry,", "Actually,") is held for ``lead_in_hold_secs`` of
   audio: speech resuming merges into the same turn.
 * A turn over agent speech that was only a backchannel or noise goes nowhere (it is traced as
@@ -72,6 +78,7 @@ class TurnIntake:
         self._hold: AudioTimer | None = None
         self._turns = asyncio.Lock()
         self._deliveries: set[asyncio.Task] = set()
+        self._ending = False  # a turn end waits for the recogniser (_turn_ended_after_stt)
 
     # -- transcripts -----------------------------------------------------------------------
 
@@ -112,17 +119,36 @@ class TurnIntake:
             self._hold.cancel()
             self._hold = None
 
+    def stop_taken(self, segment: int | None) -> None:
+        """A VAD stop carrying ``segment`` reached the adapter: let the recogniser hear that
+        segment, unless a turn end before it still waits for words (then once it is done)."""
+        if segment is None:
+            return
+        self._recogniser.stop_taken(segment)
+        if not self._ending:
+            self._let_hear()
+
+    def _let_hear(self) -> None:
+        if self._stt is not None:
+            self._stt.reached(self._recogniser.awaited)
+
     def turn_ended(self) -> None:
         """The turn detector says the caller finished."""
-        if self._recogniser.busy():
-            self._spawn(self._turn_ended_after_stt(), "turn_end")
+        last = self._recogniser.awaited  # the turn's last segment: what came after is not its
+        if self._recogniser.busy(last):
+            self._ending = True
+            self._spawn(self._turn_ended_after_stt(last), "turn_end")
         else:
             self._turn_ended()
 
-    async def _turn_ended_after_stt(self) -> None:
+    async def _turn_ended_after_stt(self, last: int) -> None:
         """The turn ended while its last segment was still being recognised: wait for it."""
-        await self._recogniser.caught_up(STT_BACKSTOP_SECS)
-        self._turn_ended()
+        try:
+            await self._recogniser.caught_up(STT_BACKSTOP_SECS, upto=last)
+            self._turn_ended()
+        finally:
+            self._ending = False
+            self._let_hear()
 
     def _turn_ended(self) -> None:
         if is_lead_in(self._text()) and self._hold is None:

@@ -18,8 +18,14 @@ frame by frame: a given recording ends its turns at the same samples on an idle 
 a loaded one. What the caller says while frames are held is not lost or reordered, only seen
 later: by the time the recogniser and Smart Turn answered, typically 0.1 to 0.3 s.
 
-The transcripts themselves are never held (they are what the hold waits for), nor are frames
-going upstream, nor the pipeline's own control frames. A hold ends at the latest after
+The recogniser's answers (transcripts and :class:`~audio.frames.SegmentHeardFrame`) are what
+the hold waits for, so they are not held behind the audio; but they are kept in step with it.
+The recogniser numbers its segments and every VAD stop carries the number of the last segment
+queued by then (:data:`audio.frames.SEGMENT_KEY`). An answer for a segment whose VAD stop the
+turn processor has not taken in yet (the recogniser ran ahead while audio was held) waits,
+and goes in right after that stop. A pause is so judged on the words up to it, never on words
+the caller said after it, however far ahead the recogniser got. Frames going upstream and the
+pipeline's own control frames are never held. A hold ends at the latest after
 ``max_held_secs`` of caller audio, so a recogniser that never answers delays the turn's end
 and never stops it.
 """
@@ -35,6 +41,7 @@ from pipecat.frames.frames import (
     EndFrame,
     Frame,
     InputAudioRawFrame,
+    TranscriptionFrame,
     UserSpeakingFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
@@ -42,7 +49,14 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.turns.user_turn_processor import UserTurnProcessor
 
-from audio.frames import TurnCutFrame, VoiceStartingFrame, frame_seconds
+from audio.frames import (
+    SegmentHeardFrame,
+    TurnCutFrame,
+    VoiceStartingFrame,
+    answer_segment,
+    frame_seconds,
+    stop_segment,
+)
 
 # The frames that carry the caller's audio and what the VAD heard in it: the ones a decision
 # about a pause must see in audio order.
@@ -70,6 +84,8 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         self._settled = settled
         self.max_held_secs = max_held_secs
         self._held: deque[Frame] = deque()
+        self._ahead: deque[Frame] = deque()  # answers for segments whose stop is still to come
+        self._segment = 0  # the segment number of the last VAD stop taken in
         self._held_secs = 0.0
         self._holding = False
         self._order = asyncio.Lock()  # system frames and transcripts come on two tasks
@@ -99,12 +115,17 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
             return
         if isinstance(frame, CancelFrame):
             self._held.clear()
+            self._ahead.clear()
             self._holding = False
             await super().process_frame(frame, direction)
             return
         async with self._order:
             if isinstance(frame, EndFrame):
                 await self._drain()
+            elif (isinstance(frame, (TranscriptionFrame, SegmentHeardFrame))
+                  and answer_segment(frame) > self._segment):
+                self._ahead.append(frame)  # goes in after its segment's stop
+                return
             elif self._holding and isinstance(frame, HELD):
                 self._held.append(frame)
                 if isinstance(frame, InputAudioRawFrame):
@@ -121,7 +142,12 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
 
     async def _take(self, frame: Frame) -> None:
         await super().process_frame(frame, FrameDirection.DOWNSTREAM)
-        if isinstance(frame, VADUserStoppedSpeakingFrame) and not self._settled():
+        if not isinstance(frame, VADUserStoppedSpeakingFrame):
+            return
+        self._segment = max(self._segment, stop_segment(frame) or 0)
+        while self._ahead and answer_segment(self._ahead[0]) <= self._segment:
+            await super().process_frame(self._ahead.popleft(), FrameDirection.DOWNSTREAM)
+        if not self._settled():
             self._holding = True
             self.holds += 1
 
@@ -137,19 +163,20 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
                     await asyncio.wait_for(self._answered.wait(), max(0.0, left))
                 except TimeoutError:
                     break
-            await self._release()
-            if asyncio.get_running_loop().time() >= deadline:
-                self._holding = False
-                while self._held:
-                    await self._take(self._held.popleft())
+            await self._release(hold=asyncio.get_running_loop().time() < deadline)
+        while self._ahead:  # answers whose stop never came (none in a well-formed stream)
+            await super().process_frame(self._ahead.popleft(), FrameDirection.DOWNSTREAM)
 
-    async def _release(self) -> None:
-        """Let the held frames through in order; a VAD stop among them starts a new hold."""
+    async def _release(self, *, hold: bool = True) -> None:
+        """Let the held frames through in order; a VAD stop among them starts a new hold
+        (unless ``hold`` is False: the call is ending past its wait)."""
         self._holding = False
         self._held_secs = 0.0
         while self._held and not self._holding:
             frame = self._held.popleft()
             await self._take(frame)
+            if not hold:
+                self._holding = False
         if self._holding:  # the rest wait for that stop's answers
             self._held_secs = sum(frame_seconds(f) for f in self._held
                                   if isinstance(f, InputAudioRawFrame))

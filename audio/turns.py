@@ -50,7 +50,14 @@ from pipecat.processors.frame_processor import FrameDirection
 from pipecat.turns.types import ProcessFrameResult
 from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
 
-from audio.frames import TurnCutFrame, VoiceFadingFrame, VoiceStartingFrame, frame_seconds
+from audio.frames import (
+    SegmentHeardFrame,
+    TurnCutFrame,
+    VoiceFadingFrame,
+    VoiceStartingFrame,
+    frame_seconds,
+    stop_segment,
+)
 from audio.vad import FadeWatchingSilero, FadingVADProcessor
 
 # The longest caller turn, in seconds of caller audio from its first VAD start: Whisper hears
@@ -202,8 +209,13 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     =========================================  =================================
 
     A sound that never became words ends too (an empty turn), so the next turn starts
-    clean. ``stt_idle()`` says the recogniser has nothing queued and every transcript it
-    emitted reached this strategy.
+    clean. "Every word of the turn so far" is the recogniser's answer for the segment the
+    latest VAD stop carries (:func:`audio.frames.stop_segment`): its
+    :class:`~audio.frames.SegmentHeardFrame`. Words of a later segment do not count, so the
+    pause is judged on the words before it however far ahead the recogniser is. A stop that
+    carries no number (a recogniser that does not number its segments) falls back on
+    ``stt_idle()``: the recogniser has nothing queued and every transcript it emitted reached
+    this strategy.
 
     A turn cut at its length cap (:class:`~audio.frames.TurnCutFrame`, after the VAD stop the
     cap sent) ends as soon as the recogniser is done with it, with no silence to wait for.
@@ -227,6 +239,8 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self.clock = AudioClock()
         self.verdicts: list[Verdict] = []
         self.transcripts_seen = 0  # every transcript this strategy saw (for stt_idle)
+        self.segments_heard = 0  # the last SegmentHeardFrame's number
+        self._awaited: int | None = None  # the segment the latest VAD stop carries
         self._speaking = False
         self._stopped_at: float | None = None  # audio time of the last VAD stop
         self._finished: bool | None = None  # Smart Turn on that pause (None: pending/none)
@@ -287,12 +301,16 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
                 self.analyzer.update_vad_start_secs(frame.start_secs)
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             self._speaking = False
+            self._awaited = stop_segment(frame)
             self._stopped_at = self.clock.now
             self._finished = None
             self._judged = self.analyzer is None
             if self.analyzer is not None:
                 self.judging = self.task_manager.create_task(self._judge(self._epoch),
                                                              f"{self}::judge")
+        elif isinstance(frame, SegmentHeardFrame):
+            self.segments_heard = max(self.segments_heard, frame.number)
+            await self._maybe_end()
         elif isinstance(frame, TranscriptionFrame):
             self.transcripts_seen += 1
             result = frame.result if isinstance(frame.result, dict) else {}
@@ -329,7 +347,13 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     def settled(self) -> bool:
         """The answers a pause waits for are in: Smart Turn's verdict and every transcript
         (what :class:`audio.turn_order.OrderedUserTurnProcessor` holds the audio for)."""
-        return self.judging is None and (self.stt_idle is None or self.stt_idle())
+        return self.judging is None and self.words_in()
+
+    def words_in(self) -> bool:
+        """Every word up to the latest VAD stop has reached this strategy."""
+        if self._awaited is not None:
+            return self.segments_heard >= self._awaited
+        return self.stt_idle is None or self.stt_idle()
 
     def silence_needed(self) -> float | None:
         """Seconds of silence after the VAD stop this pause needs (None: still judging)."""
@@ -343,13 +367,13 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
 
     async def _maybe_end(self) -> None:
         if self._cut and not self._fired and not self._speaking:
-            if self.stt_idle is None or self.stt_idle():  # every word of the cut turn is in
+            if self.words_in():  # every word of the cut turn is in
                 self._fired = True
                 await self.trigger_user_turn_stopped()
             return
         if self._fired or self._speaking or self._stirring or self._stopped_at is None:
             return  # (stirring: speech that resumes before the turn ends continues it)
-        if self.stt_idle is not None and not self.stt_idle():
+        if not self.words_in():
             return  # the latest words are not in yet: they decide how long to wait
         needed = self.silence_needed()
         if needed is None or self.clock.now - self._stopped_at < needed - 1e-9:

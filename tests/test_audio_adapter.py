@@ -30,7 +30,7 @@ from agent.core.speech import SpeechKind, SpeechPlan, Utterance
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.barge_in_control import EARLY_RESUME_SECS
-from audio.frames import GenerationAudio, context_id_for
+from audio.frames import SEGMENT_KEY, GenerationAudio, SegmentHeardFrame, context_id_for
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.stand_in import Responder
 from audio.turn_intake import UNHEARD_TURN_SECS
@@ -171,6 +171,54 @@ async def test_a_cough_or_a_sound_over_agent_speech_is_no_turn(case):
     trace, gate, conversation, _ = await drive(frames, stt=stt)
     assert conversation.turns == [] and trace.named("user_turn_voiced") == []
     assert stt.resets == 1 and not gate.paused
+
+
+class Numbered:
+    """A recogniser that numbers its segments: records when the adapter lets it hear one
+    (``reached``) and when a delivered turn's audio is forgotten (``reset_turn``)."""
+
+    hotwords = "none"
+
+    def __init__(self):
+        self.settled_listeners: list = []
+        self.segments = 0
+        self.events: list[str] = []
+
+    def turn_voiced_secs(self) -> float:
+        return 1.0
+
+    def reset_turn(self) -> None:
+        self.events.append("reset")
+
+    def reached(self, segment: int) -> None:
+        self.events.append(f"hear {segment}")
+
+
+def stop(segment: int) -> VADUserStoppedSpeakingFrame:
+    frame = VADUserStoppedSpeakingFrame()
+    frame.metadata[SEGMENT_KEY] = segment
+    return frame
+
+
+@pytest.mark.anyio
+async def test_the_next_segment_is_heard_only_after_the_turn_before_it_was_delivered():
+    """The turn ends after segment 1, whose words are still on their way; the caller has
+    already gone on (segment 2's stop). Segment 2 may be heard only once turn 1 has been
+    delivered and its audio forgotten, so it is heard without turn 1's words; and turn 1 is
+    segment 1's words only."""
+    stt = Numbered()
+    stt.segments = 2
+    frames = [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(), stop(1),
+              UserStoppedSpeakingFrame(), VADUserStartedSpeakingFrame(),
+              UserStartedSpeakingFrame(), stop(2),
+              TranscriptionFrame("Thursday morning.", "caller", "2026-12-01T09:00:00Z",
+                                 result={"confidence": 0.9, "cumulative": True, "segment": 1},
+                                 finalized=True),
+              SegmentHeardFrame(number=1), SleepFrame(0.2)]
+    _, _, conversation, down = await drive(frames, stt=stt)
+    assert stt.events == ["hear 1", "reset", "hear 2"]
+    assert [t.text for t in conversation.turns] == ["Thursday morning."]
+    assert not any(isinstance(f, SegmentHeardFrame) for f in down)  # consumed
 
 
 # ------------------------------------------------------------ no input (audio/no_input.py)

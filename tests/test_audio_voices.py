@@ -22,6 +22,7 @@ from pipecat.tests.utils import run_test
 from stt_support import RATE, frames, run_fake_whisper
 
 from audio import corpus, services, voices
+from audio.frames import SegmentHeardFrame, stop_segment
 from audio.services import Heard, SharedWhisperSTT
 
 ROOM, SPEECH = 7, 1000  # sample values: the audio before the onset, and speech
@@ -164,11 +165,12 @@ def test_first_words_are_kept_and_no_wrong_value_is_accepted_in_other_voices(too
 
 
 @pytest.mark.anyio
-async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(
+async def test_segments_queued_while_whisper_is_busy_are_each_heard_up_to_themselves(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A busy machine: the caller goes on while the first segment is being transcribed. The
-    next run hears every segment queued meanwhile at once; Whisper never runs on a transcript
-    already out of date."""
+    """A busy machine: the caller goes on while the first segment is being transcribed. Each
+    segment is still heard with the segments before it and none after it, exactly as on an
+    idle machine, and each is answered in order: its transcript (numbered), then its
+    SegmentHeardFrame. The VAD stops carry the numbers of the segments they queued."""
     release = threading.Event()  # the first transcription may finish
     busy = asyncio.Event()  # the first transcription has started
     loop = asyncio.get_running_loop()
@@ -198,7 +200,7 @@ async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(
             loop.call_soon_threadsafe(busy.set)
             assert release.wait(30), "the later segments never arrived"
         given.append(np.round(audio * 32768).astype(np.int32))
-        return Heard("words", 0.9, 0.01, (("words", 0.9),))
+        return Heard(f"words {len(given)}", 0.9, 0.01, (("words", 0.9),))
 
     monkeypatch.setattr(services, "whisper_model", lambda: object())
     monkeypatch.setattr(services, "recognise", fake_recognise)
@@ -209,10 +211,16 @@ async def test_segments_queued_while_whisper_is_busy_are_heard_in_one_run(
                  *frames(ROOM, 0.2)]
     down, _ = await run_test(Pipeline([HoldTillBusy(), stt]), frames_to_send=sent,
                              pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
-    assert len(given) == 2
-    assert [v for v, _ in runs(given[1]) if v >= SPEECH] == [SPEECH, SPEECH + 1, SPEECH + 2]
-    assert sum(isinstance(f, TranscriptionFrame) for f in down) == 2
-    assert stt.pending == 0
+    assert [[v for v, _ in runs(g) if v >= SPEECH] for g in given] == [
+        [SPEECH], [SPEECH, SPEECH + 1], [SPEECH, SPEECH + 1, SPEECH + 2]]
+    answers = [(f.text, f.result["segment"]) if isinstance(f, TranscriptionFrame)
+               else ("heard", f.number) for f in down
+               if isinstance(f, (TranscriptionFrame, SegmentHeardFrame))]
+    assert answers == [("words 1", 1), ("heard", 1), ("words 2", 2), ("heard", 2),
+                       ("words 3", 3), ("heard", 3)]
+    assert [stop_segment(f) for f in down if isinstance(f, VADUserStoppedSpeakingFrame)] == \
+        [1, 2, 3]
+    assert stt.pending == 0 and stt.segments == stt.segments_heard == 3
 
 
 def test_first_words_the_recogniser_cannot_hear_unclipped_are_set_apart(monkeypatch):

@@ -26,7 +26,7 @@ from pipecat.tests.utils import run_test
 from pipecat.turns.user_start import VADUserTurnStartStrategy
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 
-from audio.frames import VoiceStartingFrame
+from audio.frames import SEGMENT_KEY, SegmentHeardFrame, VoiceStartingFrame
 from audio.turn_order import OrderedUserTurnProcessor
 from audio.turns import AudioClockTurnStop
 
@@ -192,6 +192,73 @@ async def test_the_audio_after_a_stop_goes_on_after_its_transcript():
     assert kinds[:said].count("InputAudioRawFrame") == 20  # the audio up to the stop
     assert kinds[said + 1:].count("InputAudioRawFrame") == 20  # the pause, after the words
     assert processor.holds == 1 and stop.ends == [0.8]  # no model: doubtful_secs after
+
+
+class EndsAt(AudioClockTurnStop):
+    """The stop strategy as the pipeline has it (numbered segments, no stt_idle); records
+    the audio time of each end it triggers."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.ends: list[float] = []
+
+    async def trigger_user_turn_stopped(self, *args, **kwargs):
+        self.ends.append(round(self.clock.now, 2))
+        await super().trigger_user_turn_stopped(*args, **kwargs)
+
+
+def _stop(segment: int) -> VADUserStoppedSpeakingFrame:
+    """A VAD stop as it leaves the recogniser: numbered with the segment it queued."""
+    frame = VADUserStoppedSpeakingFrame(stop_secs=0.2)
+    frame.metadata[SEGMENT_KEY] = segment
+    return frame
+
+
+def _answer(text: str, segment: int) -> list:
+    said = _said(text)
+    said.result = {"cumulative": True, "segment": segment}
+    return [said, SegmentHeardFrame(number=segment)]
+
+
+ON = "I need a visit on"  # dangling: the caller is not done
+ON_THURSDAY = "I need a visit on Thursday morning."
+
+
+def _visit_on(late: bool) -> list:
+    """ "I need a visit on..." [0.5 s] "Thursday morning." with the recogniser's answers
+    right after each stop, or all after the last audio (it ran ahead: segment 2's words were
+    ready before the first pause was judged)."""
+    first = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+             *_audio(0.2), _stop(1)]
+    rest = [*_audio(0.5), VoiceStartingFrame(started=True), *_audio(0.1, voiced=True),
+            VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(0.7, voiced=True),
+            *_audio(0.2), _stop(2)]
+    if late:
+        return [*first, *rest, *_audio(1.5), *_answer(ON, 1), *_answer(ON_THURSDAY, 2)]
+    return [*first, *_answer(ON, 1), *rest, *_answer(ON_THURSDAY, 2), *_audio(1.5)]
+
+
+@pytest.mark.parametrize("late", [False, True])
+async def test_a_pause_is_judged_on_the_words_before_it_not_on_words_heard_ahead(late):
+    """Segment 2's transcript ("...on Thursday morning.", finished) is ready before the
+    pause after "on" is judged. The pause still waits as long as "I need a visit on" needs
+    (0.9 s: it dangles), so the 0.5 s pause does not end the turn, as when the words came in
+    time. Downstream, each answer comes right after its own stop."""
+    stop = EndsAt(finished_secs=0.25, doubtful_secs=0.4, unfinished_secs=0.9,
+                  analyzer=Verdicts())
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    stop.settled_listeners.append(processor.wake)
+    down, _ = await run_test(processor, frames_to_send=_visit_on(late))
+    assert stop.ends == [2.96]  # once: 0.25 s after the second stop (2.7 s), in 20 ms frames
+    order = [f"stop {f.metadata[SEGMENT_KEY]}" if isinstance(f, VADUserStoppedSpeakingFrame)
+             else f.text if hasattr(f, "text") else f"heard {f.number}" for f in down
+             if isinstance(f, (VADUserStoppedSpeakingFrame, SegmentHeardFrame))
+             or hasattr(f, "result")]
+    assert order == ["stop 1", ON, "heard 1", "stop 2", ON_THURSDAY, "heard 2"]
+    assert processor.backstops == 0
 
 
 def test_a_hold_needs_a_positive_bound():
