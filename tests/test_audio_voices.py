@@ -22,7 +22,7 @@ from pipecat.tests.utils import run_test
 from stt_support import RATE, frames, run_fake_whisper
 
 from audio import corpus, services, voices
-from audio.frames import SegmentHeardFrame, stop_segment
+from audio.frames import SegmentHeardFrame, answer_segment, stop_segment
 from audio.services import Heard, SharedWhisperSTT
 
 ROOM, SPEECH = 7, 1000  # sample values: the audio before the onset, and speech
@@ -213,8 +213,8 @@ async def test_segments_queued_while_whisper_is_busy_are_each_heard_up_to_themse
                              pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
     assert [[v for v, _ in runs(g) if v >= SPEECH] for g in given] == [
         [SPEECH], [SPEECH, SPEECH + 1], [SPEECH, SPEECH + 1, SPEECH + 2]]
-    answers = [(f.text, f.result["segment"]) if isinstance(f, TranscriptionFrame)
-               else ("heard", f.number) for f in down
+    answers = [(f.text, answer_segment(f)) if isinstance(f, TranscriptionFrame)
+               else ("heard", answer_segment(f)) for f in down
                if isinstance(f, (TranscriptionFrame, SegmentHeardFrame))]
     assert answers == [("words 1", 1), ("heard", 1), ("words 2", 2), ("heard", 2),
                        ("words 3", 3), ("heard", 3)]
