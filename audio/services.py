@@ -481,7 +481,13 @@ class EarlyHearing:
 
 class SharedWhisperSTT(WhisperSTTService):
     """Whisper over the shared model. Transcripts carry ``result={"confidence": c,
-    "cumulative": True, "words": ((word, p), ...), "no_speech": q}``.
+    "cumulative": True, "words": ((word, p), ...), "no_speech": q, "segment": n}``.
+
+    Segments are numbered (:mod:`audio.frames`): each VAD stop carries the number of the last
+    segment queued by then, each segment is answered by its transcript (if it heard words)
+    and a :class:`~audio.frames.SegmentHeardFrame`, and segment n is heard with the turn's
+    segments before it, never after it (:meth:`run_stt`; with ``paced``, only once the
+    adapter took its stop in: :meth:`reached`).
 
     It buffers the caller's audio itself (pipecat's ``SegmentedSTTService`` keeps a fixed 1 s
     before the onset and pads every segment with silence):
