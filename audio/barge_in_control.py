@@ -150,4 +150,9 @@ class BargeIn:
             gate.resume()
 
     def stop(self) -> None:
+        """The call ends: no decision will come for a pause still waiting for one, so the
+        agent's held speech goes on (the gate lets queued audio play out before the end; left
+        paused, the end of the call would wait behind it for ever)."""
         self._cancel_noise_timer()
+        if self.gate.paused and not self.barged:
+            self.gate.resume()

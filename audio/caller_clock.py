@@ -77,9 +77,8 @@ class Recogniser:
         self.received = 0  # transcripts that reached the adapter
         self.awaited = 0  # the segment the latest VAD stop here carried
         self.heard = 0  # the last segment whose answers all reached the adapter
+        self.listeners: list[Callable[[], None]] = []  # called as each segment is heard
         self._settled = asyncio.Event()
-        if stt is not None:
-            stt.settled_listeners.append(self._settled.set)
 
     def transcript_arrived(self) -> None:
         self.received += 1
@@ -91,6 +90,8 @@ class Recogniser:
     def segment_heard(self, segment: int) -> None:
         self.heard = max(self.heard, segment)
         self._settled.set()
+        for listener in tuple(self.listeners):
+            listener()
 
     def busy(self, upto: int | None = None) -> bool:
         """A segment up to ``upto`` (default: every one the recogniser queued) is queued or
@@ -117,21 +118,22 @@ class AudioTimer:
     """A one-shot timer in audio time.
 
     Fires ``callback`` once ``secs`` of caller audio have arrived (or, with ``on_settled``,
-    when the recogniser next finishes a segment). A wall-clock backstop of
-    ``BACKSTOP_FACTOR * secs`` (at least 5 s) fires it too, for a caller whose audio stopped
-    arriving altogether (a closed microphone): it bounds a wait, it never orders events."""
+    when the adapter next hears from the recogniser that a segment is done). A wall-clock
+    backstop of ``BACKSTOP_FACTOR * secs`` (at least 5 s) fires it too, for a caller whose
+    audio stopped arriving altogether (a closed microphone): it bounds a wait, it never
+    orders events."""
 
     BACKSTOP_FACTOR = 5.0
 
-    def __init__(self, clock: AudioClock, stt: SharedWhisperSTT | None, spawn: Spawn,
+    def __init__(self, clock: AudioClock, recogniser: Recogniser, spawn: Spawn,
                  secs: float, callback: Callable[[], None], *, on_settled: bool = False):
         self._clock = clock
-        self._stt = stt
+        self._recogniser = recogniser
         self._callback = callback
         self._done = False
         self._alarm = None if on_settled else clock.after(secs, self._fire)
-        if on_settled and stt is not None:
-            stt.settled_listeners.append(self._fire)
+        if on_settled:
+            recogniser.listeners.append(self._fire)
         self._backstop = spawn(self._wait(max(5.0, self.BACKSTOP_FACTOR * secs)),
                                "audio_timer_backstop")
 
@@ -148,9 +150,8 @@ class AudioTimer:
     def cancel(self) -> None:
         self._done = True
         self._clock.cancel(self._alarm)
-        stt = self._stt
-        if stt is not None and self._fire in stt.settled_listeners:
-            stt.settled_listeners.remove(self._fire)
+        if self._fire in self._recogniser.listeners:
+            self._recogniser.listeners.remove(self._fire)
         if not self._backstop.done() and self._backstop is not asyncio.current_task():
             self._backstop.cancel()
 
@@ -159,15 +160,16 @@ class Timers:
     """Makes :class:`AudioTimer` s for one call: its audio clock, its recogniser, and the
     task factory of the processor that runs them (for the backstop)."""
 
-    def __init__(self, clock: AudioClock, stt: SharedWhisperSTT | None, spawn: Spawn):
+    def __init__(self, clock: AudioClock, recogniser: Recogniser, spawn: Spawn):
         self._clock = clock
-        self._stt = stt
+        self._recogniser = recogniser
         self._spawn = spawn
 
     def after(self, secs: float, callback: Callable[[], None]) -> AudioTimer:
         """Fire ``callback`` once ``secs`` more seconds of caller audio have arrived."""
-        return AudioTimer(self._clock, self._stt, self._spawn, secs, callback)
+        return AudioTimer(self._clock, self._recogniser, self._spawn, secs, callback)
 
     def on_settled(self, callback: Callable[[], None]) -> AudioTimer:
-        """Fire ``callback`` when the recogniser next finishes a segment."""
-        return AudioTimer(self._clock, self._stt, self._spawn, 0.0, callback, on_settled=True)
+        """Fire ``callback`` when the adapter next hears that a segment is done."""
+        return AudioTimer(self._clock, self._recogniser, self._spawn, 0.0, callback,
+                          on_settled=True)

@@ -78,15 +78,19 @@ class SoundOnly:
         self.resets += 1
 
 
-async def drive(frames, stt=None, *, first_plan: SpeechKind | None = None, **adapter_kw):
+async def drive(frames, stt=None, *, first_plan: SpeechKind | None = None, watch=None,
+                **adapter_kw):
     """Run ``frames`` through the adapter and the gate; generation 1 is the one the frames
-    play. With ``first_plan``, generation 1 is a plan of that kind (the agent's words)."""
+    play. With ``first_plan``, generation 1 is a plan of that kind (the agent's words).
+    ``watch(adapter, gate)`` is called before the frames go in."""
     trace = Trace(debug=True)
     gate = GenerationGate()
     adapter = ControllerAdapter(gate, trace, stt=stt, **adapter_kw)
     conversation = EchoConversation(adapter.sink, trace)
     conversation.generations.current = 1  # generation 1 is "playing" below
     adapter.attach(conversation)
+    if watch is not None:
+        watch(adapter, gate)
     if first_plan is not None:
         adapter.bridge.planned(SpeechPlan(1, "q-test", 0, ("Which day suits you?",), first_plan))
     down, _ = await run_test(Pipeline([adapter, gate]), frames_to_send=frames)
@@ -219,6 +223,33 @@ async def test_the_next_segment_is_heard_only_after_the_turn_before_it_was_deliv
     assert stt.events == ["hear 1", "reset", "hear 2"]
     assert [t.text for t in conversation.turns] == ["Thursday morning."]
     assert not any(isinstance(f, SegmentHeardFrame) for f in down)  # consumed
+
+
+@pytest.mark.anyio
+async def test_a_cough_over_agent_speech_resumes_it_once_its_segment_is_heard():
+    """A cough pauses the agent. Its noise_resume_secs of audio pass while the recogniser
+    is still on the cough's segment; the agent resumes when the adapter hears that the
+    segment is done (no words), not at a wall-clock backstop."""
+    stt = Numbered()
+    stt.segments = 1
+    paused: list[tuple[bool, bool]] = []  # the gate, before and after the segment was heard
+
+    def watch(adapter, gate):
+        heard = adapter.recogniser.segment_heard
+
+        def segment_heard(number):
+            before = gate.paused
+            heard(number)
+            paused.append((before, gate.paused))
+        adapter.recogniser.segment_heard = segment_heard
+
+    frames = [*speech(1, 60), SleepFrame(0.1), VADUserStartedSpeakingFrame(), stop(1),
+              *caller_audio(60, loud=False), SegmentHeardFrame(number=1), SleepFrame(0.1)]
+    trace, gate, conversation, _ = await drive(frames, stt=stt, watch=watch)
+    assert paused == [(True, False)]  # 1.2 s of audio passed, paused; resumed on the answer
+    assert conversation.turns == []
+    assert [e.name for e in trace.events if e.name.startswith("barge_in")] == \
+        ["barge_in_paused", "barge_in_resumed"]
 
 
 # ------------------------------------------------------------ no input (audio/no_input.py)
