@@ -74,14 +74,12 @@ class Recogniser:
 
     def __init__(self, stt: SharedWhisperSTT | None):
         self.stt = stt
-        self.received = 0  # transcripts that reached the adapter
         self.awaited = 0  # the segment the latest VAD stop here carried
         self.heard = 0  # the last segment whose answers all reached the adapter
         self.listeners: list[Callable[[], None]] = []  # called as each segment is heard
         self._settled = asyncio.Event()
 
     def transcript_arrived(self) -> None:
-        self.received += 1
         self._settled.set()
 
     def stop_taken(self, segment: int) -> None:

@@ -700,7 +700,7 @@ class SharedWhisperSTT(WhisperSTTService):
         :class:`~audio.frames.SegmentHeardFrame` follows every segment, heard or not."""
         number = self.segments_heard + 1
         await self._wait_reached(number)
-        if self._heard >= len(self._tape):  # (only after a reset that took an unheard piece)
+        if self._heard >= len(self._tape):  # (never: each queued segment is a piece of the tape)
             self._finish_segment(number)
             yield SegmentHeardFrame(number=number)
             return
