@@ -530,9 +530,7 @@ class SharedWhisperSTT(WhisperSTTService):
         self._heard = 0  # how many of them have been transcribed
         self._lead = 0  # bytes the ring held at the current segment's VAD onset
         self.in_flight = 0  # segments being transcribed now
-        self.pending = 0  # segments queued or being transcribed (VAD stop -> result)
         self.settled_listeners: list = []  # called whenever ``pending`` drops
-        self.emitted = 0  # transcripts pushed downstream so far
         self.segments = 0  # segments queued so far: segment n is the n-th (audio.frames)
         self.segments_heard = 0  # the last segment transcribed (SegmentHeardFrame sent)
         self.paced = paced
@@ -638,15 +636,14 @@ class SharedWhisperSTT(WhisperSTTService):
         if (early is not None and early.version == self._version
                 and early.pieces == len(self._tape) - 1 and piece.faded_at == early.heard):
             self._early_ready = early  # only silence after the fade: it stands
-        self.pending += 1
         self._record_stt_audio_usage(piece.pcm)
         await self.emit_stt_usage_metrics()
         await self._segment_queue.put(piece.pcm)  # run_stt reads the turn from the tape
 
-    def _segment_done(self) -> None:
-        self.pending = max(0, self.pending - 1)
-        for listener in tuple(self.settled_listeners):
-            listener()
+    @property
+    def pending(self) -> int:
+        """Segments queued or being transcribed (VAD stop -> result)."""
+        return self.segments - self.segments_heard
 
     def reset_turn(self) -> None:
         """The adapter delivered the turn: forget the audio its transcripts covered. A segment
@@ -729,7 +726,6 @@ class SharedWhisperSTT(WhisperSTTService):
             if heard is not None:
                 self.stt_seconds.append((floats.size / 16000, time.perf_counter() - start))
             if heard is not None and heard.text:  # (no words: the segment stays for context)
-                self.emitted += 1  # before the yield: the adapter counts what it received
                 # finalized: these words will not change (lets the turn end sooner)
                 yield TranscriptionFrame(heard.text, self._user_id, time_now_iso8601(),
                                          Language.EN, result={
@@ -756,7 +752,8 @@ class SharedWhisperSTT(WhisperSTTService):
 
     def _finish_segment(self, number: int) -> None:
         self.segments_heard = max(self.segments_heard, number)
-        self._segment_done()
+        for listener in tuple(self.settled_listeners):
+            listener()
 
 
 class GenerationPiperTTS(PiperTTSService):

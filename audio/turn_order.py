@@ -145,8 +145,7 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         if not isinstance(frame, VADUserStoppedSpeakingFrame):
             return
         self._segment = max(self._segment, stop_segment(frame) or 0)
-        while self._ahead and answer_segment(self._ahead[0]) <= self._segment:
-            await super().process_frame(self._ahead.popleft(), FrameDirection.DOWNSTREAM)
+        await self._take_ahead(self._segment)
         if not self._settled():
             self._holding = True
             self.holds += 1
@@ -164,7 +163,11 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
                 except TimeoutError:
                     break
             await self._release(hold=asyncio.get_running_loop().time() < deadline)
-        while self._ahead:  # answers whose stop never came (none in a well-formed stream)
+        await self._take_ahead(None)  # answers whose stop never came (none, well formed)
+
+    async def _take_ahead(self, upto: int | None) -> None:
+        """Take in the waiting answers for segments up to ``upto`` (None: all), in order."""
+        while self._ahead and (upto is None or answer_segment(self._ahead[0]) <= upto):
             await super().process_frame(self._ahead.popleft(), FrameDirection.DOWNSTREAM)
 
     async def _release(self, *, hold: bool = True) -> None:
