@@ -194,6 +194,9 @@ class TurnSample:
     stt_runs: int = 0  # Whisper runs during the turn (one per VAD pause: cumulative)
     stt_last: float | None = None  # seconds the last run took (the final transcript)
     early: tuple[int, int] = (0, 0)  # early transcriptions (at the voice's fade): started, used
+    # Pauses whose audio waited for their answers (audio/turn_order.py), holds ended by the
+    # wall-clock backstop, and segments heard without waiting to be reached (audio/services.py)
+    waits: tuple[int, int, int] = (0, 0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +285,12 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
         rows.append(BenchRow("early transcriptions (started at the voice's fade): used / "
                              "started", f"{sum(s.early[1] for s in answered)} / {started}",
                              "", "report: a started one not used is work lost", cmd))
+        holds, backstops, reached = (sum(s.waits[i] for s in answered) for i in range(3))
+        rows.append(BenchRow("pauses whose audio waited for their words and verdict "
+                             "(audio/turn_order.py) / of them ended by the wall-clock backstop",
+                             f"{holds} / {backstops}", "", "report: backstops 0", cmd))
+        rows.append(BenchRow("segments heard before the adapter reached them (the 10 s "
+                             "backstop, audio/services.py)", reached, "", "0", cmd))
     if floors:
         total = [f.total for f in floors]
         rows += [
@@ -392,14 +401,20 @@ async def run_call(world_factory: Any, voice: str, clips: Sequence[tuple[str, An
     read = proposer_reader(CALLER, now, procedures)
     return [TurnSample(voice, said, heard, classify(said, heard, v2v is not None, read), v2v,
                        stages, reply, audio, hotwords, len(runs), runs[-1] if runs else None,
-                       early)
-            for said, heard, v2v, stages, reply, audio, runs, early in raw]
+                       early, waits)
+            for said, heard, v2v, stages, reply, audio, runs, early, waits in raw]
 
 
 async def _turn(call: Any, text: str, audio: Any):
     """Say one turn; wait for its answer and for the agent to go idle; read the milestones."""
-    adapter, stt = call.pipeline.adapter, call.pipeline.stt
+    adapter, stt, turns = call.pipeline.adapter, call.pipeline.stt, call.pipeline.turns
     timings_before, texts_before = len(adapter.clock.turns), len(adapter.turn_texts)
+
+    def waited() -> tuple[int, int, int]:
+        held = (turns.holds, turns.backstops) if turns is not None else (0, 0)
+        return (*held, stt.reach_backstops)
+
+    waits_before = waited()
     runs_before = len(stt.stt_seconds)
     early_before = dict(stt.early_counts)
     mark = len(call.trace.events)
@@ -413,6 +428,7 @@ async def _turn(call: Any, text: str, audio: Any):
     runs = [compute for _, compute in stt.stt_seconds[runs_before:]]
     early = (stt.early_counts["started"] - early_before["started"],
              stt.early_counts["used"] - early_before["used"])
+    waits = tuple(now - then for now, then in zip(waited(), waits_before, strict=True))
     timing = next((t for t in reversed(adapter.clock.turns[timings_before:])
                    if t.generation is not None), None)
     first = None
@@ -422,13 +438,13 @@ async def _turn(call: Any, text: str, audio: Any):
         if first is None:
             first = timing.first_output
     if timing is None or first is None or said.last_voiced is None or first < said.last_voiced:
-        return text, heard, None, None, "", audio, runs, early
+        return text, heard, None, None, "", audio, runs, early, waits
     plan = adapter.plans.get(timing.generation)
     reply = next((s for s in plan.sentences if s.strip()), "") if plan is not None else ""
     stages = split_stages(Milestones(said.last_voiced, timing.vad_stop, timing.transcript,
                                      timing.ended, timing.decision, timing.first_tts_audio,
                                      first))
-    return text, heard, first - said.last_voiced, stages, reply, audio, runs, early
+    return text, heard, first - said.last_voiced, stages, reply, audio, runs, early, waits
 
 
 def _instant(text: str):

@@ -163,6 +163,7 @@ class CallPipeline:
     end_of_turn: AudioClockTurnStop
     vad: CappedVADProcessor | None = None
     notice: LongTurnNotice | None = None
+    turns: OrderedUserTurnProcessor | None = None  # its holds and backstops (amend bench)
 
     @property
     def sink(self) -> SpeechSink:
@@ -214,7 +215,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
         idle_timeout_secs=None, enable_rtvi=False)
     notice = LongTurnNotice(adapter.sink, cuts=lambda: vad.cuts)
     adapter.turn_end_hooks.append(notice.turn_ended)
-    return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn, vad, notice)
+    return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn, vad, notice,
+                        turns)
 
 
 async def end_dangling_tasks(runner: WorkerRunner, timeout: float = 10.0) -> int:

@@ -58,6 +58,7 @@ from audio.frames import (
     VoiceFadingFrame,
     context_id_for,
 )
+from audio.onnx_arena import ShrinkingSession
 from audio.vad import FadeWatchingSilero
 from audio.whisper import (  # noqa: F401  (re-exported: services is where callers look)
     DECODING,
@@ -333,7 +334,9 @@ def piper_voice():
     Its session plans no memory pattern. onnxruntime keeps a planned pattern for each input
     shape it has run, and a sentence's length is its shape: a demo that speaks many sentences
     kept about 90 MiB more resident with patterns on, at the same speed (1200 syntheses of
-    random sentences, README, issue 19)."""
+    random sentences, README, issue 19). And its arena gives back what the calls no longer
+    use (:class:`audio.onnx_arena.ShrinkingSession`): every call shares the voice, and the
+    arena grew to fit the most sentences ever synthesised at once."""
     with _lock:
         if "piper" not in _cache:
             import json
@@ -347,8 +350,8 @@ def piper_voice():
             config = json.loads(chosen.config.read_text(encoding="utf-8"))
             _cache["piper"] = PiperVoice(
                 config=PiperConfig.from_dict(config),
-                session=onnxruntime.InferenceSession(
-                    str(chosen.model), sess_options=options, providers=["CPUExecutionProvider"]),
+                session=ShrinkingSession(onnxruntime.InferenceSession(
+                    str(chosen.model), sess_options=options, providers=["CPUExecutionProvider"])),
                 download_dir=chosen.directory)
         return _cache["piper"]
 

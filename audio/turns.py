@@ -58,6 +58,7 @@ from audio.frames import (
     frame_seconds,
     stop_segment,
 )
+from audio.onnx_arena import ShrinkingSession
 from audio.vad import FadeWatchingSilero, FadingVADProcessor
 
 # The longest caller turn, in seconds of caller audio from its first VAD start: Whisper hears
@@ -98,7 +99,10 @@ def smart_turn_session(path: str | Path | None = None):
             options.inter_op_num_threads = 1
             options.intra_op_num_threads = 1
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            _sessions[model] = ort.InferenceSession(model, sess_options=options)
+            # Every call's pauses share it: its arena gives back what no judgement in flight
+            # uses (audio/onnx_arena.py).
+            _sessions[model] = ShrinkingSession(ort.InferenceSession(model,
+                                                                     sess_options=options))
         return _sessions[model]
 
 

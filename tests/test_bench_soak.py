@@ -17,9 +17,21 @@ def test_the_slope_is_the_least_squares_line_in_mib_per_hour():
     assert bench_soak.slope_per_hour([(3.0, 5.0), (3.0, 9.0)]) == 0.0
 
 
-def rows(**extra) -> dict[str, object]:
+def test_a_demo_that_settles_late_is_level_in_the_second_half():
+    settling = [(float(t), 800.0 + min(t, 600) / 6.0) for t in range(60, 3601, 2)]  # +100, flat
+    assert bench_soak.slope_per_hour(settling) > 5
+    half = [s for s in settling if s[0] >= 1830]
+    assert bench_soak.slope_per_hour(half) == pytest.approx(0.0)
+    assert bench_soak.means_by_part(settling)[1:] == [900.0] * 4
+    assert bench_soak.means_by_part([]) == []
+
+
+def rows(*, own: bool = False, **extra) -> dict[str, object]:
     tally = bench_soak.Tally(start=0.0)
     tally.calls = 12
+    if own:  # the demo's own process level, the one it started growing
+        tally.own = [(float(t), 700.0) for t in range(0, 301, 2)]
+        tally.started = [(float(t), 200.0 + t / 10) for t in range(0, 301, 2)]
     tally.v2v = [(10.0, 400.0), (20.0, 800.0), (290.0, 500.0), (295.0, 700.0)]
     samples = [(float(t), 1000.0 + (t - 60) / 36.0 if t >= 60 else 900.0 + t)
                for t in range(0, 301, 2)]
@@ -30,8 +42,23 @@ def test_the_rows_measure_after_the_warm_up_and_compare_the_first_and_last_minut
     found = rows(allocator="the C library's malloc")
     assert found["calls completed (4 browsers, 5 min, the C library's malloc)"] == 12
     assert found["memory slope after the warm-up"] == pytest.approx(100.0)
+    half = found["memory slope over the second half of the run after the warm-up"]
+    assert half == pytest.approx(100.0)  # the same line all along
+    fifths = [float(m) for m in found["resident memory after the warm-up, mean of each fifth "
+                                      "of the run"].split(", ")]
+    assert len(fifths) == 5 and fifths == sorted(fifths) and fifths[-1] - fifths[0] > 5
     assert found["p95 last minute / first minute"] == pytest.approx(
         found["voice-to-voice p95, last minute"] / found["voice-to-voice p95, first minute"])
+
+
+def test_the_rows_say_which_process_holds_the_memory():
+    found = rows(own=True)
+    own = found["the demo's own process after the warm-up, mean of each fifth of the run"]
+    assert own == "700, 700, 700, 700, 700"
+    started = [float(m) for m in found["the processes it started (Whisper's host) after the "
+                                       "warm-up, mean of each fifth of the run"].split(", ")]
+    assert started == sorted(started) and started[0] > 206  # after the warm-up only
+    assert not any("own process" in k for k in rows())  # not sampled: no row
 
 
 def test_the_rows_say_what_the_demo_gave_back_between_calls():

@@ -115,7 +115,8 @@ def sample(v2v: float | None, outcome: str, voice: str = "piper joe") -> b.TurnS
     answered = v2v is not None
     return b.TurnSample(voice, "said", "heard" if answered else "", outcome, v2v, stages,
                         "Okay." if answered else "", stt_runs=2 if answered else 0,
-                        stt_last=0.4 if answered else None)
+                        stt_last=0.4 if answered else None,
+                        waits=(1, 0, 0) if answered else (0, 0, 0))
 
 
 def rows_by_figure(rows: list[BenchRow]) -> dict[str, BenchRow]:
@@ -145,6 +146,9 @@ def test_rows_report_right_and_wrong_apart_stages_floor_ratio_and_the_workers():
         assert isinstance(by[f"stage {label}, p95"].value, int)
     assert by["STT stage: the final Whisper run in the pipeline, p50"].value == 400
     assert by["Whisper runs per turn (one per VAD pause), mean"].value == 2.0
+    held = next(r for f, r in by.items() if f.startswith("pauses whose audio waited"))
+    assert held.value == "4 / 0"  # one per answered turn, none on the backstop
+    assert next(r for f, r in by.items() if f.startswith("segments heard before")).value == 0
     assert by["floor: bare VAD stop on the same turns, p50"].value == 250
     assert by["floor: VAD + Whisper + Piper per turn, p50"].value == 775
     assert by["voice-to-voice / floor, p50"].value == round(0.95 / 0.775, 2)

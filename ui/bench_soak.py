@@ -22,7 +22,10 @@ browsers then do what a page does, over HTTP and the voice websocket, for M minu
 The demo's resident memory (the process and its children) is sampled every two seconds.
 Reported: memory at the end of the warm-up and at the end, its slope after the warm-up in
 MiB per hour, p50/p95 voice-to-voice latency in the first and the last minute, errors,
-dropped sessions and wrong outcomes. ``--minutes`` and ``--sessions`` set M and N.
+dropped sessions and wrong outcomes. ``--minutes`` and ``--sessions`` set M and N. Beside the
+slope, which one number cannot tell apart: the slope over the second half of the run, and the
+mean memory of each fifth of it, in total and for the demo's process and Whisper's apart (a
+demo that settles late levels off; one that leaks keeps rising, and these say in which).
 """
 
 from __future__ import annotations
@@ -73,6 +76,23 @@ def slope_per_hour(samples: list[tuple[float, float]]) -> float:
     return float(np.polyfit(t, y, 1)[0]) * 3600.0
 
 
+def means_by_part(samples: list[tuple[float, float]], parts: int = 5) -> list[float]:
+    """Mean MiB of each of ``parts`` equal spans of time the samples cover (a part without
+    samples is left out): whether memory settles or keeps rising, which one slope hides."""
+    if not samples:
+        return []
+    start, end = samples[0][0], samples[-1][0]
+    width = (end - start) / parts or 1.0
+    out = []
+    for k in range(parts):
+        inside = [mib for t, mib in samples
+                  if start + k * width <= t < start + (k + 1) * width
+                  or (k == parts - 1 and t == end)]
+        if inside:
+            out.append(round(float(np.mean(inside)), 1))
+    return out
+
+
 @dataclass
 class Tally:
     """What the simulated browsers saw, shared by all of them (one event loop)."""
@@ -83,6 +103,17 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     dropped: int = 0
     wrong: list[str] = field(default_factory=list)
+    # (seconds in, MiB) of the demo's own process and of the processes it started, apart
+    own: list[tuple[float, float]] = field(default_factory=list)
+    started: list[tuple[float, float]] = field(default_factory=list)
+
+    def sample(self, demo: Demo) -> float:
+        """Read the demo's memory now; the total (MiB) of both parts."""
+        at = time.monotonic() - self.start
+        own, started = demo.rss_parts()
+        self.own.append((at, own))
+        self.started.append((at, started))
+        return own + started
 
 
 # What the demo's output says, by the Demo attribute that keeps it.
@@ -128,18 +159,26 @@ class Demo:
 
     def rss_mib(self) -> float:
         """Resident memory of the demo: the parent and every process it started."""
+        return sum(self.rss_parts())
+
+    def rss_parts(self) -> tuple[float, float]:
+        """Resident MiB of the demo's own process, and of the processes it started (Whisper's
+        host): which of them holds what the total gains."""
         import psutil
 
         try:
             root = psutil.Process(self.proc.pid)
-            procs = [root, *root.children(recursive=True)]
+            children = root.children(recursive=True)
         except psutil.NoSuchProcess:
-            return 0.0
-        total = 0
-        for proc in procs:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                total += proc.memory_info().rss
-        return total / 2**20
+            return 0.0, 0.0
+        parts = []
+        for procs in ([root], children):
+            total = 0
+            for proc in procs:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    total += proc.memory_info().rss
+            parts.append(total / 2**20)
+        return parts[0], parts[1]
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -362,7 +401,7 @@ async def _soak(demo: Demo, sessions: int, minutes: float, speech,
 
         async def sample() -> None:
             while True:
-                samples.append((time.monotonic() - tally.start, demo.rss_mib()))
+                samples.append((time.monotonic() - tally.start, tally.sample(demo)))
                 await asyncio.sleep(SAMPLE_EVERY_S)  # sampling cadence, not a race
 
         sampler = asyncio.ensure_future(sample())
@@ -371,7 +410,7 @@ async def _soak(demo: Demo, sessions: int, minutes: float, speech,
                                    for i in range(sessions)))
         finally:
             sampler.cancel()
-            samples.append((time.monotonic() - tally.start, demo.rss_mib()))
+            samples.append((time.monotonic() - tally.start, tally.sample(demo)))
             admin.close()
 
 
@@ -402,6 +441,7 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
           idle: float | None = None, collections: str = "n/a") -> list[BenchRow]:
     warm = min(60.0, minutes * 60 / 3)  # the warm-up: the first minute (a third if shorter)
     after = [s for s in samples if s[0] >= warm] or samples[-1:]
+    half = [s for s in after if s[0] >= (after[0][0] + after[-1][0]) / 2]
     span = minutes * 60
     first = [ms for t, ms in tally.v2v if t < min(60.0, span / 2)]
     last = [ms for t, ms in tally.v2v if t >= max(span - 60.0, span / 2)]
@@ -420,6 +460,17 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
                  "", COMMAND),
         BenchRow("memory slope after the warm-up", slope_per_hour(after), "MiB/h",
                  "≤ 5 MiB/h", COMMAND),
+        BenchRow("memory slope over the second half of the run after the warm-up",
+                 slope_per_hour(half), "MiB/h", "report: a demo that settles late", COMMAND),
+        BenchRow("resident memory after the warm-up, mean of each fifth of the run",
+                 ", ".join(f"{m:g}" for m in means_by_part(after)), "MiB",
+                 "report: level or rising", COMMAND),
+        *(BenchRow(f"{whose} after the warm-up, mean of each fifth of the run",
+                   ", ".join(f"{m:g}" for m in means_by_part(
+                       [p for p in part if p[0] >= warm])), "MiB", "report", COMMAND)
+          for whose, part in (("the demo's own process", tally.own),
+                              ("the processes it started (Whisper's host)", tally.started))
+          if part),
         BenchRow("voice-to-voice p50, first minute", pct(first, 50), "ms", "", COMMAND),
         BenchRow("voice-to-voice p95, first minute", p95_first, "ms", "", COMMAND),
         BenchRow("voice-to-voice p50, last minute", pct(last, 50), "ms", "", COMMAND),
