@@ -26,12 +26,13 @@ def test_a_demo_that_settles_late_is_level_in_the_second_half():
     assert bench_soak.means_by_part([]) == []
 
 
-def rows(*, own: bool = False, **extra) -> dict[str, object]:
+def rows(*, parts: bool = False, **extra) -> dict[str, object]:
     tally = bench_soak.Tally(start=0.0)
     tally.calls = 12
-    if own:  # the demo's own process level, the one it started growing
-        tally.own = [(float(t), 700.0) for t in range(0, 301, 2)]
-        tally.started = [(float(t), 200.0 + t / 10) for t in range(0, 301, 2)]
+    if parts:  # the workers level, Whisper's host growing
+        tally.parts = {"front": [(float(t), 100.0) for t in range(0, 301, 2)],
+                       "workers": [(float(t), 700.0) for t in range(0, 301, 2)],
+                       "whisper": [(float(t), 200.0 + t / 10) for t in range(0, 301, 2)]}
     tally.v2v = [(10.0, 400.0), (20.0, 800.0), (290.0, 500.0), (295.0, 700.0)]
     samples = [(float(t), 1000.0 + (t - 60) / 36.0 if t >= 60 else 900.0 + t)
                for t in range(0, 301, 2)]
@@ -52,13 +53,25 @@ def test_the_rows_measure_after_the_warm_up_and_compare_the_first_and_last_minut
 
 
 def test_the_rows_say_which_process_holds_the_memory():
-    found = rows(own=True)
-    own = found["the demo's own process after the warm-up, mean of each fifth of the run"]
-    assert own == "700, 700, 700, 700, 700"
-    started = [float(m) for m in found["the processes it started (Whisper's host) after the "
-                                       "warm-up, mean of each fifth of the run"].split(", ")]
+    found = rows(parts=True)
+    fifths = "after the warm-up, mean of each fifth of the run"
+    assert found[f"its worker processes (the calls) {fifths}"] == "700, 700, 700, 700, 700"
+    assert found[f"the demo's front process (the proxy) {fifths}"] == "100, 100, 100, 100, 100"
+    started = [float(m) for m in found[f"Whisper's host process (audio/whisper_host.py) "
+                                       f"{fifths}"].split(", ")]
     assert started == sorted(started) and started[0] > 206  # after the warm-up only
-    assert not any("own process" in k for k in rows())  # not sampled: no row
+    assert not any("process" in k and "fifth" in k for k in rows())  # not sampled: no row
+
+
+def test_a_demo_is_sampled_by_its_parts():
+    class Demo:
+        def rss_parts(self) -> dict[str, float]:
+            return {"front": 100.0, "workers": 600.0, "whisper": 250.0}
+
+    tally = bench_soak.Tally(start=0.0)
+    assert tally.sample(Demo()) == 950.0
+    assert {p: [m for _, m in v] for p, v in tally.parts.items()} == {
+        "front": [100.0], "workers": [600.0], "whisper": [250.0]}
 
 
 def test_the_rows_say_what_the_demo_gave_back_between_calls():

@@ -24,8 +24,9 @@ Reported: memory at the end of the warm-up and at the end, its slope after the w
 MiB per hour, p50/p95 voice-to-voice latency in the first and the last minute, errors,
 dropped sessions and wrong outcomes. ``--minutes`` and ``--sessions`` set M and N. Beside the
 slope, which one number cannot tell apart: the slope over the second half of the run, and the
-mean memory of each fifth of it, in total and for the demo's process and Whisper's apart (a
-demo that settles late levels off; one that leaks keeps rising, and these say in which).
+mean memory of each fifth of it, in total and for each part of the demo (:data:`PARTS`: its
+front process, its workers, Whisper's host): a demo that settles late levels off, one that
+leaks keeps rising, and these say which part does.
 """
 
 from __future__ import annotations
@@ -93,6 +94,13 @@ def means_by_part(samples: list[tuple[float, float]], parts: int = 5) -> list[fl
     return out
 
 
+# The demo's processes: ``amend demo --workers N``'s front process (the proxy), its worker
+# processes (pages, voice links, calls, the multiprocessing helper), and Whisper's host.
+PARTS = {"front": "the demo's front process (the proxy)",
+         "workers": "its worker processes (the calls)",
+         "whisper": "Whisper's host process (audio/whisper_host.py)"}
+
+
 @dataclass
 class Tally:
     """What the simulated browsers saw, shared by all of them (one event loop)."""
@@ -103,17 +111,16 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     dropped: int = 0
     wrong: list[str] = field(default_factory=list)
-    # (seconds in, MiB) of the demo's own process and of the processes it started, apart
-    own: list[tuple[float, float]] = field(default_factory=list)
-    started: list[tuple[float, float]] = field(default_factory=list)
+    # (seconds in, MiB) of each part of the demo (PARTS), apart
+    parts: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
     def sample(self, demo: Demo) -> float:
-        """Read the demo's memory now; the total (MiB) of both parts."""
+        """Read the demo's memory now; the total (MiB) of its parts."""
         at = time.monotonic() - self.start
-        own, started = demo.rss_parts()
-        self.own.append((at, own))
-        self.started.append((at, started))
-        return own + started
+        parts = demo.rss_parts()
+        for part, mib in parts.items():
+            self.parts.setdefault(part, []).append((at, mib))
+        return sum(parts.values())
 
 
 # What the demo's output says, by the Demo attribute that keeps it.
@@ -159,26 +166,29 @@ class Demo:
 
     def rss_mib(self) -> float:
         """Resident memory of the demo: the parent and every process it started."""
-        return sum(self.rss_parts())
+        return sum(self.rss_parts().values())
 
-    def rss_parts(self) -> tuple[float, float]:
-        """Resident MiB of the demo's own process, and of the processes it started (Whisper's
-        host): which of them holds what the total gains."""
+    def rss_parts(self) -> dict[str, float]:
+        """Resident MiB of each part of the demo (:data:`PARTS`): which one holds what the
+        total gains."""
         import psutil
 
         try:
             root = psutil.Process(self.proc.pid)
-            children = root.children(recursive=True)
+            procs = [root, *root.children(recursive=True)]
         except psutil.NoSuchProcess:
-            return 0.0, 0.0
-        parts = []
-        for procs in ([root], children):
-            total = 0
-            for proc in procs:
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    total += proc.memory_info().rss
-            parts.append(total / 2**20)
-        return parts[0], parts[1]
+            return dict.fromkeys(PARTS, 0.0)
+        parts = dict.fromkeys(PARTS, 0.0)
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if proc is root:
+                    part = "front"
+                elif "audio.whisper_host" in " ".join(proc.cmdline()):
+                    part = "whisper"
+                else:
+                    part = "workers"
+                parts[part] += proc.memory_info().rss / 2**20
+        return parts
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -465,12 +475,11 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
         BenchRow("resident memory after the warm-up, mean of each fifth of the run",
                  ", ".join(f"{m:g}" for m in means_by_part(after)), "MiB",
                  "report: level or rising", COMMAND),
-        *(BenchRow(f"{whose} after the warm-up, mean of each fifth of the run",
+        *(BenchRow(f"{PARTS[part]} after the warm-up, mean of each fifth of the run",
                    ", ".join(f"{m:g}" for m in means_by_part(
-                       [p for p in part if p[0] >= warm])), "MiB", "report", COMMAND)
-          for whose, part in (("the demo's own process", tally.own),
-                              ("the processes it started (Whisper's host)", tally.started))
-          if part),
+                       [p for p in tally.parts[part] if p[0] >= warm])), "MiB", "report",
+                   COMMAND)
+          for part in PARTS if tally.parts.get(part)),
         BenchRow("voice-to-voice p50, first minute", pct(first, 50), "ms", "", COMMAND),
         BenchRow("voice-to-voice p95, first minute", p95_first, "ms", "", COMMAND),
         BenchRow("voice-to-voice p50, last minute", pct(last, 50), "ms", "", COMMAND),
