@@ -490,6 +490,10 @@ def test_admin_views_and_call_counts_narrow_to_one_tenant(api, sandbox):
     assert [b["tenant"] for b in sandbox.admin.bookings("acme")] == ["acme"]
     assert len(sandbox.admin.bookings("globex")) == 2
     assert sandbox.admin.bookings("nobody") == []
+    ref = sandbox.admin.bookings("acme")[0]["ref"]
+    assert [(b["tenant"], b["ref"]) for b in sandbox.admin.bookings(ref=ref)] == [("acme", ref)]
+    assert sandbox.admin.bookings("globex", ref=ref) == []
+    assert sandbox.admin.bookings(ref="no-such-ref") == []
     assert {n["tenant"] for n in sandbox.admin.notifications("globex")} <= {"globex"}
     assert sandbox.admin.notifications("nobody") == []
     sandbox.admin.set_faults([], tenant="acme")  # counting per tenant starts with a rule set

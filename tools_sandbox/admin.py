@@ -25,6 +25,11 @@ from tools_sandbox.store import now_iso
 TenantQuery = Annotated[str | None, Query(min_length=1, max_length=200,
                                           description="Only this tenant's rows.")]
 
+# ``?ref=``: only the booking with that reference (in each tenant that has one): an oracle
+# that checks one call's booking without reading every tenant's.
+RefQuery = Annotated[str | None, Query(min_length=1, max_length=64,
+                                       description="Only the booking with this reference.")]
+
 router = APIRouter(prefix="/admin", tags=["admin (test mode only)"])
 SeedRef = Annotated[str, *m.code(m.REF_PATTERN, "a booking ref: 1-64 of A-Z a-z 0-9 _ . : -")]
 Capacity = Annotated[int, *m.integer(0, 10_000)]
@@ -110,9 +115,10 @@ async def seed(body: Seed, request: Request):
 
 
 @router.get("/bookings")
-async def all_bookings(request: Request, tenant: TenantQuery = None):
-    """Every booking of every account (the oracle's view), or one tenant's. Read-only."""
-    rows = request.app.state.service.store.all_bookings(tenant)
+async def all_bookings(request: Request, tenant: TenantQuery = None, ref: RefQuery = None):
+    """Every booking of every account (the oracle's view), or one tenant's, or the one with a
+    reference. Read-only."""
+    rows = request.app.state.service.store.all_bookings(tenant, ref)
     return {"bookings": [{**booking_json(r), "tenant": r["tenant"],
                           "created_key": r["created_key"]} for r in rows]}
 

@@ -67,9 +67,10 @@ class SandboxAdmin:
         return self._call("POST", "/admin/seed", json={"tenant": tenant,
                                                        "bookings": rows})["refs"]
 
-    def bookings(self, tenant: str | None = None) -> list[dict]:
-        """Every booking, or ``tenant``'s."""
-        return self._call("GET", "/admin/bookings", params=_tenant(tenant))["bookings"]
+    def bookings(self, tenant: str | None = None, *, ref: str | None = None) -> list[dict]:
+        """Every booking, or ``tenant``'s, or the one with reference ``ref`` (with its tenant)."""
+        params = {**_tenant(tenant), **({} if ref is None else {"ref": ref})}
+        return self._call("GET", "/admin/bookings", params=params)["bookings"]
 
     def notifications(self, tenant: str | None = None) -> list[dict]:
         """Every notification, or ``tenant``'s."""

@@ -212,12 +212,13 @@ class Store:
         return self.all("SELECT * FROM bookings WHERE tenant = ? AND account = ? "
                         "ORDER BY created_at, ref", tenant, account)
 
-    def all_bookings(self, tenant: str | None = None) -> list[dict]:
-        """Every booking, or one tenant's."""
-        if tenant is None:
-            return self.all("SELECT * FROM bookings ORDER BY created_at, ref")
-        return self.all("SELECT * FROM bookings WHERE tenant = ? ORDER BY created_at, ref",
-                        tenant)
+    def all_bookings(self, tenant: str | None = None, ref: str | None = None) -> list[dict]:
+        """Every booking, or one tenant's, or those with one reference (one per tenant)."""
+        where = [(column, value) for column, value in (("tenant", tenant), ("ref", ref))
+                 if value is not None]
+        clause = " AND ".join(f"{column} = ?" for column, _ in where)
+        return self.all("SELECT * FROM bookings " + (f"WHERE {clause} " if where else "")
+                        + "ORDER BY created_at, ref", *(value for _, value in where))
 
     def booked(self, date: str, window: str,
                excluding: tuple[str, str] | None = None) -> int:
