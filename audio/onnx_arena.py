@@ -11,9 +11,10 @@ steps under load and never coming back down (README, issue 19).
 
 onnxruntime can free the arena's unused chunks at the end of a run (the run option
 ``memory.enable_memory_arena_shrinkage``). Doing that on every run maps each run's memory
-afresh: Piper's first chunk about 1.2 times slower. :class:`ShrinkingSession` shrinks on one
-run every ``every_secs`` instead, so a session's memory falls back to what its runs in flight
-use at least that often, and the other runs keep the arena's speed.
+afresh: Piper's first chunk about 1.2 times slower. :class:`ShrinkingSession` shrinks only
+when runs have overlapped since the last shrink (what grows the arena past one run's needs),
+on one run every ``every_secs`` at most: a session's memory falls back to what its runs in
+flight use at least that often under load, and one call alone never pays for it.
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ SHRINK_EVERY_S = 30.0
 
 class ShrinkingSession:
     """An ``onnxruntime.InferenceSession`` whose arena's unused chunks are freed at the end of
-    a run at least every ``every_secs`` (the first run after that long shrinks). Everything
-    else is the session's own; ``run`` keeps its signature, so code written for a session
-    (piper's voice, pipecat's Smart Turn analyzer) takes this in its place. Thread-safe: one
-    session serves every call."""
+    a run once runs have overlapped since the last shrink and ``every_secs`` have passed (the
+    first run after that shrinks). Everything else is the session's own; ``run`` keeps its
+    signature, so code written for a session (piper's voice, pipecat's Smart Turn analyzer)
+    takes this in its place. Thread-safe: one session serves every call."""
 
     def __init__(self, session: Any, every_secs: float = SHRINK_EVERY_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -47,6 +48,8 @@ class ShrinkingSession:
         self._clock = clock
         self._last = clock()
         self._lock = threading.Lock()
+        self._running = 0  # runs in flight
+        self._overlapped = False  # two runs were in flight at once since the last shrink
         self._shrink = onnxruntime.RunOptions()
         self._shrink.add_run_config_entry(SHRINK_OPTION, "cpu:0")
         self.shrinks = 0  # runs that gave the arena back (tests, amend bench)
@@ -56,21 +59,28 @@ class ShrinkingSession:
         """The wrapped session."""
         return self._session
 
-    def _due(self) -> bool:
+    def _start(self, own_options: bool) -> bool:
+        """Count a run in; True if it is to shrink the arena at its end."""
         with self._lock:
+            self._running += 1
+            self._overlapped = self._overlapped or self._running > 1
             now = self._clock()
-            if now - self._last < self._every:
+            if own_options or not self._overlapped or now - self._last < self._every:
                 return False
-            self._last = now
+            self._last, self._overlapped = now, False
             self.shrinks += 1
             return True
 
     def run(self, output_names, input_feed, run_options=None):
         """The session's ``run``; with the arena shrunk at its end when one is due (a caller's
         own ``run_options`` are kept, and then nothing is shrunk on that run)."""
-        if run_options is None and self._due():
+        if self._start(run_options is not None):
             run_options = self._shrink
-        return self._session.run(output_names, input_feed, run_options)
+        try:
+            return self._session.run(output_names, input_feed, run_options)
+        finally:
+            with self._lock:
+                self._running -= 1
 
     def __getattr__(self, name: str) -> Any:
         if name == "_session":  # not set yet: no session to delegate to
