@@ -112,3 +112,52 @@ def test_a_models_speed_is_measured_under_a_fixed_mmap_threshold_in_a_fresh_proc
     assert found["median_ms"] > 0
     failed = bench_memory._in_child("speed", "no-such-model", 0, 3)
     assert isinstance(failed, str) and "unknown model" in failed
+
+
+def test_what_the_demo_keeps_is_read_with_no_call_in_flight():
+    rows = {r.figure: r.value for r in bench_soak.idle_rows([(60.0, 900.0), (1860.0, 905.0)])}
+    kept = next(k for k in rows if k.startswith("resident memory with no call in flight"))
+    assert rows[kept] == "900 → 905"
+    assert rows["... its change per hour (what the demo keeps, without the calls in flight)"] \
+        == pytest.approx(10.0)
+    assert bench_soak.idle_rows([(60.0, 900.0)]) == []  # a short run has no lull
+
+
+def test_a_lull_waits_for_the_calls_in_flight_and_holds_new_ones(monkeypatch):
+    import asyncio
+
+    monkeypatch.setattr(bench_soak, "TRIM_EVERY_S", 0.0)
+    monkeypatch.setattr(bench_soak, "IDLE_MARGIN_S", 0.0)
+    log: list[str] = []
+
+    async def scenario() -> None:
+        lull = bench_soak.Lull()
+        in_call, finish = asyncio.Event(), asyncio.Event()
+
+        async def browser(name: str, entered: asyncio.Event | None = None) -> None:
+            async with lull.call():
+                log.append(f"{name} calls")
+                if entered is not None:
+                    entered.set()
+                    await finish.wait()
+                log.append(f"{name} done")
+
+        first = asyncio.ensure_future(browser("first", in_call))
+        await in_call.wait()
+        def measure() -> float:
+            log.append("read")
+            return 812.0
+
+        reading = asyncio.ensure_future(lull.read(measure))
+        await asyncio.sleep(0)  # one turn of the loop (no timing): the lull is on
+        assert lull.on
+        second = asyncio.ensure_future(browser("second"))
+        await asyncio.sleep(0)  # the new call's first step: it waits for the lull to end
+        assert "second calls" not in log and not reading.done()
+        finish.set()
+        assert await reading == 812.0
+        await asyncio.gather(first, second)
+        assert not lull.on
+
+    asyncio.run(scenario())
+    assert log == ["first calls", "first done", "read", "second calls", "second done"]

@@ -26,7 +26,11 @@ dropped sessions and wrong outcomes. ``--minutes`` and ``--sessions`` set M and 
 slope, which one number cannot tell apart: the slope over the second half of the run, and the
 mean memory of each fifth of it, in total and for each part of the demo (:data:`PARTS`: its
 front process, its workers, Whisper's host): a demo that settles late levels off, one that
-leaks keeps rising, and these say which part does.
+leaks keeps rising, and these say which part does. A soak of 10 minutes or more also pauses
+every browser between two calls at the end of the warm-up (:class:`Lull`) and reads the
+demo's memory with no call in flight, as it does once the browsers are gone at the end: the
+change between the two is what the demo keeps, without the tens of MiB the calls in flight
+swing by from one sample to the next.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ BARGE_AFTER_S = 0.6  # the correction starts this far into the agent's answer
 REPLY_TIMEOUT_S = 45.0
 SAMPLE_EVERY_S = 2.0
 IDLE_MARGIN_S = 10.0  # past one trim period before the idle demo's memory is read
+LULL_MIN_MINUTES = 10.0  # a soak at least this long pauses its browsers after the warm-up
 
 
 def slope_per_hour(samples: list[tuple[float, float]]) -> float:
@@ -111,6 +116,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     dropped: int = 0
     wrong: list[str] = field(default_factory=list)
+    # (seconds in, MiB) with no call in flight: after the warm-up (Lull) and at the end
+    idle: list[tuple[float, float]] = field(default_factory=list)
     # (seconds in, MiB) of each part of the demo (PARTS), apart
     parts: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
@@ -375,16 +382,59 @@ async def _one_call(http, port: int, tab: Tab, speech: list[np.ndarray], admin) 
         tally.wrong.append(f"{call.committed}: {got}, {len(tenant_rows)} confirmed")
 
 
+class Lull:
+    """Every browser paused between two calls, so that the demo's memory can be read with no
+    call in flight: what it keeps, without what the calls in flight use, which swings by tens
+    of MiB from one moment to the next under four browsers."""
+
+    def __init__(self) -> None:
+        self._go = asyncio.Event()
+        self._go.set()
+        self._busy = 0  # browsers in a call
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @property
+    def on(self) -> bool:
+        """New calls are held back."""
+        return not self._go.is_set()
+
+    @contextlib.asynccontextmanager
+    async def call(self):
+        """One browser's call: it starts only while no lull is on."""
+        await self._go.wait()
+        self._busy += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._busy -= 1
+            if self._busy == 0:
+                self._idle.set()
+
+    async def read(self, measure) -> float:
+        """Stop new calls, wait for those in flight to end and for one trim period, return
+        ``measure()``, and let the browsers go on."""
+        self._go.clear()
+        try:
+            await self._idle.wait()
+            await asyncio.sleep(TRIM_EVERY_S + IDLE_MARGIN_S)  # the trim's cadence, not a race
+            return measure()
+        finally:
+            self._go.set()
+
+
 async def _browser(http, demo: Demo, open_fn: int, speech, admin, tally: Tally,
-                   until: float, index: int) -> None:
+                   until: float, index: int, lull: Lull) -> None:
     from websockets.exceptions import ConnectionClosed
 
     tab = Tab(http, f"http://127.0.0.1:{demo.port}/", open_fn, tally)
     rounds = 0
     while time.monotonic() < until:
         try:
-            await tab.open()
-            await _one_call(http, demo.port, tab, speech, admin)
+            async with lull.call():
+                await tab.open()
+                await _one_call(http, demo.port, tab, speech, admin)
         except ConnectionClosed:
             tally.dropped += 1
         except TimeoutError:
@@ -411,17 +461,29 @@ async def _soak(demo: Demo, sessions: int, minutes: float, speech,
                        if d.get("api_name") == "open_session")
         until = tally.start + minutes * 60
 
+        lull = Lull()
+
         async def sample() -> None:
             while True:
-                samples.append((time.monotonic() - tally.start, tally.sample(demo)))
+                if not lull.on:  # a lull's memory is read apart (Tally.idle)
+                    samples.append((time.monotonic() - tally.start, tally.sample(demo)))
                 await asyncio.sleep(SAMPLE_EVERY_S)  # sampling cadence, not a race
 
+        async def idle_after_warm_up() -> None:
+            # the end of the warm-up is a point of the run's schedule, not a race
+            await asyncio.sleep(max(0.0, tally.start + warm_up_secs(minutes) - time.monotonic()))
+            mib = await lull.read(demo.rss_mib)
+            tally.idle.append((time.monotonic() - tally.start, mib))
+
         sampler = asyncio.ensure_future(sample())
+        lulls = [asyncio.ensure_future(idle_after_warm_up())] \
+            if minutes >= LULL_MIN_MINUTES else []
         try:
-            await asyncio.gather(*(_browser(http, demo, open_fn, speech, admin, tally, until, i)
-                                   for i in range(sessions)))
+            await asyncio.gather(*(_browser(http, demo, open_fn, speech, admin, tally, until, i,
+                                            lull) for i in range(sessions)))
         finally:
-            sampler.cancel()
+            for task in (sampler, *lulls):
+                task.cancel()
             samples.append((time.monotonic() - tally.start, tally.sample(demo)))
             admin.close()
 
@@ -442,16 +504,37 @@ def soak_bench(quick: bool) -> list[BenchRow]:
         # resident memory once a trim period has passed with every browser gone.
         time.sleep(TRIM_EVERY_S + IDLE_MARGIN_S)  # a measurement's cadence, not a race
         idle = demo.rss_mib()
+        tally.idle.append((time.monotonic() - tally.start, idle))
     finally:
         demo.stop()
     return _rows(sessions, minutes, samples, tally, demo.allocator, demo.trims, idle,
                  demo.collections)
 
 
+def warm_up_secs(minutes: float) -> float:
+    """The warm-up: the first minute (a third of the run if shorter)."""
+    return min(60.0, minutes * 60 / 3)
+
+
+def idle_rows(idle: list[tuple[float, float]]) -> list[BenchRow]:
+    """What the demo keeps: its memory with no call in flight after the warm-up and at the
+    end (:class:`Lull`), and the change per hour between the two."""
+    if len(idle) < 2:
+        return []
+    (start, before), (end, after) = idle[0], idle[-1]
+    per_hour = (after - before) / (end - start) * 3600 if end > start else 0.0
+    return [
+        BenchRow(f"resident memory with no call in flight ({TRIM_EVERY_S + IDLE_MARGIN_S:g} s "
+                 "after the calls stopped), after the warm-up → at the end",
+                 f"{before:.0f} → {after:.0f}", "MiB", "", COMMAND),
+        BenchRow("... its change per hour (what the demo keeps, without the calls in flight)",
+                 round(per_hour, 1), "MiB/h", "≤ 5 MiB/h", COMMAND)]
+
+
 def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
           tally: Tally, allocator: str = "?", trims: str = "n/a",
           idle: float | None = None, collections: str = "n/a") -> list[BenchRow]:
-    warm = min(60.0, minutes * 60 / 3)  # the warm-up: the first minute (a third if shorter)
+    warm = warm_up_secs(minutes)
     after = [s for s in samples if s[0] >= warm] or samples[-1:]
     half = [s for s in after if s[0] >= (after[0][0] + after[-1][0]) / 2]
     span = minutes * 60
@@ -482,6 +565,7 @@ def _rows(sessions: int, minutes: float, samples: list[tuple[float, float]],
                        [p for p in tally.parts[part] if p[0] >= warm])), "MiB", "report",
                    COMMAND)
           for part in PARTS if tally.parts.get(part)),
+        *idle_rows(tally.idle),
         BenchRow("voice-to-voice p50, first minute", pct(first, 50), "ms", "", COMMAND),
         BenchRow("voice-to-voice p95, first minute", p95_first, "ms", "", COMMAND),
         BenchRow("voice-to-voice p50, last minute", pct(last, 50), "ms", "", COMMAND),
