@@ -87,8 +87,8 @@ def test_the_shared_sessions_are_wrapped():
     assert services.piper_voice().session.get_session_options().enable_mem_pattern is False
 
 
-# Smart Turn's model run by 1, then 2, 3 and 4 threads at once, then once more, with the demo's malloc settings,
-# in a process of its own; prints the resident memory growth in MiB.
+# Smart Turn's model run by 1, then 2, 3 and 4 threads at once, then once more, with the
+# demo's malloc settings, in a process of its own; prints the resident memory growth in MiB.
 GROWTH = """
 import json, sys, threading
 import numpy as np, psutil
