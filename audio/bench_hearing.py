@@ -26,7 +26,8 @@ subset):
   voices written after the thresholds were set, so the calibration is also judged on callers
   it has not met; on a second held-out set (:func:`held_out_turns_2`), written and voiced
   after the rule that the first set's misses suggested; and on a third
-  (:func:`held_out_turns_3`), written from ``docs/`` alone after the last rule. A transcript
+  (:func:`held_out_turns_3`), written from ``docs/`` alone after the last rule, and a fourth
+  (:func:`held_out_turns_4`), written the same way after the third's figures. A transcript
   whose values are right may still be badly heard ("The afternoon sold snee-bait up"); the
   check rate is also given over the turns heard *word for word* (the same words as said,
   once written alike: :func:`heard_word_for_word`), where a check question is wasted.
@@ -338,6 +339,12 @@ def held_out_turns_3() -> list[tuple[voices.Voice, str, str]]:
     return _said_by(voices.held_out_voices_3(), "expected", corpus.HELD_OUT_VALUES_3)
 
 
+def held_out_turns_4() -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of the fourth held-out set (:data:`audio.corpus.HELD_OUT_VALUES_4`,
+    :func:`audio.voices.held_out_voices_4`), written from ``docs/`` alone on 2026-12-04."""
+    return _said_by(voices.held_out_voices_4(), "expected", corpus.HELD_OUT_VALUES_4)
+
+
 def _said_by(voice_list: tuple[voices.Voice, ...], kind: str,
              texts: tuple[str, ...]) -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text): every voice of ``voice_list`` saying every one of ``texts``."""
@@ -406,6 +413,7 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
         rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out="held-out")
         rows += _trust_rows(judge_all(held_out_turns_2()), cmd, held_out="second held-out")
         rows += _trust_rows(judge_all(held_out_turns_3()), cmd, held_out="third held-out")
+        rows += _trust_rows(judge_all(held_out_turns_4()), cmd, held_out="fourth held-out")
     return rows
 
 

@@ -169,6 +169,26 @@ HELD_OUT_VALUES_3 = (
     "For P-200, the day after tomorrow, at 10:45 if possible.",
 )
 
+# A fourth held-out set, written from docs/ alone by someone who had read no code, on
+# 2026-12-04 after the third set's figures, said by audio.voices.HELD_OUT_BASES_4. The writer's
+# "Yes, that's right, go ahead and book it." and "No, that's not what I wanted." are left out:
+# the bench reads each turn with no question on the table, where a yes or no carries no value.
+# Its text found one reading the proposer lacked ("the two hundred pump" was 200 units).
+HELD_OUT_VALUES_4 = (
+    "Um, could you get someone out to P-200 on Wednesday the ninth, sometime in the morning?",
+    "Actually, not Thursday, make it Friday afternoon instead, if that's alright with you.",
+    "Pee one hundred, please, a week on Thursday, around quarter to ten.",
+    "Yeah, the two hundred pump, the day after tomorrow, ten past two if you can manage it.",
+    "Could we do 14:30 on the 16th of December for P-100?",
+    "Erm, half three on Monday the twenty-first would suit us best, I think.",
+    "Sorry, I said the eighth, I meant the fifteenth. Same pump, P-100.",
+    "How about January twelfth, first thing in the morning, for pump P-200?",
+    "No, not P-100, it's P-200 that needs looking at, uh, this Friday.",
+    "Uh, 3 p.m. on February the second works for us, if the engineer's free.",
+    "Hmm, could the engineer come to pee two hundred on Thursday the tenth, after lunch?",
+    "Put P-100 down for Friday next week, at, uh, a quarter past eight in the morning.",
+)
+
 
 def first_word_fate(reference: str, hypothesis: str) -> str:
     """What became of the reference's first word: ``kept`` (heard as said), ``garbled``

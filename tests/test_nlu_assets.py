@@ -264,6 +264,28 @@ def test_counts_and_other_assets_are_not_named_by_the_noun():
     assert propose("book a single unit", context(caller=caller)).slot(UNITS).value == "1"
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("determiner", ["the", "my", "our", "that"])
+@pytest.mark.parametrize("digits", ["200", "40", "1234"])
+def test_an_ids_digits_said_as_a_name_before_its_kind_name_that_asset(kind, determiner, digits):
+    """"the two hundred pump": digits as a name before one noun of the caller's kind are that
+    asset (a blind held-out turn was read as 200 units); before a plural they still count."""
+    caller = owner(asset(f"QX-{digits}", kind), asset("QX-7", kind))
+    noun = kind.split()[-1]
+    for said in (f"{determiner} {digits} {kind}, tomorrow please",
+                 f"{determiner} {number_words(digits)} {noun} on friday"):
+        proposal = propose(said, context(caller=caller))
+        assert proposal.slot(ASSET).value == f"QX-{digits}", (said, proposal.reason)
+        assert proposal.slot(UNITS) is None, said
+    counted = propose(f"book {determiner} {digits} {noun}s for friday", context(caller=caller))
+    assert counted.slot(ASSET) is None or counted.slot(ASSET).value is None
+
+
+def test_digits_before_a_kind_that_no_asset_of_the_caller_has_name_none_of_them():
+    caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
+    assert propose("the 300 pump please", context(caller=caller)).slot(ASSET) is None
+
+
 def test_the_kind_said_of_the_asset_the_call_is_about_is_that_asset():
     caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
     held = context(caller=caller, values={"asset": "P-200", "visit_date": "2026-12-03"})

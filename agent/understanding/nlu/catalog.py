@@ -3,7 +3,8 @@
 Assets: the vocabulary is the caller's account, not a fixed shape. Every id the caller owns
 (``context.caller.assets``: "P-200", "C-7", "AB-12", "K9"...) is matched however it is said
 (:mod:`agent.understanding.nlu.asset_ids`). A kind noun followed by digits ("pump 200", "the
-compressor 7") names the asset of that kind with those digits.
+compressor 7"), or digits said as a name before one such noun ("the 200 pump", "our 7
+compressor"; "2 pumps" is a count), names the asset of that kind with those digits.
 
 An id-like token that is none of the caller's ("V-200", "Z-999") is *heard*, not refused: its
 candidates are the owned ids it is confusable with, or every owned id when none is. The agent
@@ -17,6 +18,7 @@ several are candidates. Procedures are matched in :mod:`agent.understanding.nlu.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -39,6 +41,8 @@ _GENERIC = frozenset(lexicon.GENERIC_ASSET_NOUNS)
 # Nouns that may stand before an asset's digits even when the account does not record a kind
 # ("for pump number 200").
 _NUMBERED_NOUNS = frozenset(("pump", "compressor", "model", *lexicon.GENERIC_ASSET_NOUNS))
+# Words before digits that make them a name, not a count: "the 200 pump" is P-200.
+_DETERMINERS = "the|my|our|that|this|your"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,20 +103,25 @@ def find_assets(text: str, assets: tuple[Asset, ...],
     nouns = _nouns(assets)
     numbered = "|".join(sorted(map(re.escape, set(nouns) | _NUMBERED_NOUNS), key=len,
                                reverse=True))
-    # 2. A noun and the digits of an id: "pump 200", "the compressor number 7".
-    for match in re.finditer(rf"(?<![\w'])(?P<noun>{numbered})s? (?:number |no |#)?"
-                             rf"(?P<digits>\d{{1,5}})(?![\w]){NOT_TIME}", text):
-        if not _free(taken, match.start(), match.end()):
+    # 2. A noun and the digits of an id: "pump 200", "the compressor number 7", and the digits
+    # as a name before one noun: "the 200 pump", "our 7 compressor" (but "2 pumps" counts).
+    for match in itertools.chain(
+            re.finditer(rf"(?<![\w'])(?P<name>(?P<noun>{numbered})s? (?:number |no |#)?"
+                        rf"(?P<digits>\d{{1,5}}))(?![\w]){NOT_TIME}", text),
+            re.finditer(rf"(?<![\w'])(?:{_DETERMINERS}) (?P<name>"
+                        rf"(?P<digits>\d{{1,5}}(?: \d{{1,3}})?) (?P<noun>{numbered}))(?![\w'])",
+                        text)):
+        start, end = match.span("name")
+        if not _free(taken, start, end):
             continue
-        noun, digits = match.group("noun"), match.group("digits")
+        noun, digits = match.group("noun"), match.group("digits").replace(" ", "")
         hits = [a for a in assets if id_digits(a.id) == digits]
         kinds = [a for a in hits if a.id in nouns.get(noun, ())]
         hits = kinds or ([] if len(digits) == 1 and noun not in nouns else hits)
         if len(hits) == 1:
-            add(AssetMention(match.group(0), match.start(), match.end(), hits[0].id,
-                             confidence=0.9))
+            add(AssetMention(text[start:end], start, end, hits[0].id, confidence=0.9))
         elif hits:
-            add(AssetMention(match.group(0), match.start(), match.end(), None,
+            add(AssetMention(text[start:end], start, end, None,
                              candidates=tuple(a.id for a in hits)))
 
     # 3. Ids said that are none of the caller's: a question, never a match. A configuration
