@@ -168,6 +168,29 @@ def test_weekday_with_a_date_is_pinned_by_the_date_when_they_agree(said, value, 
     assert (slot.value, slot.candidates) == (value, candidates)
 
 
+@pytest.mark.parametrize("day", range(3, 29))
+@pytest.mark.parametrize("carrier", ["I said the {old} but I meant the {day}, the {wd}",
+                                     "not the {old}, the {day}, a {wd}",
+                                     "the {day}, {wd}, not the {old}"])
+def test_a_weekday_said_after_a_date_it_falls_on_is_that_date_not_another_day(day, carrier):
+    """"the 18th, the Friday": the weekday names the day the date named (a blind held-out
+    turn was read as this Friday, the 4th, because the weekday came last)."""
+    names = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    target = date(2026, 12, day)
+    old = day - 2
+    def nth(n: int) -> str:
+        return f"{n}{'th' if 10 < n < 14 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+    said = carrier.format(old=nth(old), day=nth(day), wd=names[target.weekday()])
+    slot = propose(said, context(values={"visit_date": f"2026-12-{old:02d}"})).slot(VISIT_DATE)
+    assert slot.value == target.isoformat(), said
+    # ... and a weekday the date does not fall on is asked about, never taken for the day
+    other = names[(target.weekday() + 3) % 7]
+    said = carrier.format(old=nth(old), day=nth(day), wd=other)
+    slot = propose(said, context(values={"visit_date": f"2026-12-{old:02d}"})).slot(VISIT_DATE)
+    assert slot.value is None and target.isoformat() in slot.candidates, (said, slot)
+
+
 # -- constructions, over every weekday, day of the month and clock ---------------------------
 
 WEEK = [datetime(2026, 11, 30 + i, 9, 0, tzinfo=TUESDAY.tzinfo) if i < 1 else

@@ -220,3 +220,29 @@ def test_a_date_followed_by_a_word_that_introduces_no_value_is_checked(text, cle
     assert verdict.clear is clear, verdict
     if not clear:
         assert verdict.reason == "a word after the date introduces no value"
+
+
+@pytest.mark.parametrize("weekday", ["Monday", "Friday", "Thursday"])
+def test_a_weekday_after_the_date_is_a_value_the_word_before_it_introduces(weekday):
+    # "I meant the 18th, the Friday": "the" introduces the day again, nothing was lost.
+    slots = (SlotValue(VISIT_DATE, "2026-12-18", "the 16th / the 18th"),)
+    verdict = trust.judge(heard(f"I said the 16th but I meant the 18th the {weekday}.", 0.8),
+                          slots, EXPECT)
+    assert verdict.clear, verdict
+
+
+@pytest.mark.parametrize(("text", "slot", "glue"), [
+    ("December the 14th please", SlotValue(VISIT_DATE, "2026-12-14", "december the 14th"),
+     "the"),
+    ("the 7th of December works", SlotValue(VISIT_DATE, "2026-12-07", "the 7th of december"),
+     "of"),
+    ("Friday in the morning", SlotValue(VISIT_WINDOW, "morning", "in the morning"), "in"),
+])
+def test_an_article_or_of_or_in_inside_a_value_carries_none_of_it(text, slot, glue):
+    # A faint "the" in "December the 14th" names the same day whatever was said there...
+    verdict = trust.judge(heard(text, 0.8, {glue: 0.1}), (slot,), EXPECT)
+    assert verdict.clear, verdict
+    # ... but a faint word that names the day still makes the turn checked.
+    carrying = next(w for w in text.split()
+                    if w.lower() in slot.text.split() and w not in ("the", "of", "in"))
+    assert not trust.judge(heard(text, 0.8, {carrying: 0.1}), (slot,), EXPECT).clear

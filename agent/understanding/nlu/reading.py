@@ -54,6 +54,10 @@ class Reading:
         return next((s for s in self.slots if s.field == field), None)
 
 
+# Between a weekday and a date that name one day: "Thursday the 11th", "the 8th, the Friday".
+_BESIDE = re.compile(r"\s*,?\s*(?:(?:the|a|on|of)\s+)?")
+
+
 def _mask(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
@@ -97,11 +101,12 @@ def read(text: str, context: ProposalContext) -> Reading:
     if found_config:
         text = _mask(text, found_config.start, found_config.end)
 
-    date_readings = dates.read_dates(text, context.now)
-    for reading in date_readings:
+    all_dates = dates.read_dates(text, context.now)
+    date_readings = _one_day_each(all_dates, text)
+    for reading in all_dates:
         text = _mask(text, reading.start, reading.end)
-        said.append(Mention(VISIT_DATE, reading.value, reading.candidates, reading.start,
-                            reading.end))
+    said.extend(Mention(VISIT_DATE, r.value, r.candidates, r.start, r.end)
+                for r in date_readings)
     visit_date = _date_slot(date_readings)
 
     time_readings = times.read_times(text, bare_hour=context.expecting == VISIT_TIME)
@@ -186,11 +191,31 @@ def _of_the_visit(windows: tuple[times.WindowReading, ...], text: str,
                                             or w.text == "tonight"))
 
 
-def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
-    # "Thursday the 10th": a date that falls on the weekday said pins it.
+def _one_day_each(readings: tuple[dates.DateReading, ...],
+                  text: str) -> tuple[dates.DateReading, ...]:
+    """The readings, each naming one day: a weekday that a date said in the turn falls on is
+    left out ("Thursday the 10th" and "the 18th, the Friday" name one day, not two), and a
+    weekday said right beside a date it does not fall on is one reading with both days as
+    candidates ("Thursday the 11th", "I meant the 8th, the Friday": the agent asks which)."""
     days = [r.value for r in readings if r.weekday is None and r.value is not None]
-    readings = tuple(r for r in readings if r.weekday is None or not any(
-        date.fromisoformat(day).weekday() == r.weekday for day in days))
+    kept = [r for r in readings if r.weekday is None or not any(
+        date.fromisoformat(day).weekday() == r.weekday for day in days)]
+    out: list[dates.DateReading] = []
+    for reading in kept:
+        last = out[-1] if out else None
+        if last is not None and (last.weekday is None) != (reading.weekday is None) \
+                and _BESIDE.fullmatch(text[last.end:reading.start]):
+            days_said = (*(last.candidates or (last.value,)),
+                         *(reading.candidates or (reading.value,)))
+            out[-1] = dates.DateReading(
+                text[last.start:reading.end], last.start, reading.end, None,
+                tuple(dict.fromkeys(d for d in days_said if d)), last.past and reading.past)
+            continue
+        out.append(reading)
+    return tuple(out)
+
+
+def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
     if not readings:
         return None
     if len(readings) == 1 and readings[0].value is not None:
