@@ -40,18 +40,17 @@ checks and 0 wrong values (both targets met), held out 0.386 and 6 (the same six
 on a faint word right after a date catches 1 of the six at 0.3 and 2 at 0.5 (checks on the
 voice set 0.094 and 0.104): not adopted. A date followed by "the" or "at" that introduces no
 value catches 2 of the six ("Wednesday the night", "Wednesday at home") at no cost on the
-voice set (0.075 checks either way, same session): adopted. Because it was found by reading
-those six, it was then measured once on a second held-out set, written and voiced after it
-(``audio/bench_hearing.py``, :data:`audio.corpus.HELD_OUT_VALUES_2`).
+voice set (0.075 checks either way, same session): adopted, then measured on a second
+held-out set written after it (:data:`audio.corpus.HELD_OUT_VALUES_2`).
 
 An own asset is heard by its number when no other asset of the caller's shares it (a faint
 "P" before a clear "200"; 2026-12-03, with / without: second held-out set 0.235 / 0.255 checks,
 a third written from ``docs/`` after it 0.442 / 0.453, wrong values and the other sets
-unchanged). Not adopted: leaving "the" of "the 10th" out, and hearing a value named twice by
-its clearest mention: 3 wrong values instead of 1 on the third set ("the 16th / the 18th" was
-a correction, not a repetition). Adopted 2026-12-04: "the", "of", "in" inside a value carry
-none of it (a faint "at" before "one" guarded a wrong 13:00: "at" does) and a weekday after
-"the" is a value; figures in the README. Pure: no I/O, no state.
+unchanged). Not adopted: hearing a value named twice by its clearest mention ("the 16th /
+the 18th" was a correction, not a repetition). Adopted 2026-12-04, once "the 18th, the
+Friday" was read as the 18th: "the", "of", "in" inside a value carry none of it (a faint "at"
+before "one" guarded a wrong 13:00: "at" does) and a weekday after "the" is a value; figures
+in the README. Pure: no I/O, no state.
 """
 
 from __future__ import annotations
