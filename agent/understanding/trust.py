@@ -31,17 +31,17 @@ biased with the caller's assets; ``audio/bench_hearing.py`` reports the figures)
 probabilities that cover every way of writing a word (``audio/services.py``). Over 304 value
 turns (2026-12-01): checks on correct transcripts 0.092 (old rule, confidence < 0.6: 0.09),
 wrong values accepted 3 (old rule 11), unexpected values accepted 0 (old rule 20); a higher
-:data:`FAINT_WORD` traded one for the other (0.45: 0.138 and 1). On held-out phrasings and voices no threshold was set on (130 turns, ``amend bench --only
-audio``) it does no better than the old rule: 0.365 checks, 6 wrong values (old rule 0.33 and
-6), all six "Wednesday the ninth" heard as "Wednesday" and other words, so the date's day
-was lost. Re-measured on 2026-12-02 with the recogniser's
-15 s encoder window and its new decoding (``audio/services.py``): on the voice set 0.094
-checks and 0 wrong values (both targets met), held out 0.386 and 6 (the same six). A check
-on a faint word right after a date catches 1 of the six at 0.3 and 2 at 0.5 (checks on the
-voice set 0.094 and 0.104): not adopted. A date followed by "the" or "at" that introduces no
-value catches 2 of the six ("Wednesday the night", "Wednesday at home") at no cost on the
-voice set (0.075 checks either way, same session): adopted, then measured on a second
-held-out set written after it (:data:`audio.corpus.HELD_OUT_VALUES_2`).
+:data:`FAINT_WORD` traded one for the other (0.45: 0.138 and 1). On held-out phrasings and
+voices no threshold was set on (130 turns, ``amend bench --only audio``) it does no better than
+the old rule: 0.365 checks, 6 wrong values (old rule 0.33 and 6), all six "Wednesday the ninth"
+heard as "Wednesday" and other words, so the date's day was lost. Re-measured on 2026-12-02
+with the recogniser's 15 s encoder window and its new decoding (``audio/services.py``): on the
+voice set 0.094 checks and 0 wrong values (both targets met), held out 0.386 and 6 (the same
+six). A check on a faint word right after a date catches 1 of the six at 0.3 and 2 at 0.5
+(checks on the voice set 0.094 and 0.104): not adopted. A date followed by "the" or "at" that
+introduces no value catches 2 of the six ("Wednesday the night", "Wednesday at home") at no
+cost on the voice set (0.075 checks either way, same session): adopted, then measured on a
+second held-out set written after it (:data:`audio.corpus.HELD_OUT_VALUES_2`).
 
 An own asset is heard by its number when no other asset of the caller's shares it (a faint
 "P" before a clear "200"; 2026-12-03, with / without: second held-out set 0.235 / 0.255 checks,
