@@ -192,3 +192,18 @@ def audio_figures(quick: bool):
     rows.append(BenchRow("resident memory of this process (after all calls)", round(rss),
                          "MiB", "report", cmd))
     return rows
+
+
+@register("trust")
+def trust_figures(quick: bool):
+    """Calibrated trust alone (its rows of the ``audio`` group): the voice set and the four
+    held-out sets, each turn recognised as a one-segment turn of a call. About 10 minutes."""
+    import sys
+
+    from loguru import logger
+
+    from audio.bench_hearing import CMD_TRUST, trust_rows
+
+    logger.remove()
+    logger.add(sys.stderr, level="ERROR")
+    return trust_rows(quick, CMD_TRUST + (" --quick" if quick else ""))

@@ -57,6 +57,7 @@ from audio import corpus, voices
 
 CMD = "amend bench --only audio"
 CMD_QUICK = "amend bench --only audio --quick"
+CMD_TRUST = "amend bench --only trust"
 CALLER = CallerProfile(
     tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
     assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
@@ -407,8 +408,22 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     phrases = corpus.OPENINGS[:3] if quick else corpus.OPENINGS[:6]
     openings = retention(voice_list, phrases, (services.PREROLL_SECS, 0.0))
     audible = unclipped([o for o in openings if o.preroll > 0], voice_list)
-    rows = _retention_rows(openings, audible, voice_list, cmd) + _trust_rows(
-        judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
+    return _retention_rows(openings, audible, voice_list, cmd) + trust_rows(quick, cmd)
+
+
+def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
+    """The calibrated-trust rows alone (``amend bench --only trust``; side effects: loads the
+    models): the voice set, its corrupted turns and, on a full run, the four held-out sets."""
+    from audio import services
+
+    try:
+        voices.require_tools()
+    except voices.VoiceToolsMissing as exc:
+        return [BenchRow("calibrated trust on the voice set: not measured", str(exc), "", "",
+                         cmd)]
+    services.warm()
+    voice_list = voices.BASES if quick else voices.voice_set()
+    rows = _trust_rows(judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
     if not quick:
         rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out="held-out")
         rows += _trust_rows(judge_all(held_out_turns_2()), cmd, held_out="second held-out")

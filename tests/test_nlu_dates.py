@@ -191,6 +191,26 @@ def test_a_weekday_said_after_a_date_it_falls_on_is_that_date_not_another_day(da
     assert slot.value is None and target.isoformat() in slot.candidates, (said, slot)
 
 
+@pytest.mark.parametrize("bound", ["after", "before"])
+@pytest.mark.parametrize("day", ["friday", "tomorrow", "the 10th", "december the 14th",
+                                 "next monday", "thursday the 10th"])
+@pytest.mark.parametrize("carrier", ["can someone come {b} {d}", "sometime {b} {d} please",
+                                     "P-200, any time {b} {d}"])
+def test_a_date_after_or_before_bounds_the_day_and_names_none(bound, day, carrier):
+    """"after tomorrow" is not tomorrow ("the day after tomorrow" heard as "the nay after
+    tomorrow" was booked for tomorrow): a bound, so the agent asks for the day."""
+    proposal = propose(carrier.format(b=bound, d=day), context())
+    assert proposal.slot(VISIT_DATE) is None, (carrier, day, proposal.slot(VISIT_DATE))
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("the day after tomorrow", "2026-12-03"), ("the friday after next", "2026-12-11"),
+    ("friday after lunch", "2026-12-04"), ("after lunch on friday", "2026-12-04"),
+    ("not before friday, say monday", "2026-12-07")])
+def test_after_and_before_inside_a_date_or_a_window_still_name_the_day(said, value):
+    assert propose(said, context()).slot(VISIT_DATE).value == value
+
+
 # -- constructions, over every weekday, day of the month and clock ---------------------------
 
 WEEK = [datetime(2026, 11, 30 + i, 9, 0, tzinfo=TUESDAY.tzinfo) if i < 1 else

@@ -56,6 +56,8 @@ class Reading:
 
 # Between a weekday and a date that name one day: "Thursday the 11th", "the 8th, the Friday".
 _BESIDE = re.compile(r"\s*,?\s*(?:(?:the|a|on|of)\s+)?")
+# A word that makes the date after it a bound, not the visit's day.
+_BOUND = re.compile(r"\b(?:after|before)\s+$")
 
 
 def _mask(text: str, start: int, end: int) -> str:
@@ -102,7 +104,9 @@ def read(text: str, context: ProposalContext) -> Reading:
         text = _mask(text, found_config.start, found_config.end)
 
     all_dates = dates.read_dates(text, context.now)
-    date_readings = _one_day_each(all_dates, text)
+    # "after Friday", "before the 10th" bound the day; they do not name it (the agent asks).
+    date_readings = tuple(r for r in _one_day_each(all_dates, text)
+                          if not _BOUND.search(text[:r.start]))
     for reading in all_dates:
         text = _mask(text, reading.start, reading.end)
     said.extend(Mention(VISIT_DATE, r.value, r.candidates, r.start, r.end)
@@ -193,26 +197,32 @@ def _of_the_visit(windows: tuple[times.WindowReading, ...], text: str,
 
 def _one_day_each(readings: tuple[dates.DateReading, ...],
                   text: str) -> tuple[dates.DateReading, ...]:
-    """The readings, each naming one day: a weekday that a date said in the turn falls on is
-    left out ("Thursday the 10th" and "the 18th, the Friday" name one day, not two), and a
-    weekday said right beside a date it does not fall on is one reading with both days as
-    candidates ("Thursday the 11th", "I meant the 8th, the Friday": the agent asks which)."""
-    days = [r.value for r in readings if r.weekday is None and r.value is not None]
-    kept = [r for r in readings if r.weekday is None or not any(
-        date.fromisoformat(day).weekday() == r.weekday for day in days)]
+    """The readings, each naming one day. A weekday said right beside a date is one reading
+    with it: that date when it falls on the weekday ("Thursday the 10th", "the 18th, the
+    Friday"), else both days as candidates ("Thursday the 11th", "I meant the 8th, the
+    Friday": the agent asks which). A weekday that a date said elsewhere in the turn falls on
+    is left out."""
     out: list[dates.DateReading] = []
-    for reading in kept:
+    for reading in readings:
         last = out[-1] if out else None
-        if last is not None and (last.weekday is None) != (reading.weekday is None) \
-                and _BESIDE.fullmatch(text[last.end:reading.start]):
-            days_said = (*(last.candidates or (last.value,)),
-                         *(reading.candidates or (reading.value,)))
-            out[-1] = dates.DateReading(
-                text[last.start:reading.end], last.start, reading.end, None,
-                tuple(dict.fromkeys(d for d in days_said if d)), last.past and reading.past)
+        if last is None or (last.weekday is None) == (reading.weekday is None) \
+                or not _BESIDE.fullmatch(text[last.end:reading.start]):
+            out.append(reading)
             continue
-        out.append(reading)
-    return tuple(out)
+        weekday, day = (last, reading) if last.weekday is not None else (reading, last)
+        agree = day.value is not None and date.fromisoformat(day.value).weekday() == \
+            weekday.weekday
+        said = tuple(dict.fromkeys(d for r in (last, reading) for d in (r.candidates or (r.value,))
+                                   if d))
+        # The date's own words stay its text (what carries the value; the weekday only
+        # agrees), but the reading spans both ("after Thursday the 10th" is a bound).
+        out[-1] = dates.DateReading(
+            day.text if agree else text[last.start:reading.end], last.start, reading.end,
+            day.value if agree else None, day.candidates if agree else said,
+            day.past if agree else last.past and reading.past)
+    days = [r.value for r in out if r.weekday is None and r.value is not None]
+    return tuple(r for r in out if r.weekday is None or not any(
+        date.fromisoformat(day).weekday() == r.weekday for day in days))
 
 
 def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
