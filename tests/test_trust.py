@@ -246,3 +246,22 @@ def test_an_article_or_of_or_in_inside_a_value_carries_none_of_it(text, slot, gl
     carrying = next(w for w in text.split()
                     if w.lower() in slot.text.split() and w not in ("the", "of", "in"))
     assert not trust.judge(heard(text, 0.8, {carrying: 0.1}), (slot,), EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    ("Could you get someone out on Wednesday behind sometime in the morning?", False),
+    ("Book it for Wednesday development please.", False),
+    ("Wednesday works for me.", True),
+    ("Wednesday, say ten, if you can.", True),
+    ("Wednesday round ten would be best.", True),
+    ("Wednesday morning please.", True),
+    ("Wednesday the 9th then.", True),
+    ("Wednesday.", True),
+])
+def test_a_weekday_followed_by_a_word_no_day_is_followed_by_is_checked(text, clear):
+    # "Wednesday the ninth" heard as "Wednesday behind": the weekday is clear, its day lost.
+    slots = (SlotValue(VISIT_DATE, "2026-12-02", "wednesday"),)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a word no day is followed by comes after the weekday"

@@ -18,7 +18,10 @@ looks at what matters:
 The verdict, in order: a turn that may be no speech, a value the call does not expect, a date
 read while the turn names a month it is not in (the reading left out a word that says when),
 a date followed by "the" or "at" that introduces no value (the day of the month or the time
-after it was not heard), or a value word heard below :data:`FAINT_WORD` is **checked**.
+after it was not heard), a weekday followed by a word no day is followed by ("Wednesday
+behind", misheard from "Wednesday the ninth"; these three in :mod:`heard_dates`), or a value
+word heard below :data:`FAINT_WORD` is **checked**. "The", "of" and "in" inside a value carry
+none of it.
 Otherwise a turn at or above the confidence floor is **clear**, as before; one below it is
 clear only when it is made of
 expected values alone, every value word heard at :data:`VOUCH_WORD` or better, every cue word
@@ -62,7 +65,8 @@ from datetime import date, timedelta
 
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
-from agent.understanding.nlu import asset_ids, intent_words, lexicon
+from agent.understanding import heard_dates
+from agent.understanding.nlu import asset_ids, intent_words
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -80,12 +84,6 @@ _ANSWER = re.compile(rf"(?:{intent_words.YES}|{intent_words.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Words inside a value's text that carry none of it ("at" and "on" do: "at one" may be a time)
 _GLUE = frozenset(("the", "of", "in"))
-# A word that can carry a day, a time or a window ("9th", "10", "2pm", "morning", "noon",
-# "Friday": "the 18th, the Friday" names the day again).
-_VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
-    (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
-_MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
-                 if name != "may"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,10 +140,12 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     values = [s for s in slots if s.value is not None and s.field in VALUE_FIELDS]
     if any(not is_expected(s, expect) for s in values):
         return Hearing(False, "a value the call does not expect")
-    if _month_left_out(utterance.text, values):
+    if heard_dates.month_left_out(utterance.text, values):
         return Hearing(False, "a month was said that the date read is not in")
-    if _value_lost_after_date(utterance.text, values):
+    if heard_dates.value_lost_after_date(utterance.text, values):
         return Hearing(False, "a word after the date introduces no value")
+    if heard_dates.no_day_is_followed_by(utterance.text, values):
+        return Hearing(False, "a word no day is followed by comes after the weekday")
     spans = [_value_span(s, utterance.words) for s in values]
     carrying = [_carrying(s, span, utterance.words, expect)
                 for s, span in zip(values, spans, strict=True)]
@@ -185,38 +185,6 @@ def is_expected(slot: SlotValue, expect: Expected) -> bool:
     if slot.field == OPENED:
         return expect.answer and value in ("yes", "no")
     return False  # units: no closed set to check them against, unless offered
-
-
-def _month_left_out(text: str, values: Sequence[SlotValue]) -> bool:
-    """A month is named in the turn, and no date read from it falls in any named month: the
-    reading left out a word that says when ("Walk P 100 for 15th at March", misheard from
-    "the fifteenth of March", read as 15 December). "May" is left aside: it is mostly a verb.
-    With a month named, a date value that is not an ISO date counts as left out too."""
-    named = {_MONTH_NUMBER[t] for t in _tokens(text) if t in _MONTH_NUMBER}
-    days = [s.value for s in values if s.field == VISIT_DATE and s.value is not None]
-    if not named or not days:
-        return False
-    try:
-        return not {date.fromisoformat(day).month for day in days} & named
-    except ValueError:
-        return True
-
-
-def _value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
-    """A date is followed by "the" or "at", and no value comes after it: the day of the month
-    or the time that word introduced was not heard ("Wednesday the ninth" heard as "Wednesday
-    the night", "Wednesday at ten" as "Wednesday at home"), so the date read may be only part
-    of what was said."""
-    tokens = _tokens(text)
-    for slot in values:
-        if slot.field != VISIT_DATE:
-            continue
-        last = _tokens(slot.text.split("/")[-1])[-1:]
-        for i, token in enumerate(tokens[:-1]):
-            if last and token == last[0] and tokens[i + 1] in ("the", "at") \
-                    and not _VALUE_WORD.fullmatch(tokens[i + 2] if i + 2 < len(tokens) else ""):
-                return True
-    return False
 
 
 def _valid_date(value: str, today: date | None) -> bool:

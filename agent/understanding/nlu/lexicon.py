@@ -35,7 +35,8 @@ MONTHS = "|".join(MONTH_NAMES) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|
 # time", "second visit"): the ordinal is then a rank, not a date. "of" counts only before a month
 # or "next/this month" (those are read as dates by their own patterns).
 ORDINAL_DATE_FOLLOWERS = frozenset(
-    "at in on or and but if then so for to till until from around about by between before after "
+    "at in on or and but if then so for to till until from around round about by between before "
+    "after say "
     "instead rather either please preferably ideally maybe perhaps possibly too also as again "
     "now only though actually really ok okay yes yeah no not nope sorry thanks thank cheers "
     "would could should will shall can might may must is was are be being been do does did "

@@ -1,0 +1,80 @@
+"""The shape of a heard date: words around a date that say part of what was said was lost.
+
+Part of :mod:`agent.understanding.trust`: a recogniser can hear a weekday clearly and lose the
+words that made it a particular day ("Wednesday the ninth" heard as "Wednesday the night",
+"Wednesday behind", "the 15th at March"). Each test reads the turn's text and the date values
+read from it, and says whether the date read may be only part of what was said. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from agent.core.names import VISIT_DATE
+from agent.understanding.nlu import lexicon
+from agent.understanding.nlu.normalise import normalise
+from agent.understanding.proposals import SlotValue
+
+_WINDOWS = ("morning", "afternoon")
+_TOKEN = re.compile(r"[a-z0-9]+")
+# A word that can carry a day, a time or a window ("9th", "10", "2pm", "morning", "noon",
+# "Friday": "the 18th, the Friday" names the day again).
+_VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
+    (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
+_MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
+                 if name != "may"}
+
+
+def month_left_out(text: str, values: Sequence[SlotValue]) -> bool:
+    """A month is named in the turn, and no date read from it falls in any named month: the
+    reading left out a word that says when ("Walk P 100 for 15th at March", misheard from
+    "the fifteenth of March", read as 15 December). "May" is left aside: it is mostly a verb.
+    With a month named, a date value that is not an ISO date counts as left out too."""
+    named = {_MONTH_NUMBER[t] for t in _tokens(text) if t in _MONTH_NUMBER}
+    days = [s.value for s in values if s.field == VISIT_DATE and s.value is not None]
+    if not named or not days:
+        return False
+    try:
+        return not {date.fromisoformat(day).month for day in days} & named
+    except ValueError:
+        return True
+
+
+def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date is followed by "the" or "at", and no value comes after it: the day of the month
+    or the time that word introduced was not heard ("Wednesday the ninth" heard as "Wednesday
+    the night", "Wednesday at ten" as "Wednesday at home"), so the date read may be only part
+    of what was said."""
+    tokens = _tokens(text)
+    for slot in values:
+        if slot.field != VISIT_DATE:
+            continue
+        last = _tokens(slot.text.split("/")[-1])[-1:]
+        for i, token in enumerate(tokens[:-1]):
+            if last and token == last[0] and tokens[i + 1] in ("the", "at") \
+                    and not _VALUE_WORD.fullmatch(tokens[i + 2] if i + 2 < len(tokens) else ""):
+                return True
+    return False
+
+
+def no_day_is_followed_by(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date read from a weekday is followed by a word that does not follow a day (not a
+    closed-class word, a verb of suiting or a value: :data:`lexicon.ORDINAL_DATE_FOLLOWERS`):
+    what came after the weekday was misheard ("Wednesday the ninth" heard as "Wednesday
+    behind"), so the day may be only part of what was said."""
+    tokens = _tokens(text)
+    for slot in values:
+        last = _tokens(slot.text.split("/")[-1])[-1:] if slot.field == VISIT_DATE else []
+        if not last or last[0] not in lexicon.WEEKDAYS:
+            continue
+        if any(token == last[0] and tokens[i + 1] not in lexicon.ORDINAL_DATE_FOLLOWERS
+               and not _VALUE_WORD.fullmatch(tokens[i + 1]) and tokens[i + 1] != "next"
+               for i, token in enumerate(tokens[:-1])):
+            return True
+    return False
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(normalise(text))
