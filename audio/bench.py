@@ -196,8 +196,8 @@ def audio_figures(quick: bool):
 
 @register("trust")
 def trust_figures(quick: bool):
-    """Calibrated trust alone (its rows of the ``audio`` group): the voice set and the four
-    held-out sets, each turn recognised as a one-segment turn of a call. About 10 minutes."""
+    """Calibrated trust alone (its rows of the ``audio`` group): the voice set and the five
+    held-out sets, each turn recognised as a one-segment turn of a call. About 12 minutes."""
     import sys
 
     from loguru import logger

@@ -27,7 +27,8 @@ subset):
   it has not met; on a second held-out set (:func:`held_out_turns_2`), written and voiced
   after the rule that the first set's misses suggested; and on a third
   (:func:`held_out_turns_3`), written from ``docs/`` alone after the last rule, and a fourth
-  (:func:`held_out_turns_4`), written the same way after the third's figures. A transcript
+  (:func:`held_out_turns_4`), written the same way after the third's figures, and a fifth
+  (:func:`held_out_turns_5`) after the rules the fourth's misses shaped. A transcript
   whose values are right may still be badly heard ("The afternoon sold snee-bait up"); the
   check rate is also given over the turns heard *word for word* (the same words as said,
   once written alike: :func:`heard_word_for_word`), where a check question is wasted.
@@ -346,6 +347,13 @@ def held_out_turns_4() -> list[tuple[voices.Voice, str, str]]:
     return _said_by(voices.held_out_voices_4(), "expected", corpus.HELD_OUT_VALUES_4)
 
 
+def held_out_turns_5() -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of the fifth held-out set (:data:`audio.corpus.HELD_OUT_VALUES_5`,
+    :func:`audio.voices.held_out_voices_5`), written from ``docs/`` alone after the rules the
+    fourth set's misses shaped."""
+    return _said_by(voices.held_out_voices_5(), "expected", corpus.HELD_OUT_VALUES_5)
+
+
 def _said_by(voice_list: tuple[voices.Voice, ...], kind: str,
              texts: tuple[str, ...]) -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text): every voice of ``voice_list`` saying every one of ``texts``."""
@@ -413,7 +421,7 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     """The calibrated-trust rows alone (``amend bench --only trust``; side effects: loads the
-    models): the voice set, its corrupted turns and, on a full run, the four held-out sets."""
+    models): the voice set, its corrupted turns and, on a full run, the five held-out sets."""
     from audio import services
 
     try:
@@ -429,6 +437,7 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
         rows += _trust_rows(judge_all(held_out_turns_2()), cmd, held_out="second held-out")
         rows += _trust_rows(judge_all(held_out_turns_3()), cmd, held_out="third held-out")
         rows += _trust_rows(judge_all(held_out_turns_4()), cmd, held_out="fourth held-out")
+        rows += _trust_rows(judge_all(held_out_turns_5()), cmd, held_out="fifth held-out")
     return rows
 
 

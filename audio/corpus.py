@@ -189,6 +189,29 @@ HELD_OUT_VALUES_4 = (
     "Put P-100 down for Friday next week, at, uh, a quarter past eight in the morning.",
 )
 
+# A fifth held-out set, written from docs/ alone by someone who had read no code, on 2026-12-04
+# after the fourth set's figures had shaped three rules (a date after "after" or "before" is a
+# bound; a weekday followed by a word no day is followed by is checked; a weekday beside its
+# date is one reading), said by audio.voices.HELD_OUT_BASES_5. Measured once.
+HELD_OUT_VALUES_5 = (
+    "Um, could you get someone out to pump two hundred on Wednesday the 9th, say around "
+    "twenty past ten?",
+    "Right, so for P-100 I was thinking the 16th, erm, the 16th in the afternoon if that's "
+    "possible.",
+    "Actually, hang on, not the 10th, make that Friday the 11th for P-200.",
+    "Could we do the fourth of February, first thing in the morning, for the one hundred pump?",
+    "Sorry, I meant half nine, not half ten, on Wednesday the 23rd.",
+    "Tomorrow afternoon would suit us best for P 100, around quarter to three.",
+    "Let's pencil in Thursday the 28th of January at 11:15 for pump P-200.",
+    "How about Monday week, in the morning, for the pump on Harbour Road?",
+    "Can you send an engineer to P-200 in a fortnight, say 3 o'clock?",
+    "Put me down for the day after tomorrow, P two hundred, two thirty in the afternoon.",
+    "Can we do December 18th at 1:45 PM for the P-100?",
+    "Right, pump one hundred, the twenty-second, no wait, the twenty-first, in the morning.",
+    "We'd want it at ten to four next Monday, for P-200 please.",
+    "Er, the 10th of February, sometime after lunch, for P one hundred.",
+)
+
 
 def first_word_fate(reference: str, hypothesis: str) -> str:
     """What became of the reference's first word: ``kept`` (heard as said), ``garbled``
