@@ -281,6 +281,18 @@ def test_an_ids_digits_said_as_a_name_before_its_kind_name_that_asset(kind, dete
     assert counted.slot(ASSET) is None or counted.slot(ASSET).value is None
 
 
+@pytest.mark.parametrize("asset_id", [s for s in SHAPES if len(s) > 2])
+@pytest.mark.parametrize("noun", ["unit", "pump", "compressor", "machine"])
+def test_an_id_followed_by_a_singular_noun_is_that_asset(asset_id, noun):
+    """"Not the compressor, sorry, the AB-12 unit": a singular noun after an id names the
+    asset (a blind script's "AB-12 unit" was read as 12 units); a plural still counts."""
+    caller = owner(asset(asset_id, noun), asset("QQ-77", "gearbox"))
+    for said in (f"book the {asset_id} {noun} for friday", f"it's the {asset_id} {noun}"):
+        proposal = propose(said, context(caller=caller))
+        assert proposal.slot(ASSET).value == asset_id, (said, proposal.reason)
+        assert proposal.slot(UNITS) is None, said
+
+
 def test_digits_before_a_kind_that_no_asset_of_the_caller_has_name_none_of_them():
     caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
     assert propose("the 300 pump please", context(caller=caller)).slot(ASSET) is None

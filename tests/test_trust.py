@@ -265,3 +265,14 @@ def test_a_weekday_followed_by_a_word_no_day_is_followed_by_is_checked(text, cle
     assert verdict.clear is clear, verdict
     if not clear:
         assert verdict.reason == "a word no day is followed by comes after the weekday"
+
+
+def test_a_number_after_the_weekday_that_no_value_was_read_from_is_checked():
+    # "Friday the 11th" heard as "Friday 11": the day of the month is there, unread.
+    friday = SlotValue(VISIT_DATE, "2026-12-04", "friday")
+    verdict = trust.judge(heard("Make that Friday 11 for P 200.", 0.9), (friday,), EXPECT)
+    assert not verdict.clear
+    assert verdict.reason == "a word no day is followed by comes after the weekday"
+    # ... but a number read as the time is a value the turn carries
+    at_ten = (friday, SlotValue(VISIT_TIME, "10:30", "10 30"))
+    assert trust.judge(heard("Friday 10 30 please.", 0.9), at_ten, EXPECT).clear

@@ -63,17 +63,27 @@ def no_day_is_followed_by(text: str, values: Sequence[SlotValue]) -> bool:
     """A date read from a weekday is followed by a word that does not follow a day (not a
     closed-class word, a verb of suiting or a value: :data:`lexicon.ORDINAL_DATE_FOLLOWERS`):
     what came after the weekday was misheard ("Wednesday the ninth" heard as "Wednesday
-    behind"), so the day may be only part of what was said."""
+    behind"), so the day may be only part of what was said. A number right after the weekday
+    that no value was read from counts too ("Friday the 11th" heard as "Friday 11")."""
     tokens = _tokens(text)
+    read = {t for s in values for t in _tokens(s.text)}
     for slot in values:
         last = _tokens(slot.text.split("/")[-1])[-1:] if slot.field == VISIT_DATE else []
         if not last or last[0] not in lexicon.WEEKDAYS:
             continue
-        if any(token == last[0] and tokens[i + 1] not in lexicon.ORDINAL_DATE_FOLLOWERS
-               and not _VALUE_WORD.fullmatch(tokens[i + 1]) and tokens[i + 1] != "next"
+        if any(token == last[0] and _no_day_before(tokens[i + 1], read)
                for i, token in enumerate(tokens[:-1])):
             return True
     return False
+
+
+def _no_day_before(word: str, read: set[str]) -> bool:
+    """Whether ``word`` cannot follow a day: not a follower or a value word, or a number that
+    no value of the turn was read from."""
+    if word.isdigit():
+        return word not in read
+    return word not in lexicon.ORDINAL_DATE_FOLLOWERS and not _VALUE_WORD.fullmatch(word) \
+        and word != "next"
 
 
 def _tokens(text: str) -> list[str]:

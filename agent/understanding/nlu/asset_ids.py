@@ -26,9 +26,10 @@ _SEP = r"(?:\s*(?:-|\bdash\b|\bhyphen\b)\s*|\s?)"
 # A digit inside an id the caller owns, as a recogniser may write it ("p one oh oh", "kay nein").
 _DIGIT_SAID = {"0": r"(?:0|oh|o)", "1": r"(?:1|won)", "2": r"(?:2|to|too)", "4": r"(?:4|for)",
                "8": r"(?:8|ate)", "9": r"(?:9|nein)"}
-# Digits that are a time or a count, not the end of an id: "c 7 pm", "g 7:30", "see 25 units".
+# Digits that are a time or a count, not the end of an id: "c 7 pm", "g 7:30", "see 25 units"
+# (a singular noun after them names the asset: "the AB-12 unit", "the P-200 pump").
 NOT_TIME = (r"(?!\s*(?:am|pm|oclock|hours?)\b)(?![:.]\d)"
-            rf"(?! (?:{lexicon.UNIT_NOUNS}|days?|weeks?|months?|minutes?)\b)")
+            rf"(?! (?:{lexicon.PLURAL_UNIT_NOUNS}|days?|weeks?|months?|minutes?)\b)")
 # An id-like token in normalised text: letters, then digits ("v-200", "v200", "v 200", "ab-12").
 ID_LIKE = re.compile(
     r"(?<![\w'])(?P<letters>[a-z]{1,3})(?P<sep>\s?-\s?|\s|)(?P<digits>\d{1,5})(?![\w])"

@@ -129,6 +129,9 @@ NOT_ASSET_PREFIXES = frozenset(
 ASSET_NOUNS = r"pumps?|units?|machines?|assets?|models?|compressors?|devices?"
 
 UNIT_NOUNS = r"units?|pumps?|machines?|devices?|compressors?|assets?"
+# The plurals alone: a number before one counts ("25 units"); before a singular it is a name
+# ("the AB-12 unit", "the P-200 pump").
+PLURAL_UNIT_NOUNS = r"units|pumps|machines|devices|compressors|assets"
 
 LANGUAGES: dict[str, str] = {
     "english": "en", "french": "fr", "francais": "fr", "français": "fr", "german": "de",
