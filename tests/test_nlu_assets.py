@@ -295,7 +295,9 @@ def test_an_id_followed_by_a_singular_noun_is_that_asset(asset_id, noun):
 
 def test_digits_before_a_kind_that_no_asset_of_the_caller_has_name_none_of_them():
     caller = owner(asset("P-100", "pump"), asset("P-200", "pump"))
-    assert propose("the 300 pump please", context(caller=caller)).slot(ASSET) is None
+    proposal = propose("the 300 pump please", context(caller=caller))
+    assert proposal.slot(ASSET) is None
+    assert proposal.slot(UNITS) is None  # a singular after a number is a name, not a count
 
 
 def test_the_kind_said_of_the_asset_the_call_is_about_is_that_asset():

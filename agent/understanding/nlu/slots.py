@@ -45,7 +45,10 @@ def find_booking_ref(text: str, bookings: tuple[tuple[str, str, str], ...]) -> F
     return None
 
 
-_UNITS = re.compile(rf"\b(?P<n>\d{{1,3}}) (?:{lexicon.UNIT_NOUNS})\b")
+# A count: a number before a plural ("3 units"), or 1 before a singular; "the 300 pump" is no
+# count (a name: the kind's assets are asked about).
+_UNITS = re.compile(rf"\b(?P<n>\d{{1,3}}) (?:{lexicon.PLURAL_UNIT_NOUNS}"
+                    rf"|(?<=\b1 )(?:{lexicon.UNIT_NOUNS}))\b")
 _UNITS_WORD = re.compile(
     rf"\b(?:(?P<one>a single|just 1|only 1)|(?P<both>both)) (?:{lexicon.UNIT_NOUNS})\b"
 )
