@@ -33,9 +33,11 @@ SHRINK_EVERY_S = 30.0
 class ShrinkingSession:
     """An ``onnxruntime.InferenceSession`` whose arena's unused chunks are freed at the end of
     a run once runs have overlapped since the last shrink and ``every_secs`` have passed (the
-    first run after that shrinks). Everything else is the session's own; ``run`` keeps its
-    signature, so code written for a session (piper's voice, pipecat's Smart Turn analyzer)
-    takes this in its place. Thread-safe: one session serves every call."""
+    first run after that shrinks). A shrink that another run overlapped is owed again: that
+    run's chunks were busy when it freed the arena, or freed after. Everything else is the
+    session's own; ``run`` keeps its signature, so code written for a session (piper's voice,
+    pipecat's Smart Turn analyzer) takes this in its place. Thread-safe: one session serves
+    every call."""
 
     def __init__(self, session: Any, every_secs: float = SHRINK_EVERY_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -50,6 +52,9 @@ class ShrinkingSession:
         self._lock = threading.Lock()
         self._running = 0  # runs in flight
         self._overlapped = False  # two runs were in flight at once since the last shrink
+        # the shrinking runs in flight, each with whether another run shared its time
+        self._shrinking: dict[int, bool] = {}
+        self._tickets = 0
         self._shrink = onnxruntime.RunOptions()
         self._shrink.add_run_config_entry(SHRINK_OPTION, "cpu:0")
         self.shrinks = 0  # runs that gave the arena back (tests, amend bench)
@@ -59,28 +64,41 @@ class ShrinkingSession:
         """The wrapped session."""
         return self._session
 
-    def _start(self, own_options: bool) -> bool:
-        """Count a run in; True if it is to shrink the arena at its end."""
+    def _start(self, own_options: bool) -> int | None:
+        """Count a run in; a ticket if it is to shrink the arena at its end, else None."""
         with self._lock:
             self._running += 1
-            self._overlapped = self._overlapped or self._running > 1
+            if self._running > 1:
+                self._overlapped = True
+                for ticket in self._shrinking:  # their shrink will find this run's chunks busy
+                    self._shrinking[ticket] = True
             now = self._clock()
             if own_options or not self._overlapped or now - self._last < self._every:
-                return False
+                return None
             self._last, self._overlapped = now, False
             self.shrinks += 1
-            return True
+            self._tickets += 1
+            self._shrinking[self._tickets] = self._running > 1
+            return self._tickets
+
+    def _end(self, ticket: int | None) -> None:
+        """Count a run out. A shrink that shared its time with another run freed only the
+        chunks free at its end, and that run's chunks may have been busy then (or freed after
+        it): the shrink is owed again, to the first run due."""
+        with self._lock:
+            self._running -= 1
+            if ticket is not None and self._shrinking.pop(ticket):
+                self._overlapped = True
 
     def run(self, output_names, input_feed, run_options=None):
         """The session's ``run``; with the arena shrunk at its end when one is due (a caller's
         own ``run_options`` are kept, and then nothing is shrunk on that run)."""
-        if self._start(run_options is not None):
-            run_options = self._shrink
+        ticket = self._start(run_options is not None)
         try:
-            return self._session.run(output_names, input_feed, run_options)
+            return self._session.run(output_names, input_feed,
+                                     run_options if ticket is None else self._shrink)
         finally:
-            with self._lock:
-                self._running -= 1
+            self._end(ticket)
 
     def __getattr__(self, name: str) -> Any:
         if name == "_session":  # not set yet: no session to delegate to

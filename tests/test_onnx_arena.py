@@ -61,6 +61,31 @@ def test_after_runs_overlapped_one_run_a_period_shrinks_the_arena():
     assert session.shrinks == 2
 
 
+def test_a_shrink_that_another_run_overlapped_is_owed_again_until_one_runs_alone():
+    # The failure this guards: four runs at once, the last to shrink ended before another
+    # run in flight; that run's chunks were busy at the shrink and stayed in the arena.
+    fake = FakeSession()
+    session = ShrinkingSession(fake, every_secs=0.0)
+    overlapping(session, fake)  # the inner run shrinks, with the outer one in flight
+    session.run(None, {})  # owed again: shrinks, alone this time
+    session.run(None, {})  # nothing owed
+    assert [shrank(o) for o in fake.options] == [False, True, True, False]
+
+    # a run that starts inside a shrinking run that began alone makes it owed again too
+    now = [0.0]
+    fake = FakeSession()
+    session = ShrinkingSession(fake, every_secs=30.0, clock=lambda: now[0])
+    overlapping(session, fake)  # overlap, no shrink due yet
+    now[0] = 100.0
+    overlapping(session, fake)  # the outer run shrinks; the inner one starts inside it
+    now[0] = 200.0
+    session.run(None, {})
+    now[0] = 300.0
+    session.run(None, {})
+    assert [shrank(o) for o in fake.options] == [False, False, True, False, True, False]
+    assert session.shrinks == 2
+
+
 def test_a_callers_own_run_options_are_kept_and_the_rest_is_the_sessions():
     import onnxruntime
 
