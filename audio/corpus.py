@@ -213,6 +213,32 @@ HELD_OUT_VALUES_5 = (
 )
 
 
+# A sixth held-out set, written from docs/ alone by someone who had read no code, on 2026-12-04
+# after the fourth and fifth sets' misses had shaped two more trust rules (a faint word right
+# after a weekday; a word in the day's place before a month), said by
+# audio.voices.HELD_OUT_BASES_6. Measured once, blind.
+HELD_OUT_VALUES_6 = (
+    "Hi, er, I'd like to book a service for pee one hundred on Thursday the seventeenth, at "
+    "half past two if possible.",
+    "Right, so the pump in Utrecht needs looking at, could you do the eighth of January, "
+    "quarter to eleven?",
+    "Can someone come out to P-100 a week on Friday, after lunch?",
+    "Um, Monday week for the Rotterdam pump, first thing in the morning please.",
+    "Yeah, hi, I need pump two hundred serviced next Tuesday at 2:45.",
+    "Tomorrow afternoon at three o'clock for P-200, if you've got anything.",
+    "Sorry, not the fifteenth, I meant Wednesday the sixteenth for P-100, late morning ideally.",
+    "So could we book the P-100 pump in for January the twelfth, around ten thirty?",
+    "Er, put P-200 down for Monday the fourth of January, say twenty past one.",
+    "Hiya, any chance of getting the one in Utrecht seen to on the twenty-second, half three in"
+    " the afternoon?",
+    "We'd like P one hundred serviced on Thursday, December tenth, at nine fifteen a.m.",
+    "Oh, actually, make that Friday the eighteenth, not the eleventh, for pee two hundred, at "
+    "noon.",
+    "So, um, the day after tomorrow for the pump in Rotterdam, around four in the afternoon "
+    "would be great.",
+    "Uh, we're looking at February second for pump P-100, eleven o'clock in the morning.",
+)
+
 def first_word_fate(reference: str, hypothesis: str) -> str:
     """What became of the reference's first word: ``kept`` (heard as said), ``garbled``
     (something else was heard in its place) or ``dropped`` (nothing was: a clipped start).

@@ -318,6 +318,18 @@ def test_the_held_out_turns_share_no_phrasing_or_voice_with_the_calibration_set(
         values = reader.values(text)
         assert values, text
         assert all(trust.is_expected(s, expect) for s in values), text
+    # ... and so does the sixth, against all six before it
+    sixth = voices.held_out_voices_6()
+    assert len(sixth) == 13 and {v.name for v in sixth} & (calibration | {
+        v.name for v in (*held, *second, *third, *fourth, *fifth)}) == {"piper"}
+    assert not set(corpus.HELD_OUT_VALUES_6) & {
+        *corpus.HELD_OUT_VALUES, *corpus.HELD_OUT_VALUES_2, *corpus.HELD_OUT_VALUES_3,
+        *corpus.HELD_OUT_VALUES_4, *corpus.HELD_OUT_VALUES_5, *corpus.EXPECTED_VALUES,
+        *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
+    for text in corpus.HELD_OUT_VALUES_6:
+        values = reader.values(text)
+        assert values, text
+        assert all(trust.is_expected(s, expect) for s in values), text
 
 
 @pytest.mark.parametrize("said, heard, same", [

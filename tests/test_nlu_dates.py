@@ -424,3 +424,51 @@ def test_a_rethought_time_keeps_the_day_and_a_busy_window_is_not_asked_for(said)
     assert VISIT_DATE not in values, said
     assert values.get(VISIT_TIME) == "10:15", said
     assert values.get(VISIT_WINDOW) in (None, "morning"), said
+
+
+# -- shapes a recogniser leaves (the sixth held-out set, 2026-12-04) ----------------------------
+@pytest.mark.parametrize(("said", "value"), [
+    # "a week on Friday" with its "a" lost, or heard as another short word
+    ("Can someone come out to P 100 week on Friday after lunch?", "2026-12-11"),
+    ("P 100, please, at week on Thursday", "2026-12-10"),
+    ("week from Monday works", "2026-12-14"),
+    ("fortnight on Wednesday then", "2026-12-16"),
+    # a word before "week" that makes it another week keeps its own reading
+    ("this week on Friday", "2026-12-04"),
+    ("next week on Friday", "2026-12-11"),
+    ("a week on Friday", "2026-12-11"),
+])
+def test_week_on_a_weekday_without_its_article_is_a_week_on(said, value):
+    assert [r.value for r in read_dates(normalise(said), TUESDAY)] == [value], said
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    # "the twenty-second" written as "the 20 second": one ordinal
+    ("on the 20 second, half three in the afternoon", "2026-12-22"),
+    ("the 30 first of December", "2026-12-31"),
+    ("the 20 fourth please", "2026-12-24"),
+])
+def test_a_ten_and_a_units_ordinal_written_apart_are_one_day(said, value):
+    assert [r.value for r in read_dates(normalise(said), TUESDAY)] == [value], said
+
+
+@pytest.mark.parametrize(("said", "normal"), [
+    ("the 30 second", "the 30 2nd"),  # no 32nd
+    ("at 10 20 2nd", "at 10 20 2nd"),  # after a number: a clock's minutes
+    ("in 20 seconds", "in 20 seconds"),
+])
+def test_a_ten_and_an_ordinal_that_make_no_day_stay_apart(said, normal):
+    assert normalise(said) == normal
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    # after "<weekday> the", an ordinal is the day whatever follows it ("for P-100" heard as
+    # "of the 100")
+    ("I meant Wednesday the 16th of the 100 late morning", "2026-12-16"),
+    ("Wednesday the 16th of the month", "2026-12-16"),
+    ("the 16th of the month", "2026-12-16"),
+])
+def test_an_ordinal_after_a_weekday_and_the_is_the_day(said, value):
+    assert value in {r.value for r in read_dates(normalise(said), TUESDAY)}, said
+    # ... while "of the" after an ordinal with no weekday before still makes it a rank
+    assert read_dates(normalise("the 3rd of the options"), TUESDAY) == ()

@@ -120,7 +120,11 @@ def test_a_value_the_agent_just_offered_is_expected():
 
 def test_value_words_that_cannot_be_found_fall_back_to_the_confidence_floor():
     odd = (SlotValue(ASSET, "P-200", "p 200"),)
-    assert not trust.judge(heard("pee two hundred please", 0.55), odd, EXPECT).clear
+    assert not trust.judge(heard("the usual pump please", 0.55), odd, EXPECT).clear
+    # words that spell the value only once normalised together are found, and weighed
+    assert trust.judge(heard("pee two hundred please", 0.55), odd, EXPECT).clear
+    assert not trust.judge(heard("pee two hundred please", 0.9, {"two": 0.1}), odd,
+                           EXPECT).clear
 
 
 def test_a_value_is_found_across_the_words_the_recogniser_split_it_into():
@@ -276,3 +280,83 @@ def test_a_number_after_the_weekday_that_no_value_was_read_from_is_checked():
     # ... but a number read as the time is a value the turn carries
     at_ten = (friday, SlotValue(VISIT_TIME, "10:30", "10 30"))
     assert trust.judge(heard("Friday 10 30 please.", 0.9), at_ten, EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # "Wednesday the ninth" heard as a faint conjunction and words that sound like it
+    ("Could you come out on Wednesday, but I'm thinking the morning?", "but", False),
+    ("Pump 200 on Wednesday and I'd say around ten.", "and", False),
+    ("Friday, then, if that's fine.", "then,", False),
+    # the same words heard well: a caller may well say them after a day
+    ("Pump 200 on Wednesday and I'd say around ten.", None, True),
+    # a faint word further on, or a faint value right after the day, is not this rule's
+    ("Wednesday works for us, thanks a lot.", "thanks", True),
+    ("Wednesday morning please.", "please.", True),
+])
+def test_a_faint_word_right_after_the_weekday_is_checked(text, faint, clear):
+    wednesday = SlotValue(VISIT_DATE, "2026-12-02", "wednesday")
+    friday = SlotValue(VISIT_DATE, "2026-12-04", "friday")
+    slot = friday if "Friday" in text else wednesday
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.2} if faint else None), (slot,), EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a faint word comes right after the weekday"
+    # a date read from no weekday is not this rule's
+    tenth = SlotValue(VISIT_DATE, "2026-12-10", "the 10th")
+    assert trust.judge(heard("the 10th, but I'm flexible", 0.9, {"but": 0.1}), (tenth,),
+                       EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "said", "clear"), [
+    # the day of the month misheard as a word in the frame "the ... of <month>"
+    ("Could we do the fall on February 1st in the morning?", "february 1st", False),
+    ("Could we do the force of January, 11 15?", "january 11", False),
+    ("Sometime the end of January for P 100.", "january", False),
+    # the day said in its place
+    ("Could we do the 4th of February in the morning?", "the 4th of february", True),
+    ("the fourth of February works", "the 4th of february", True),
+    ("On the 12th, of January, at noon.", "the 12th of january", True),
+    ("February the 4th please.", "february the 4th", True),
+])
+def test_a_word_in_the_place_of_the_day_of_the_month_is_checked(text, said, clear):
+    day = {"february 1st": "2027-02-01", "january 11": "2027-01-11", "january": "2027-01-31",
+           "the 4th of february": "2027-02-04", "the 12th of january": "2027-01-12",
+           "february the 4th": "2027-02-04"}[said]
+    slots = (SlotValue(VISIT_DATE, day, said),)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "no day of the month before the month"
+    # a month named with no date read from the turn: nothing to doubt
+    assert trust.judge(heard("the end of January for P 100", 0.9),
+                       (SlotValue(ASSET, "P-100", "p 100"),), EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "for January the twelfth" heard as "4 January 12": which number is the day?
+    ("So could we book the P 100 pump in 4 January 12, around 1030?", False),
+    ("book 4 January 12 please", False),
+    # one number is the day and the other a time, or a comma parts them
+    ("on 4 January, 12 noon", True),
+    ("4 January 12 pm", True),
+    ("4 January 12:30", True),
+    ("the 4th of January please", True),
+])
+def test_a_month_between_two_numbers_that_could_each_be_its_day_is_checked(text, clear):
+    slots = (SlotValue(VISIT_DATE, "2027-01-04", "4 january"),)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a number on each side of the month"
+
+
+def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed():
+    # "the twenty-second" written " 20", " second": the value "the 22nd" is those two words
+    words = (("on", 0.9), ("the", 0.9), ("20", 0.9), ("second", 0.1), ("please", 0.9))
+    slot = SlotValue(VISIT_DATE, "2026-12-22", "the 22nd")
+    verdict = trust.judge(Utterance("on the 20 second please", 0.9, words=words), (slot,),
+                          EXPECT)
+    assert not verdict.clear and verdict.reason == "a value word was heard faintly"
+    clear = tuple((w, 0.9) for w, _ in words)
+    assert trust.judge(Utterance("on the 20 second please", 0.9, words=clear), (slot,),
+                       EXPECT).clear

@@ -23,6 +23,8 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 # "Friday": "the 18th, the Friday" names the day again).
 _VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
     (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
+_MONTH_BETWEEN = re.compile(rf"(?<![\d:.])\b(\d{{1,2}}) (?:{lexicon.MONTHS}) (\d{{1,2}})\b"
+                            r"(?![:.]?\d| \d| ?(?:am|pm|oclock)\b)")
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}
 
@@ -75,6 +77,47 @@ def no_day_is_followed_by(text: str, values: Sequence[SlotValue]) -> bool:
                for i, token in enumerate(tokens[:-1])):
             return True
     return False
+
+
+def faint_after_weekday(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
+                        faint: float) -> bool:
+    """A date read from a weekday is followed at once by a word that is no value and was
+    heard below ``faint``: the recogniser was unsure just where the day of the month would
+    be said ("Wednesday the ninth" heard as "Wednesday, but I'm", "Wednesday and I'd say",
+    "but" and "and" faint), so the day may be only part of what was said. ``words``: the
+    recogniser's words with their probabilities."""
+    days = {last for s in values if s.field == VISIT_DATE
+            for last in _tokens(s.text.split("/")[-1])[-1:] if last in lexicon.WEEKDAYS}
+    for (word, _), (after, heard) in zip(words[:-1], words[1:], strict=True):
+        said, next_said = _tokens(word), _tokens(after)
+        if said and said[-1] in days and next_said and heard < faint \
+                and not _VALUE_WORD.fullmatch(next_said[0]):
+            return True
+    return False
+
+
+def day_of_month_lost(text: str, values: Sequence[SlotValue]) -> bool:
+    """A month is said in the frame "the ... of <month>" (or "on"), with a word in the day's
+    place that is no value: the day of the month was misheard ("the fourth of February" heard
+    as "the fall on February", "the force of February"), so a date read from the turn is not
+    the day that was said. "the end of March" and "the week of the 4th" are checked too: they
+    name no one day."""
+    if not any(s.field == VISIT_DATE for s in values):
+        return False
+    tokens = _tokens(text)
+    return any(token in _MONTH_NUMBER and i >= 3 and tokens[i - 1] in ("of", "on")
+               and tokens[i - 3] == "the" and not _VALUE_WORD.fullmatch(tokens[i - 2])
+               for i, token in enumerate(tokens))
+
+
+def month_between_numbers(text: str, values: Sequence[SlotValue]) -> bool:
+    """A month stands between two bare numbers that could each be its day ("4 January 12",
+    misheard from "for January the twelfth"): which one is the day was not heard, so a date
+    read from the turn may be the other. A number after the month that a clock word, a
+    colon or minutes follow is a time ("4 January 12 pm"), and a comma parts the two."""
+    return any(s.field == VISIT_DATE for s in values) and any(
+        1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 31
+        for m in _MONTH_BETWEEN.finditer(normalise(text)))
 
 
 def _no_day_before(word: str, read: set[str]) -> bool:

@@ -97,7 +97,7 @@ def week_part(match: re.Match[str], today: date) -> tuple[date, ...]:
 
 def week_after(match: re.Match[str], today: date) -> tuple[date, ...]:
     said = match.group("wd") or match.group("wd2") or match.group("wd3")
-    unit = match.group("unit") or match.group("unit2") or "week"
+    unit = match.group("unit") or match.group("unit1") or match.group("unit2") or "week"
     count = match.group("n")
     weeks = 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
     if match.group("wd3"):  # "the Friday after next"

@@ -50,6 +50,11 @@ from agent.understanding.nlu.date_rules import (
 
 _WD = "|".join(sorted(lexicon.WEEKDAYS, key=len, reverse=True))
 _ORD = r"(?:st|nd|rd|th)"
+# "a week on Friday" without its "a", unless a word before makes "week" another week's
+_BARE_WEEK = "".join(f"(?<!{w} )" for w in ("this", "next", "last", "that", "the", "same",
+                                            "every", "each", "per", "one"))
+# "Wednesday the 16th": an ordinal after "<weekday> the" is a day, whatever follows it
+_WEEKDAY_THE = re.compile(rf"\b(?:{_WD}),? the \d{{1,2}}{_ORD}$")
 _YEAR = r"(?:,? \d{4})?"
 _MONTH = rf"(?:{lexicon.MONTHS})"
 # Weekday abbreviations that are also everyday words ("we sat down", "the sun", "we'd" heard as
@@ -84,9 +89,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r" (?P<which>this|next|the) week\b(?! \d)"
         r"|\b(?P<mid>mid|midweek) next week\b"
         r"|\b(?P<weekend>(?:this|next|the) weekend)\b")),
-    # a week on Friday, Friday week, 2 weeks on Friday, Friday fortnight, the Friday after next
+    # a week on Friday (or "week on Friday": a recogniser drops the "a"), Friday week, 2 weeks
+    # on Friday, Friday fortnight, the Friday after next
     ("week_after", re.compile(
-        rf"\b(?:(?P<n>a|1|2|3) (?P<unit>weeks?|fortnight) (?:on|from|come) (?:this )?(?P<wd>{_WD})"
+        rf"\b(?:(?:(?P<n>a|1|2|3) (?P<unit>weeks?|fortnight)|{_BARE_WEEK}(?P<unit1>week|fortnight))"
+        rf" (?:on|from|come) (?:this )?(?P<wd>{_WD})"
         rf"|(?P<wd2>{_WD}) (?P<unit2>week|fortnight)(?!s| \d)"
         rf"|(?:the )?(?P<wd3>{_WD}) after next)\b")),
     # a week tomorrow, a week today, tomorrow week, a week from today, this time next week
@@ -252,8 +259,9 @@ def _ordinal_heads_a_noun(text: str, match: re.Match[str]) -> bool:
     if word in lexicon.ORDINAL_DATE_FOLLOWERS or word in lexicon.WEEKDAYS:
         return False
     if word == "of":
-        return not re.match(rf"\s+(?:the )?(?:{lexicon.MONTHS}|(?:next|this|following|coming)"
-                            r" month)\b", after)
+        return not re.match(rf"\s+(?:the )?(?:{lexicon.MONTHS}|(?:next|this|following|coming"
+                            r"|the) month)\b", after) and not _WEEKDAY_THE.search(
+                                text[:match.start()] + match.group(0))
     return not re.fullmatch(lexicon.MONTHS, word)
 
 

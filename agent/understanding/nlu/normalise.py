@@ -48,6 +48,19 @@ _AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
 # "two zero zero" arrives as "2 0 0": ids are read digit by digit.
 _DIGIT_BY_DIGIT = re.compile(r"\b\d(?: (?:\d|0+)\b)+")
 _HOMOPHONE_DIGIT = ("2", "4", "8", "1", "2", "4", "4", "4", "4")
+# "the twenty-second" written "the 20 second" (-> "20 2nd"): a ten and an ordinal of the units
+# are one ordinal, the 21st to the 31st; not after a number or a clock ("10 20 2nd").
+_SPLIT_ORDINAL = re.compile(r"(?<![\d:] )(?<![\d:])\b([23])0 ([1-9])(st|nd|rd|th)\b")
+_ORDINAL_SUFFIX = {"1": "st", "2": "nd", "3": "rd"}
+
+
+def _one_ordinal(match: re.Match[str]) -> str:
+    tens, unit, suffix = match.groups()
+    day = int(tens + unit)
+    if day > 31 or _ORDINAL_SUFFIX.get(unit, "th") != suffix:
+        return match.group(0)
+    return f"{day}{suffix}"
+
 
 
 def _homophone(match: re.Match[str]) -> str:
@@ -74,6 +87,7 @@ def normalise(text: str) -> str:
         else "eight", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
+    out = _SPLIT_ORDINAL.sub(_one_ordinal, out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)
     out = _SPACES.sub(" ", out)
     out = re.sub(r"\s*,[\s,]*", ", ", out)
