@@ -25,7 +25,8 @@ Why it is measured this way:
   not the same experience.
 * **The floor**, on the same turns, each part alone on an idle machine after the calls: the
   bare VAD stop (Silero with the pipeline's parameters over the same audio, in audio time),
-  Whisper on the same audio (compute time), Piper's first chunk of the agent's actual first
+  Whisper on the same audio as the pipeline calls it, each word scored for calibrated trust
+  (compute time; text alone is reported beside it), Piper's first chunk of the agent's actual first
   reply sentence. Voice-to-voice / floor says what the pipeline adds around the models.
 * **Whisper workers**: the same call alone and as 3 simultaneous calls, under 1 thread x 2
   workers (the default in ``audio.services``) and 2 threads x 1 worker
@@ -204,8 +205,9 @@ class Floor:
     """The models' own time for one turn, each alone (seconds)."""
 
     vad: float  # bare VAD stop after the last voiced frame, in audio time
-    whisper: float  # transcribing the turn's audio
+    whisper: float  # recognising the turn's audio as the pipeline does, words scored
     piper: float  # first chunk of the reply's first sentence
+    whisper_plain: float | None = None  # the same audio, text only (no word probabilities)
 
     @property
     def total(self) -> float:
@@ -293,12 +295,15 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
                              "backstop, audio/services.py)", reached, "", "0", cmd))
     if floors:
         total = [f.total for f in floors]
+        plain = [f.whisper_plain for f in floors if f.whisper_plain is not None]
         rows += [
             BenchRow("floor: bare VAD stop on the same turns, p50",
                      _ms([f.vad for f in floors], 50), "ms",
                      f"stop_secs {vad_stop_secs * 1000:.0f} ms + detection", cmd),
-            BenchRow("floor: Whisper alone on the same turns, p50",
-                     _ms([f.whisper for f in floors], 50), "ms", "report", cmd),
+            BenchRow("floor: Whisper alone on the same turns, words scored as the pipeline "
+                     "does, p50", _ms([f.whisper for f in floors], 50), "ms", "report", cmd),
+            *([BenchRow("floor: Whisper alone on the same turns, text only (no word scores), "
+                        "p50", _ms(plain, 50), "ms", "report", cmd)] if plain else []),
             BenchRow("floor: Piper first chunk of the agent's replies, p50",
                      _ms([f.piper for f in floors], 50), "ms", "report", cmd),
             BenchRow("floor: VAD + Whisper + Piper per turn, p50", _ms(total, 50), "ms",
@@ -491,12 +496,13 @@ async def bare_vad_stop(samples: Any, *, start_secs: float, stop_secs: float) ->
     return None
 
 
-def whisper_alone(sample: TurnSample) -> float:
-    """Seconds to transcribe the turn's audio, alone, as the pipeline would (biased)."""
+def whisper_alone(sample: TurnSample, *, words: bool = True) -> float:
+    """Seconds to recognise the turn's audio, alone, as the pipeline does (biased; each word
+    scored for calibrated trust); ``words=False``: the text alone, which is faster."""
     from audio import services
 
     start = time.perf_counter()
-    services.transcribe(sample.audio.samples, hotwords=sample.hotwords)
+    services.recognise(sample.audio.samples, hotwords=sample.hotwords, words=words)
     return time.perf_counter() - start
 
 
@@ -520,7 +526,8 @@ async def floors(samples: Sequence[TurnSample], *, start_secs: float,
             continue
         vad = await bare_vad_stop(s.audio.samples, start_secs=start_secs, stop_secs=stop_secs)
         out.append(Floor(stop_secs if vad is None else vad, whisper_alone(s),
-                         piper_first_chunk(s.reply) if s.reply else 0.0))
+                         piper_first_chunk(s.reply) if s.reply else 0.0,
+                         whisper_alone(s, words=False)))
     return out
 
 

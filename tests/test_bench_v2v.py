@@ -126,8 +126,8 @@ def rows_by_figure(rows: list[BenchRow]) -> dict[str, BenchRow]:
 def test_rows_report_right_and_wrong_apart_stages_floor_ratio_and_the_workers():
     samples = [sample(0.8, "right"), sample(0.9, "right"), sample(1.0, "right"),
                sample(2.0, "wrong"), sample(None, "missed")]
-    floors = [b.Floor(0.25, 0.4, 0.05), b.Floor(0.25, 0.45, 0.05), b.Floor(0.25, 0.5, 0.05),
-              b.Floor(0.25, 0.5, 0.05)]
+    floors = [b.Floor(0.25, 0.4, 0.05, 0.3), b.Floor(0.25, 0.45, 0.05, 0.35),
+              b.Floor(0.25, 0.5, 0.05, 0.4), b.Floor(0.25, 0.5, 0.05, 0.4)]
     tradeoff = b.Tradeoff(single={(1, 2): [0.8, 0.9], (2, 1): [0.7, 0.75]},
                           together={(1, 2): [1.0, 1.2, 1.4], (2, 1): [1.1, 1.5, 1.9]},
                           whisper={(1, 2): [0.4, 0.45], (2, 1): [0.3, 0.32]}, calls=3)
@@ -150,6 +150,11 @@ def test_rows_report_right_and_wrong_apart_stages_floor_ratio_and_the_workers():
     assert held.value == "4 / 0"  # one per answered turn, none on the backstop
     assert next(r for f, r in by.items() if f.startswith("segments heard before")).value == 0
     assert by["floor: bare VAD stop on the same turns, p50"].value == 250
+    # Whisper's floor is the pipeline's call (words scored); the text alone beside it
+    assert by["floor: Whisper alone on the same turns, words scored as the pipeline does, p50"
+              ].value == 475
+    assert by["floor: Whisper alone on the same turns, text only (no word scores), p50"
+              ].value == 375
     assert by["floor: VAD + Whisper + Piper per turn, p50"].value == 775
     assert by["voice-to-voice / floor, p50"].value == round(0.95 / 0.775, 2)
     assert by["voice-to-voice / floor, p95"].value == round(2.0 / 0.8, 2)
