@@ -315,6 +315,11 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
             BenchRow("voice-to-voice / floor, p95", round(ratio(v2v, total, 95), 2), "ratio",
                      "≤ 1.2", cmd),
         ]
+        if len(plain) == len(floors):  # the floor with Whisper's text alone, the lower floor
+            bare = [f.vad + (f.whisper_plain or 0.0) + f.piper for f in floors]
+            rows += [BenchRow(f"voice-to-voice / floor with Whisper's text alone, p{q}",
+                              round(ratio(v2v, bare, q), 2), "ratio", "report", cmd)
+                     for q in (50, 95)]
     if tradeoff is not None:
         for setting in (DEFAULT_WHISPER, OTHER_WHISPER):
             single = tradeoff.single.get(setting) or []

@@ -155,6 +155,8 @@ def test_rows_report_right_and_wrong_apart_stages_floor_ratio_and_the_workers():
               ].value == 475
     assert by["floor: Whisper alone on the same turns, text only (no word scores), p50"
               ].value == 375
+    assert by["voice-to-voice / floor with Whisper's text alone, p50"].value == round(
+        0.95 / 0.675, 2)
     assert by["floor: VAD + Whisper + Piper per turn, p50"].value == 775
     assert by["voice-to-voice / floor, p50"].value == round(0.95 / 0.775, 2)
     assert by["voice-to-voice / floor, p95"].value == round(2.0 / 0.8, 2)
