@@ -245,9 +245,12 @@ class _Reader:
 
     def values(self, text: str) -> tuple[SlotValue, ...]:
         """The values the proposer reads in ``text`` (as if typed)."""
+        return self._values_of(self.proposer.propose(Utterance(text), self.context))
+
+    @staticmethod
+    def _values_of(proposal: Proposal) -> tuple[SlotValue, ...]:
         from agent.understanding.trust import VALUE_FIELDS
 
-        proposal = self.proposer.propose(Utterance(text), self.context)
         return tuple(s for s in proposal.slots
                      if s.value is not None and s.field in VALUE_FIELDS)
 
@@ -255,7 +258,8 @@ class _Reader:
         from agent.service.validation import validate
         from agent.understanding import trust
 
-        reference = self.values(said)
+        read_said = self.proposer.propose(Utterance(said), self.context)
+        reference = self._values_of(read_said)
         proposal = self.proposer.propose(utterance, self.context)
         expect = trust.expected(self.context)
         verdict = trust.judge(utterance, proposal.slots, expect,
@@ -284,7 +288,7 @@ class _Reader:
                       heard_word_for_word(said, utterance.text),
                       named(s for s in reference if not trust.is_expected(s, expect)),
                       verdict.weakest, verdict.reason,
-                      accepted(False, self.proposer.propose(Utterance(said), self.context)))
+                      accepted(False, read_said))
 
 
 def heard_word_for_word(said: str, heard: str) -> bool:

@@ -69,14 +69,9 @@ def no_day_is_followed_by(text: str, values: Sequence[SlotValue]) -> bool:
     that no value was read from counts too ("Friday the 11th" heard as "Friday 11")."""
     tokens = _tokens(text)
     read = {t for s in values for t in _tokens(s.text)}
-    for slot in values:
-        last = _tokens(slot.text.split("/")[-1])[-1:] if slot.field == VISIT_DATE else []
-        if not last or last[0] not in lexicon.WEEKDAYS:
-            continue
-        if any(token == last[0] and _no_day_before(tokens[i + 1], read)
-               for i, token in enumerate(tokens[:-1])):
-            return True
-    return False
+    days = _weekdays_read(values)
+    return any(token in days and _no_day_before(tokens[i + 1], read)
+               for i, token in enumerate(tokens[:-1]))
 
 
 def faint_after_weekday(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
@@ -86,8 +81,7 @@ def faint_after_weekday(words: Sequence[tuple[str, float]], values: Sequence[Slo
     be said ("Wednesday the ninth" heard as "Wednesday, but I'm", "Wednesday and I'd say",
     "but" and "and" faint), so the day may be only part of what was said. ``words``: the
     recogniser's words with their probabilities."""
-    days = {last for s in values if s.field == VISIT_DATE
-            for last in _tokens(s.text.split("/")[-1])[-1:] if last in lexicon.WEEKDAYS}
+    days = _weekdays_read(values)
     for (word, _), (after, heard) in zip(words[:-1], words[1:], strict=True):
         said, next_said = _tokens(word), _tokens(after)
         if said and said[-1] in days and next_said and heard < faint \
@@ -118,6 +112,13 @@ def month_between_numbers(text: str, values: Sequence[SlotValue]) -> bool:
     return any(s.field == VISIT_DATE for s in values) and any(
         1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 31
         for m in _MONTH_BETWEEN.finditer(normalise(text)))
+
+
+def _weekdays_read(values: Sequence[SlotValue]) -> set[str]:
+    """The weekdays that dates of ``values`` were read from (the last word of a date's text,
+    or of its last part: "the 2nd / friday")."""
+    return {last for s in values if s.field == VISIT_DATE
+            for last in _tokens(s.text.split("/")[-1])[-1:] if last in lexicon.WEEKDAYS}
 
 
 def _no_day_before(word: str, read: set[str]) -> bool:

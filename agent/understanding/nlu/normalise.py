@@ -62,7 +62,6 @@ def _one_ordinal(match: re.Match[str]) -> str:
     return f"{day}{suffix}"
 
 
-
 def _homophone(match: re.Match[str]) -> str:
     for group, digit in zip(match.groups(), _HOMOPHONE_DIGIT, strict=False):
         if group:
