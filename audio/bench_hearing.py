@@ -22,14 +22,10 @@ subset):
   the reference text. The turns: every voice of the set saying
   :data:`audio.corpus.EXPECTED_VALUES` and :data:`audio.corpus.UNEXPECTED_VALUES`, and the
   base voices saying the expected ones again under heavy noise (:data:`CORRUPTED`). The same
-  two figures again on held-out turns (:func:`held_out_turns`, full run only): phrasings and
-  voices written after the thresholds were set, so the calibration is also judged on callers
-  it has not met; on a second held-out set (:func:`held_out_turns_2`), written and voiced
-  after the rule that the first set's misses suggested; and on a third
-  (:func:`held_out_turns_3`), written from ``docs/`` alone after the last rule, and a fourth
-  (:func:`held_out_turns_4`), written the same way after the third's figures, and a fifth
-  (:func:`held_out_turns_5`) after the rules the fourth's misses shaped, and a sixth
-  (:func:`held_out_turns_6`) after those the fourth's and fifth's shaped. A transcript
+  two figures again on each held-out set (:func:`held_out_turns`, full run only): phrasings
+  and voices written after the thresholds were set, so the calibration is also judged on
+  callers it has not met (the third to the seventh written from ``docs/`` alone, each after
+  the rules the sets before it shaped). A transcript
   whose values are right may still be badly heard ("The afternoon sold snee-bait up"); the
   check rate is also given over the turns heard *word for word* (the same words as said,
   once written alike: :func:`heard_word_for_word`), where a check question is wasted.
@@ -60,10 +56,12 @@ from audio import corpus, voices
 CMD = "amend bench --only audio"
 CMD_QUICK = "amend bench --only audio --quick"
 CMD_TRUST = "amend bench --only trust"
+# The docs' corpus caller `acme` and the demo's Acme personas: a blind writer of held-out turns
+# reads of its pumps in Rotterdam and Utrecht, so "the one in Utrecht" names P-200 here too.
 CALLER = CallerProfile(
     tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
     assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
-            Asset("P-200", "C1", "EU", "4 Dock Street, Rotterdam", kind="pump")))
+            Asset("P-200", "C1", "EU", "4 Canal Street, Utrecht", kind="pump")))
 # Deliberately corrupted turns: the base voices under noise far above the voice set's 20 dB.
 CORRUPTED = (("white", 5.0), ("pink", 0.0))
 SETTLE_AUDIO_SECS = 1.5  # caller audio after a clip by which every turn of it has ended
@@ -333,42 +331,13 @@ def trust_turns(voice_list: tuple[voices.Voice, ...],
             + _said_by(corrupted, "corrupted", corpus.EXPECTED_VALUES))
 
 
-def held_out_turns() -> list[tuple[voices.Voice, str, str]]:
-    """(voice, kind, text) of the held-out turns: phrasings and voices no threshold was set
-    on (:data:`audio.corpus.HELD_OUT_VALUES`, :func:`audio.voices.held_out_voices`)."""
-    return _said_by(voices.held_out_voices(), "expected", corpus.HELD_OUT_VALUES)
-
-
-def held_out_turns_2() -> list[tuple[voices.Voice, str, str]]:
-    """(voice, kind, text) of the second held-out set (:data:`audio.corpus.HELD_OUT_VALUES_2`,
-    :func:`audio.voices.held_out_voices_2`), written and voiced after trust.py's last rule."""
-    return _said_by(voices.held_out_voices_2(), "expected", corpus.HELD_OUT_VALUES_2)
-
-
-def held_out_turns_3() -> list[tuple[voices.Voice, str, str]]:
-    """(voice, kind, text) of the third held-out set (:data:`audio.corpus.HELD_OUT_VALUES_3`,
-    :func:`audio.voices.held_out_voices_3`), written from ``docs/`` alone after the last rule."""
-    return _said_by(voices.held_out_voices_3(), "expected", corpus.HELD_OUT_VALUES_3)
-
-
-def held_out_turns_4() -> list[tuple[voices.Voice, str, str]]:
-    """(voice, kind, text) of the fourth held-out set (:data:`audio.corpus.HELD_OUT_VALUES_4`,
-    :func:`audio.voices.held_out_voices_4`), written from ``docs/`` alone on 2026-12-04."""
-    return _said_by(voices.held_out_voices_4(), "expected", corpus.HELD_OUT_VALUES_4)
-
-
-def held_out_turns_5() -> list[tuple[voices.Voice, str, str]]:
-    """(voice, kind, text) of the fifth held-out set (:data:`audio.corpus.HELD_OUT_VALUES_5`,
-    :func:`audio.voices.held_out_voices_5`), written from ``docs/`` alone after the rules the
-    fourth set's misses shaped."""
-    return _said_by(voices.held_out_voices_5(), "expected", corpus.HELD_OUT_VALUES_5)
-
-
-def held_out_turns_6() -> list[tuple[voices.Voice, str, str]]:
-    """(voice, kind, text) of the sixth held-out set (:data:`audio.corpus.HELD_OUT_VALUES_6`,
-    :func:`audio.voices.held_out_voices_6`), written from ``docs/`` alone after the rules the
-    fourth's and fifth's misses shaped."""
-    return _said_by(voices.held_out_voices_6(), "expected", corpus.HELD_OUT_VALUES_6)
+def held_out_turns(n: int = 1) -> list[tuple[voices.Voice, str, str]]:
+    """(voice, kind, text) of the ``n``-th held-out set (:data:`audio.corpus.HELD_OUT_SETS`,
+    :func:`audio.voices.held_out_voices`): phrasings and voices no threshold was set on. The
+    second was written and voiced after trust.py's last rule of the time; the third to the
+    seventh from ``docs/`` alone by someone who had read no code, each after the rules the
+    sets before it shaped."""
+    return _said_by(voices.held_out_voices(n), "expected", corpus.HELD_OUT_SETS[n - 1])
 
 
 def _said_by(voice_list: tuple[voices.Voice, ...], kind: str,
@@ -436,9 +405,12 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     return _retention_rows(openings, audible, voice_list, cmd) + trust_rows(quick, cmd)
 
 
+_NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+
+
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     """The calibrated-trust rows alone (``amend bench --only trust``; side effects: loads the
-    models): the voice set, its corrupted turns and, on a full run, the five held-out sets."""
+    models): the voice set, its corrupted turns and, on a full run, every held-out set."""
     from audio import services
 
     try:
@@ -450,12 +422,9 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     voice_list = voices.BASES if quick else voices.voice_set()
     rows = _trust_rows(judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
     if not quick:
-        rows += _trust_rows(judge_all(held_out_turns()), cmd, held_out="held-out")
-        rows += _trust_rows(judge_all(held_out_turns_2()), cmd, held_out="second held-out")
-        rows += _trust_rows(judge_all(held_out_turns_3()), cmd, held_out="third held-out")
-        rows += _trust_rows(judge_all(held_out_turns_4()), cmd, held_out="fourth held-out")
-        rows += _trust_rows(judge_all(held_out_turns_5()), cmd, held_out="fifth held-out")
-        rows += _trust_rows(judge_all(held_out_turns_6()), cmd, held_out="sixth held-out")
+        for n in range(1, len(corpus.HELD_OUT_SETS) + 1):
+            rows += _trust_rows(judge_all(held_out_turns(n)), cmd,
+                                held_out=f"{_NTH[n - 1]} held-out".lstrip())
     return rows
 
 

@@ -292,7 +292,7 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
                              "(audio/turn_order.py) / of them ended by the wall-clock backstop",
                              f"{holds} / {backstops}", "", "report: backstops 0", cmd))
         rows.append(BenchRow("segments heard before the adapter reached them (the 10 s "
-                             "backstop, audio/services.py)", reached, "", "0", cmd))
+                             "backstop, audio/services.py)", reached, "segments", "0", cmd))
     if floors:
         total = [f.total for f in floors]
         plain = [f.whisper_plain for f in floors if f.whisper_plain is not None]

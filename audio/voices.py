@@ -87,13 +87,6 @@ HELD_OUT_BASES = (
     Voice("espeak en-gb-scotland+f2", "espeak", "en-gb-scotland+f2", speed=160, pitch=60),
 )
 
-
-def held_out_voices() -> tuple[Voice, ...]:
-    """Each held-out base voice as synthesised, 1.15x faster and in pink noise at 15 dB SNR
-    (conditions the voice set does not use), and Piper (13 voices)."""
-    return _held_out(HELD_OUT_BASES, 1.15, "pink")
-
-
 # A second held-out set of voices (with audio.corpus.HELD_OUT_VALUES_2): accents and a variant no
 # threshold or rule was set on.
 HELD_OUT_BASES_2 = (
@@ -102,13 +95,6 @@ HELD_OUT_BASES_2 = (
     Voice("espeak en-us-nyc", "espeak", "en-us-nyc", speed=170),
     Voice("espeak en-us+f4", "espeak", "en-us+f4", speed=160, pitch=70),
 )
-
-
-def held_out_voices_2() -> tuple[Voice, ...]:
-    """Each second held-out base voice as synthesised, 1.1x faster and in white noise at
-    15 dB SNR, and Piper (13 voices)."""
-    return _held_out(HELD_OUT_BASES_2, 1.1, "white")
-
 
 # A third held-out set of voices (with audio.corpus.HELD_OUT_VALUES_3), chosen by the writer of
 # those turns among the espeak-ng voices no set had used.
@@ -119,13 +105,6 @@ HELD_OUT_BASES_3 = (
     Voice("espeak en-029+f2", "espeak", "en-029+f2", speed=148, pitch=60),
 )
 
-
-def held_out_voices_3() -> tuple[Voice, ...]:
-    """Each third held-out base voice as synthesised, 1.12x faster and in pink noise at
-    15 dB SNR, and Piper (13 voices)."""
-    return _held_out(HELD_OUT_BASES_3, 1.12, "pink")
-
-
 # A fourth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_4), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_4 = (
@@ -134,12 +113,6 @@ HELD_OUT_BASES_4 = (
     Voice("espeak en-gb-x-gbcwmd+f3", "espeak", "en-gb-x-gbcwmd+f3", speed=148, pitch=55),
     Voice("espeak en-us-nyc+m2", "espeak", "en-us-nyc+m2", speed=178, pitch=30),
 )
-
-
-def held_out_voices_4() -> tuple[Voice, ...]:
-    """Each fourth held-out base voice as synthesised, 1.08x faster and in white noise at
-    15 dB SNR, and Piper (13 voices)."""
-    return _held_out(HELD_OUT_BASES_4, 1.08, "white")
 
 # A fifth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_5), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
@@ -150,12 +123,6 @@ HELD_OUT_BASES_5 = (
     Voice("espeak en-gb-x-gbcwmd+m2", "espeak", "en-gb-x-gbcwmd+m2", speed=145, pitch=42),
 )
 
-
-def held_out_voices_5() -> tuple[Voice, ...]:
-    """Each fifth held-out base voice as synthesised, 1.18x faster and in pink noise at
-    15 dB SNR, and Piper (13 voices)."""
-    return _held_out(HELD_OUT_BASES_5, 1.18, "pink")
-
 # A sixth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_6), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_6 = (
@@ -165,16 +132,28 @@ HELD_OUT_BASES_6 = (
     Voice("espeak en-us-nyc+f5", "espeak", "en-us-nyc+f5", speed=160, pitch=60),
 )
 
+# A seventh held-out set of voices (with audio.corpus.HELD_OUT_VALUES_7), chosen by the writer of
+# those turns among the espeak-ng voices and variants no set had used.
+HELD_OUT_BASES_7 = (
+    Voice("espeak en-029+m4", "espeak", "en-029+m4", speed=158, pitch=47),
+    Voice("espeak en-gb-x-gbclan+f1", "espeak", "en-gb-x-gbclan+f1", speed=152, pitch=58),
+    Voice("espeak en-gb-scotland+m3", "espeak", "en-gb-scotland+m3", speed=165, pitch=42),
+    Voice("espeak en-us+f2", "espeak", "en-us+f2", speed=170, pitch=61),
+)
 
-def held_out_voices_6() -> tuple[Voice, ...]:
-    """Each sixth held-out base voice as synthesised, 1.14x faster and in white noise at
-    15 dB SNR, and Piper (13 voices)."""
-    return _held_out(HELD_OUT_BASES_6, 1.14, "white")
+# Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):
+# set n is ``HELD_OUT[n - 1]``.
+HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
+            (HELD_OUT_BASES_3, 1.12, "pink"), (HELD_OUT_BASES_4, 1.08, "white"),
+            (HELD_OUT_BASES_5, 1.18, "pink"), (HELD_OUT_BASES_6, 1.14, "white"),
+            (HELD_OUT_BASES_7, 1.15, "pink"))
 
 
-def _held_out(bases: tuple[Voice, ...], tempo: float, noise: str) -> tuple[Voice, ...]:
-    """Each of ``bases`` as synthesised, at ``tempo`` and in ``noise`` at 15 dB SNR, then
-    Piper."""
+def held_out_voices(n: int = 1) -> tuple[Voice, ...]:
+    """The ``n``-th held-out set's voices: each base voice as synthesised, at its set's tempo
+    and in its set's noise at 15 dB SNR (conditions the voice set does not use), then Piper
+    (13 voices)."""
+    bases, tempo, noise = HELD_OUT[n - 1]
     return tuple(v for base in bases for v in (
         base, replace(base, name=f"{base.name} {tempo:g}x", tempo=tempo),
         replace(base, name=f"{base.name} {noise} 15dB", noise=noise, snr_db=15.0))) + (BASES[0],)

@@ -153,9 +153,14 @@ def test_first_words_are_kept_and_no_wrong_value_is_accepted_in_other_voices(too
     from audio import bench_hearing
 
     subset = (voices.BASES[0], voices.BASES[2])  # Piper, espeak-ng en-gb
-    openings = bench_hearing.retention(subset, corpus.OPENINGS[:2], (services.PREROLL_SECS,))
-    assert len(openings) == 4
-    assert [o for o in openings if o.fate != "kept"] == []
+    openings = bench_hearing.retention(subset, corpus.OPENINGS[:3], (services.PREROLL_SECS,))
+    assert len(openings) == 6
+    # The pre-roll's job: every first word the recogniser hears in the whole clip (no VAD,
+    # nothing cut) is kept by the pipeline. A word tiny.en mishears even then ("Please" heard
+    # as "Police" with some hotwords) is the recogniser's, not a clipped start.
+    audible = bench_hearing.unclipped(openings, subset)
+    assert len(audible) >= 4
+    assert [o for o in audible if o.fate != "kept"] == []
     noisy = bench_hearing.corrupted_voices(subset[:1])
     turns = [t for t in bench_hearing.trust_turns(subset, noisy)
              if t[2] in (*corpus.EXPECTED_VALUES[:2], *corpus.UNEXPECTED_VALUES[:1])]
@@ -254,79 +259,32 @@ def test_first_words_the_recogniser_cannot_hear_unclipped_are_set_apart(monkeypa
     assert sorted(said_to) == ["Book it.", "Could you come?"]
 
 
-def test_the_held_out_turns_share_no_phrasing_or_voice_with_the_calibration_set():
+@pytest.mark.parametrize("n", range(1, len(corpus.HELD_OUT_SETS) + 1))
+def test_each_held_out_set_shares_no_phrasing_or_voice_with_any_set_before_it(n):
     """The held-out figures judge the calibration on callers it has not met: no phrasing and
-    no voice of theirs (Piper aside, the bundled voice) is in the set the thresholds were set
-    on, and every held-out turn carries values the call expects."""
+    no voice of a held-out set (Piper aside, the bundled voice) is in the set the thresholds
+    were set on or in any held-out set before it, and every held-out turn carries values the
+    call expects."""
     from agent.understanding import trust
     from audio import bench_hearing
 
-    held = voices.held_out_voices()
+    assert len(corpus.HELD_OUT_SETS) == len(voices.HELD_OUT)
+    held = voices.held_out_voices(n)
     assert len(held) == 13 and len({v.name for v in held}) == 13
-    calibration = {v.name for v in voices.voice_set()} | {
-        v.name for v in bench_hearing.corrupted_voices(voices.BASES)}
-    assert {v.name for v in held} & calibration == {"piper"}
-    assert not set(corpus.HELD_OUT_VALUES) & {*corpus.EXPECTED_VALUES, *corpus.UNEXPECTED_VALUES,
-                                               *corpus.OPENINGS}
+    earlier = {v.name for v in voices.voice_set()} | {
+        v.name for v in bench_hearing.corrupted_voices(voices.BASES)} | {
+        v.name for m in range(1, n) for v in voices.held_out_voices(m)}
+    assert {v.name for v in held} & earlier == {"piper"}
+    assert {b.espeak_voice for b in voices.HELD_OUT[n - 1][0]}.isdisjoint(
+        {b.espeak_voice for m in range(n - 1) for b in voices.HELD_OUT[m][0]} | {
+            b.espeak_voice for b in voices.BASES})
+    texts = corpus.HELD_OUT_SETS[n - 1]
+    assert not set(texts) & {*corpus.EXPECTED_VALUES, *corpus.UNEXPECTED_VALUES,
+                             *corpus.OPENINGS, *(t for m in range(n - 1)
+                                                 for t in corpus.HELD_OUT_SETS[m])}
     reader = bench_hearing._Reader()
     expect = trust.expected(reader.context)
-    for text in corpus.HELD_OUT_VALUES:
-        values = reader.values(text)
-        assert values, text
-        assert all(trust.is_expected(s, expect) for s in values), text
-    # ... and so does the second held-out set, against both of the sets before it
-    second = voices.held_out_voices_2()
-    assert len(second) == 13 and {v.name for v in second} & (calibration | {
-        v.name for v in held}) == {"piper"}
-    assert not set(corpus.HELD_OUT_VALUES_2) & {*corpus.HELD_OUT_VALUES, *corpus.EXPECTED_VALUES,
-                                                 *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
-    for text in corpus.HELD_OUT_VALUES_2:
-        values = reader.values(text)
-        assert values, text
-        assert all(trust.is_expected(s, expect) for s in values), text
-    # ... and so does the third, against all three before it
-    third = voices.held_out_voices_3()
-    assert len(third) == 13 and {v.name for v in third} & (calibration | {
-        v.name for v in (*held, *second)}) == {"piper"}
-    assert not set(corpus.HELD_OUT_VALUES_3) & {
-        *corpus.HELD_OUT_VALUES, *corpus.HELD_OUT_VALUES_2, *corpus.EXPECTED_VALUES,
-        *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
-    for text in corpus.HELD_OUT_VALUES_3:
-        values = reader.values(text)
-        assert values, text
-        assert all(trust.is_expected(s, expect) for s in values), text
-    # ... and so does the fourth, against all four before it
-    fourth = voices.held_out_voices_4()
-    assert len(fourth) == 13 and {v.name for v in fourth} & (calibration | {
-        v.name for v in (*held, *second, *third)}) == {"piper"}
-    assert not set(corpus.HELD_OUT_VALUES_4) & {
-        *corpus.HELD_OUT_VALUES, *corpus.HELD_OUT_VALUES_2, *corpus.HELD_OUT_VALUES_3,
-        *corpus.EXPECTED_VALUES, *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
-    for text in corpus.HELD_OUT_VALUES_4:
-        values = reader.values(text)
-        assert values, text
-        assert all(trust.is_expected(s, expect) for s in values), text
-    # ... and so does the fifth, against all five before it
-    fifth = voices.held_out_voices_5()
-    assert len(fifth) == 13 and {v.name for v in fifth} & (calibration | {
-        v.name for v in (*held, *second, *third, *fourth)}) == {"piper"}
-    assert not set(corpus.HELD_OUT_VALUES_5) & {
-        *corpus.HELD_OUT_VALUES, *corpus.HELD_OUT_VALUES_2, *corpus.HELD_OUT_VALUES_3,
-        *corpus.HELD_OUT_VALUES_4, *corpus.EXPECTED_VALUES, *corpus.UNEXPECTED_VALUES,
-        *corpus.OPENINGS}
-    for text in corpus.HELD_OUT_VALUES_5:
-        values = reader.values(text)
-        assert values, text
-        assert all(trust.is_expected(s, expect) for s in values), text
-    # ... and so does the sixth, against all six before it
-    sixth = voices.held_out_voices_6()
-    assert len(sixth) == 13 and {v.name for v in sixth} & (calibration | {
-        v.name for v in (*held, *second, *third, *fourth, *fifth)}) == {"piper"}
-    assert not set(corpus.HELD_OUT_VALUES_6) & {
-        *corpus.HELD_OUT_VALUES, *corpus.HELD_OUT_VALUES_2, *corpus.HELD_OUT_VALUES_3,
-        *corpus.HELD_OUT_VALUES_4, *corpus.HELD_OUT_VALUES_5, *corpus.EXPECTED_VALUES,
-        *corpus.UNEXPECTED_VALUES, *corpus.OPENINGS}
-    for text in corpus.HELD_OUT_VALUES_6:
+    for text in texts:
         values = reader.values(text)
         assert values, text
         assert all(trust.is_expected(s, expect) for s in values), text

@@ -260,3 +260,100 @@ def test_a_part_of_today_is_not_the_window_of_a_visit_on_another_day(said):
 ])
 def test_the_visit_day_keeps_its_own_window_beside_a_part_of_today(said, window):
     assert propose(said, context()).slot(VISIT_WINDOW).value == window
+
+
+# Spans of the clock (nlu/spans.py): the edges of when a visit may be, never a time of day.
+UPPER_WORDS = ("before", "until", "till", "up to", "no later than", "any time before",
+               "anytime until", "sometime before")
+LOWER_WORDS = ("after", "not before", "no earlier than", "any time after", "sometime after")
+
+
+def span_window(start: int | None, end: int | None) -> str | None:
+    """The rule, independently: the one window a stretch of the working day overlaps."""
+    if start is None or end is None:
+        return None
+    start, end = max(start, 8 * 60), min(end, 17 * 60)
+    hits = [name for name, low, high in (("morning", 480, 720), ("afternoon", 780, 1020))
+            if max(start, low) < min(end, high)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def minutes_of(hour: int, half: str | None = None) -> int | None:
+    value, _ = expected(hour, 0, half)
+    return None if value is None else int(value[:2]) * 60
+
+
+def the_turn(said: str):
+    proposal = propose(f"P-100 on Thursday {said}", context())
+    window = proposal.slot(VISIT_WINDOW)
+    return proposal.slot(VISIT_TIME), window.value if window else None
+
+
+@pytest.mark.parametrize("words", UPPER_WORDS + LOWER_WORDS)
+@pytest.mark.parametrize("hour", HOURS)
+def test_a_bound_on_the_clock_names_a_window_at_most_never_a_time(hour, words):
+    for half in (None, "am", "pm"):
+        edge = minutes_of(hour, half)
+        said = f"{words} {say_hour(hour, hour % 2 == 0)}{' ' + half if half else ''}"
+        upper = words in UPPER_WORDS
+        time, window = the_turn(said)
+        assert time is None, said
+        assert window == span_window(480 if upper else edge, edge if upper else 1020), said
+
+
+@pytest.mark.parametrize("joint", ["between {a} and {b}", "from {a} till {b}",
+                                   "from {a} until {b}", "any time between {a} and {b}"])
+def test_a_range_of_hours_names_the_one_window_it_lies_in(joint):
+    for first in HOURS:
+        for second in HOURS:
+            for half in ("", " am", " pm"):
+                said = joint.format(a=first, b=second) + half
+                start = minutes_of(first, half.strip() or None)
+                end = minutes_of(second, half.strip() or None)
+                time, window = the_turn(said)
+                assert time is None, said
+                assert window == span_window(start, end), said
+
+
+@pytest.mark.parametrize(("said", "window"), [
+    ("up to noon", "morning"), ("until midday", "morning"), ("any time till noon", "morning"),
+    ("after noon", "afternoon"), ("not before midday", "afternoon"),
+    ("between 9 and noon", "morning"), ("between noon and 4", "afternoon")])
+def test_noon_as_an_edge(said, window):
+    time, found = the_turn(said)
+    assert (time, found) == (None, window)
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("at ten to noon", "11:50"), ("quarter to midday", "11:45"), ("twenty past noon", "12:20"),
+    ("at noon", "12:00"), ("noon", "12:00")])
+def test_minutes_to_and_past_noon(said, value):
+    assert only(said) == (value, ())
+
+
+@pytest.mark.parametrize("said", ["they have to noon", "we need to noon", "go to midday"])
+def test_to_noon_after_any_other_word_is_no_time_as_to_3_is_none(said):
+    assert read_times(normalise(said)) == ()
+    assert read_times(normalise(said.replace("noon", "3").replace("midday", "3"))) == ()
+
+
+def test_a_span_is_not_a_count_and_any_time_alone_still_leaves_the_time_open():
+    time, window = the_turn("up to 3 technicians")
+    assert (time, window) == (None, None)
+    held = context(values={"asset": "P-100", "visit_date": "2026-12-03",
+                           "visit_window": "morning"})
+    assert VISIT_WINDOW in propose("any time is fine", held).cleared
+    assert VISIT_WINDOW not in propose("any time after 2", held).cleared
+    assert propose("any time after 2", held).slot(VISIT_WINDOW).value == "afternoon"
+
+
+@pytest.mark.parametrize("hour", HOURS)
+def test_a_clock_written_without_its_colon_is_read_when_its_half_is_said(hour):
+    """A recogniser writes "3:30 pm" as "330 pm" or "330pm"; the half of the day said makes
+    the digits a clock, and one written 24-hour style before it ("at 1030 pm") is not 10:30."""
+    for minute in (0, 5, 15, 30, 45, 59):
+        for half in ("am", "pm"):
+            for glue in ("", " "):
+                said = f"make it {hour}{minute:02d}{glue}{half}"
+                assert only(said) == expected(hour, minute, half), said
+    assert read_times(normalise(f"{hour}30 pumps")) == ()

@@ -21,8 +21,9 @@ _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afte
 # doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
 # on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.
 NEGATION_SPLIT = (
-    r"\bnot\b|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b"
-    r"| what\b)"
+    # "not before 2", "not later than noon": a bound on the clock (nlu/spans.py), no negation
+    r"\bnot\b(?! (?:before|after|earlier than|later than) (?:\d|noon|midday))"
+    r"|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b| what\b)"
     # "any day but Monday", "except Friday", "other than mornings": the exception is negated
     r"|\b(?:except(?: for| on)?|other than|apart from)\b"
     r"(?! (?:that|this|it|we|i|you|they|he|she|there|make|when|if)\b)|(?<=any day )but\b"
@@ -66,7 +67,9 @@ CLEAR_PATTERNS: dict[str, str] = {
         rf"|{_RELAXED}(?:day|date)s?\b|(?:day|date) is flexible|any time this week"
     ),
     "visit_window": (
-        r"any (?:time|slot|window|hour)s?(?! this week)|(?:the )?(?:time|window"
+        # not "any time after 2", "any time before noon": a span of the clock, maybe a window
+        r"any ?(?:time|slot|window|hour)s?(?! this week| (?:after|before|until|till|til|up to"
+        r"|between|from|no later|no earlier|not before|not after)\b)|(?:the )?(?:time|window"
         r"|slot) (?:doesn'?t|does not) matter"
         r"|morning or afternoon|afternoon or morning|(?:either|any) (?:window|time of day|half)"
         rf"|{_RELAXED}(?:time|window|slot|hour)s?\b|(?:time|window) is flexible|whatever time"

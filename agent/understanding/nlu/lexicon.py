@@ -48,7 +48,12 @@ ORDINAL_DATE_FOLLOWERS = frozenset(
     "who how with without via like morning mornings afternoon afternoons evening evenings night "
     "noon midday lunch lunchtime am pm early earlier late later nor yet still even just "
     "whatever way the same latest earliest onwards onward otherwise tho anymore anyway anyhow "
-    "altogether".split()
+    "altogether "
+    # the rest of the closed class: prepositions and conjunctions, and the fillers a recogniser
+    # writes down ("Monday, er, towards the end of the day")
+    "towards toward through throughout during within past near over up upon onto into off out "
+    "across along beyond plus per unless while whilst since because although whether "
+    "um umm uh uhh er erm ah ahh hmm mm well right".split()
 )
 
 # Relative day words dateparser reads correctly against RELATIVE_BASE.

@@ -24,7 +24,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.understanding.nlu import catalog, dates, procedures, slots, times
+from agent.understanding.nlu import catalog, dates, procedures, slots, spans, times
 from agent.understanding.proposals import ProposalContext, SlotValue
 
 RETURNS_FAMILY = "returns"
@@ -113,13 +113,21 @@ def read(text: str, context: ProposalContext) -> Reading:
                 for r in date_readings)
     visit_date = _date_slot(date_readings)
 
+    # "until noon", "between 2 and 4": a span of the clock names no time, maybe a window
+    span_windows = []
+    for start, end, span_window in spans.read_spans(text):
+        text = _mask(text, start, end)
+        if span_window is not None:
+            span_windows.append(span_window)
     time_readings = times.read_times(text, bare_hour=context.expecting == VISIT_TIME)
     for found_time in time_readings:
         text = _mask(text, found_time.start, found_time.end)
         said.append(Mention(VISIT_TIME, found_time.value, getattr(found_time, "candidates", ()),
                             found_time.start, found_time.end))
     visit_time = _time_slot(time_readings)
-    window_readings = _of_the_visit(times.read_windows(text), text, visit_date, context.now)
+    window_readings = _of_the_visit(
+        tuple(sorted(times.read_windows(text) + tuple(span_windows), key=lambda w: w.start)),
+        text, visit_date, context.now)
     said.extend(Mention(VISIT_WINDOW, w.value, (), w.start, w.end) for w in window_readings)
     windows = [(w.value, w.text, 1.0) for w in window_readings]
     if not windows and visit_time is not None and visit_time.value is not None:

@@ -31,7 +31,7 @@ from agent.understanding.nlu import lexicon
 WORKING_DAY = (8 * 60, 17 * 60)  # 08:00 to 17:00, both ends included
 
 # What may follow a number that is a clock hour: not a count ("3 pumps"), an ordinal, a span.
-_NOT_AFTER_NUMBER = (rf"(?! ?(?:{lexicon.UNIT_NOUNS}|st|nd|rd|th|days?|weeks?|months?|hours?"
+NOT_AFTER_NUMBER = (rf"(?! ?(?:{lexicon.UNIT_NOUNS}|st|nd|rd|th|days?|weeks?|months?|hours?"
                      r"|hrs|minutes?|mins?|years?|percent|%|people|men|techs?|technicians?"
                      r"|engineers?|of (?:them|us|those|these))\b)")
 _H = r"(?P<h>1[0-2]|0?[1-9])(?!\d)"  # a clock hour, 1 to 12
@@ -49,31 +49,40 @@ _DAYPART = re.compile(
     r"|\b(?P<pm>afternoons?|evenings?|tonight|pm|after lunch)\b"
 )
 _MINUTES = {"quarter": 15, "half": 30}
+# "move it to 3", "change the time to noon": the words after which "to" gives a time
+_TO_AFTER = r"(?<=it )to|(?<=that )to|(?<=time )to|(?<=visit )to|(?<=booking )to"
 _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 1400 hours, at 1400, 14 hundred: a 24-hour time, read as said
     ("military", re.compile(
         r"\b(?:(?P<pre>at|from|by|around|about) )?(?P<h24>[01]\d|2[0-3])(?P<m24>[0-5]\d)"
-        r"(?P<suffix> ?(?:hours|hrs|h)\b)?(?!\d)")),
-    ("noon", re.compile(r"(?<!before )(?<!after )\b(?:at |around |about )?"
-                        r"(?:12 )?(?:noon|midday)\b")),
+        r"(?P<suffix> ?(?:hours|hrs|h)\b)?(?!\d)(?! ?(?:am|pm)\b)")),
+    # 330 pm, 1030am: a recogniser's "3:30 pm" with its colon left out (the half said makes the
+    # digits a clock; "330" alone is a count)
+    ("meridiem", re.compile(r"\b(?P<h>1[0-2]|0?[1-9])(?P<m>[0-5]\d) ?(?P<half>am|pm)\b")),
     ("midnight", re.compile(r"\b(?:at )?(?:12 )?midnight\b")),
     # half past 2, quarter past 3, quarter to 10, 20 past 2, 10 to 4, 25 minutes past 9
     ("past", re.compile(
-        rf"\b(?P<mins>quarter|half|[1-9]|1\d|2\d)(?: minutes?)? past {_H}(?: oclock)?"
-        rf"{_NOT_AFTER_NUMBER}{_HALF}")),
+        rf"\b(?P<mins>quarter|half|[1-9]|1\d|2\d)(?: minutes?)? past (?:{_H}|(?P<noon>noon|midday))"
+        r"(?: oclock)?"
+        rf"{NOT_AFTER_NUMBER}{_HALF}")),
     ("to", re.compile(
         rf"(?<!from )(?<!between )\b(?P<mins>quarter|5|10|20|25|[1-9](?= minutes)"
-        rf"|1\d(?= minutes)|2\d(?= minutes))(?: minutes?)? to {_H}(?: oclock)?"
-        rf"{_NOT_AFTER_NUMBER}{_HALF}")),
+        rf"|1\d(?= minutes)|2\d(?= minutes))(?: minutes?)? to (?:{_H}|(?P<noon>noon|midday))"
+        r"(?: oclock)?"
+        rf"{NOT_AFTER_NUMBER}{_HALF}")),
+    # noon, at midday, move it to noon, from 10 to noon; not "to noon" after any other word
+    # ("have to noon"), as "to 3" is no time after one: "up to noon" is a bound (nlu/spans.py)
+    ("noon", re.compile(r"(?<!before )(?<!after )\b(?:(?:at|around|about|" + _TO_AFTER + r") "
+                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:noon|midday)\b")),
     # half 2 (British for half past two)
-    ("half", re.compile(rf"\bhalf {_H}{_NOT_AFTER_NUMBER}{_HALF}")),
+    ("half", re.compile(rf"\bhalf {_H}{NOT_AFTER_NUMBER}{_HALF}")),
     # 14:30, 9:30, 9.30, 09:30 (a leading zero or an hour over 12 is a 24-hour time)
     ("clock", re.compile(
         r"\b(?P<hc>[01]?\d|2[0-3])[:.](?P<mc>[0-5]\d)(?!\d|\.\d)(?: ?oclock)?"
-        rf"{_NOT_AFTER_NUMBER}{_HALF}")),
+        rf"{NOT_AFTER_NUMBER}{_HALF}")),
     # 9 am, 9am, 9 30 pm, 9 oclock in the morning, 2 in the afternoon
     ("meridiem", re.compile(
-        rf"\b{_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?: ?oclock)?{_NOT_AFTER_NUMBER}"
+        rf"\b{_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?: ?oclock)?{NOT_AFTER_NUMBER}"
         r"(?:,? ?(?P<half>am|pm|in the (?:morning|afternoon|evening|am|pm)|at night"
         r"|(?:this|that) (?:morning|afternoon|evening|night)|tonight))")),
     # 9 oclock
@@ -81,21 +90,21 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # at 7, around 10 30, say 11, make it 9
     ("at", re.compile(
         r"\b(?:at|around|about|by|say|from|make (?:it|that)|how about|what about"
-        r"|(?<=it )to|(?<=that )to|(?<=\d )to|(?<=am )to|(?<=pm )to|(?<=time )to"
-        r"|(?<=visit )to|(?<=booking )to|(?<=we )do|(?<=you )do|(?<=let's )do)"
-        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b){_NOT_AFTER_NUMBER}"
+        r"|" + _TO_AFTER + r"|(?<=\d )to|(?<=am )to|(?<=pm )to"
+        r"|(?<=we )do|(?<=you )do|(?<=let's )do)"
+        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b){NOT_AFTER_NUMBER}"
         rf"(?![:.-]\d)(?! or \d{{1,3}} (?:{lexicon.UNIT_NOUNS})\b){_OR_HALF}")),
     # "at 2 or 3", "2 or 3 pm": the alternative after "or" (the "or" stays between the two)
     ("or", re.compile(
         rf"(?:(?<=\d or )|(?<=am or )|(?<=pm or )|(?<=oclock or )){_H}(?: {_M})?(?:[ -]?ish\b|\b)"
-        rf"{_NOT_AFTER_NUMBER}(?![:.-]\d){_HALF}")),
+        rf"{NOT_AFTER_NUMBER}(?![:.-]\d){_HALF}")),
     ("before_or", re.compile(
         rf"\b{_H}(?: {_M})?(?= or (?:at )?\d{{1,2}}(?:[:. ][0-5]\d)?(?!\d)"
         r"(?P<orhalf>,? ?(?:am|pm|in the (?:morning|afternoon|evening))))")),
     # two thirty -> 2 30, nine forty five -> 9 45, 13 30 (a 24-hour time said as words)
     ("spoken", re.compile(
         rf"(?<!\d )\b(?P<hs>1[0-9]|2[0-3]|0?[1-9]) (?:(?P<ms>[0-5]\d)|(?:oh|o) (?P<mo>[1-9]))\b"
-        rf"{_NOT_AFTER_NUMBER}(?! ?[:\d])")),
+        rf"{NOT_AFTER_NUMBER}(?! ?[:\d])")),
 )
 _WINDOW = re.compile(
     r"\b(?:" + "|".join(sorted(lexicon.WINDOWS, key=len, reverse=True)) + r")\b"
@@ -114,7 +123,7 @@ _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
 # verb, not a window.
 _BARE_HALF = re.compile(r"(?<![\d:])(?<!\d )(?<!\bi )\b(?P<half>am|pm)\b(?! i\b| not\b)")
 # An answer to "What time would suit you?": a bare hour is the time ("9", "7 30").
-_BARE_HOUR = re.compile(rf"(?<![\d:.-])\b{_H}(?: {_M})?\b{_NOT_AFTER_NUMBER}(?![:.-]\d)")
+_BARE_HOUR = re.compile(rf"(?<![\d:.-])\b{_H}(?: {_M})?\b{NOT_AFTER_NUMBER}(?![:.-]\d)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +222,7 @@ def _clock(kind: str, match: re.Match[str]) -> tuple[int, int, bool] | None:
     if kind == "spoken":
         hour, minute = int(groups["hs"]), int(groups["ms"] or groups["mo"])
         return hour, minute, hour > 12 or groups["hs"].startswith("0")
-    hour = int(groups["h"])
+    hour = 12 if groups.get("noon") else int(groups["h"])
     if kind in ("past", "half"):
         said = groups.get("mins") or "half"
         minute = _MINUTES.get(said) or int(said)
