@@ -264,7 +264,7 @@ def test_the_visit_day_keeps_its_own_window_beside_a_part_of_today(said, window)
 
 # Spans of the clock (nlu/spans.py): the edges of when a visit may be, never a time of day.
 UPPER_WORDS = ("before", "until", "till", "up to", "no later than", "any time before",
-               "anytime until", "sometime before")
+               "anytime until", "sometime before", "not after", "not later than")
 LOWER_WORDS = ("after", "not before", "no earlier than", "any time after", "sometime after")
 
 
