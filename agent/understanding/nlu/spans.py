@@ -17,27 +17,32 @@ import re
 
 from agent.understanding.nlu.times import (
     NOT_AFTER_NUMBER,
+    VISIT_WINDOWS,
     WORKING_DAY,
     WindowReading,
     resolve_hour,
 )
 
-# An edge of a span: noon, or a clock hour with its minutes and half of the day.
-_EDGE = (r"(?:(?P<{n}noon>noon|midday)|(?P<{n}h>1[0-2]|0?[1-9])(?:[:. ](?P<{n}m>[0-5]\d))?"
-         r"(?: ?oclock)?(?: ?(?P<{n}half>am|pm))?)(?![\d:.])"
-         + NOT_AFTER_NUMBER.replace("{", "{{").replace("}", "}}"))
 _ANY = r"(?:(?:any ?time|anytime|sometime|some time|at any time|whenever) )?"
 _UPPER = r"(?:before|until|till|til|up to|up until|no later than|not after|not later than)"
 _LOWER = r"(?:after|not before|no earlier than|not earlier than)"
+
+
+def _edge_pattern(name: str) -> str:
+    """An edge of a span, its groups prefixed with ``name``: noon, or a clock hour with its
+    minutes and half of the day, not a count ("up to 3 technicians")."""
+    return (rf"(?:(?P<{name}noon>noon|midday)|(?P<{name}h>1[0-2]|0?[1-9])"
+            rf"(?:[:. ](?P<{name}m>[0-5]\d))?(?: ?oclock)?(?: ?(?P<{name}half>am|pm))?)"
+            r"(?![\d:.])" + NOT_AFTER_NUMBER)
+
+
 # "from 10 to 12" stays two times: said with "move it" it is a correction, the old and the new.
 _SPANS = (
-    ("range", re.compile(rf"\b{_ANY}(?:between|from) {_EDGE.format(n='a')}"
-                         rf" (?:and|till|until|til|-) {_EDGE.format(n='b')}")),
-    ("upper", re.compile(rf"(?<!not )\b{_ANY}{_UPPER} {_EDGE.format(n='b')}")),
-    ("lower", re.compile(rf"(?<!not )\b{_ANY}{_LOWER} {_EDGE.format(n='a')}")),
+    ("range", re.compile(rf"\b{_ANY}(?:between|from) {_edge_pattern('a')}"
+                         rf" (?:and|till|until|til|-) {_edge_pattern('b')}")),
+    ("upper", re.compile(rf"(?<!not )\b{_ANY}{_UPPER} {_edge_pattern('b')}")),
+    ("lower", re.compile(rf"(?<!not )\b{_ANY}{_LOWER} {_edge_pattern('a')}")),
 )
-# The two visit windows, in minutes of the day ("Domain rules": 08:00-12:00, 13:00-17:00).
-_WINDOWS = (("morning", 8 * 60, 12 * 60), ("afternoon", 13 * 60, 17 * 60))
 
 
 def _edge(match: re.Match[str], name: str, half: str | None) -> int | None:
@@ -54,7 +59,7 @@ def _edge(match: re.Match[str], name: str, half: str | None) -> int | None:
 
 def _window(start: int, end: int) -> str | None:
     """The one window a stretch of the day overlaps, or None (both, or neither)."""
-    hits = [name for name, low, high in _WINDOWS if max(start, low) < min(end, high)]
+    hits = [name for name, low, high in VISIT_WINDOWS if max(start, low) < min(end, high)]
     return hits[0] if len(hits) == 1 else None
 
 

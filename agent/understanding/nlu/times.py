@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from agent.understanding.nlu import lexicon
 
 WORKING_DAY = (8 * 60, 17 * 60)  # 08:00 to 17:00, both ends included
+# The visit windows in minutes of the day, start included, end not (docs/call-scripts.md,
+# "Domain rules": morning 08:00-12:00, afternoon 13:00-17:00).
+VISIT_WINDOWS = (("morning", 8 * 60, 12 * 60), ("afternoon", 13 * 60, 17 * 60))
 
 # What may follow a number that is a clock hour: not a count ("3 pumps"), an ordinal, a span.
 NOT_AFTER_NUMBER = (rf"(?! ?(?:{lexicon.UNIT_NOUNS}|st|nd|rd|th|days?|weeks?|months?|hours?"
@@ -151,11 +154,7 @@ def window_of(hhmm: str) -> str | None:
     """The visit window a time falls in, or None (lunch, evening, night)."""
     hour, minute = (int(part) for part in hhmm.split(":"))
     minutes = hour * 60 + minute
-    if 8 * 60 <= minutes < 12 * 60:
-        return "morning"
-    if 13 * 60 <= minutes < 17 * 60:
-        return "afternoon"
-    return None
+    return next((name for name, low, high in VISIT_WINDOWS if low <= minutes < high), None)
 
 
 def in_working_day(hhmm: str) -> bool:
