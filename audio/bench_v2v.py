@@ -198,6 +198,7 @@ class TurnSample:
     # Pauses whose audio waited for their answers (audio/turn_order.py), holds ended by the
     # wall-clock backstop, and segments heard without waiting to be reached (audio/services.py)
     waits: tuple[int, int, int] = (0, 0, 0)
+    kept: bool = False  # the reply's first sentence was spoken from kept audio, not synthesised
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +273,14 @@ def figure_rows(samples: Sequence[TurnSample], floors: Sequence[Floor],
         values = [s[key] for s in stages]
         rows.append(BenchRow(f"stage {label}, p50", _ms(values, 50), "ms", "report", cmd))
         rows.append(BenchRow(f"stage {label}, p95", _ms(values, 95), "ms", "report", cmd))
+    kept = sum(1 for s in answered if s.kept)
+    rows.append(BenchRow("replies whose first sentence was spoken from kept audio, not "
+                         "synthesised (audio/spoken_cache.py)", f"{kept} of {len(answered)}",
+                         "turns", "report", cmd))
+    made = [s.stages["tts"] for s in answered if s.stages is not None and not s.kept]
+    if made and kept:
+        rows.append(BenchRow("stage TTS first chunk, synthesised first sentences only, p50",
+                             _ms(made, 50), "ms", "report", cmd))
     key, share = dominant_stage(stages)
     name = dict(STAGES)[key].split(":")[0]
     rows.append(BenchRow("dominant stage (share of summed voice-to-voice)",
@@ -411,12 +420,14 @@ async def run_call(world_factory: Any, voice: str, clips: Sequence[tuple[str, An
     read = proposer_reader(CALLER, now, procedures)
     return [TurnSample(voice, said, heard, classify(said, heard, v2v is not None, read), v2v,
                        stages, reply, audio, hotwords, len(runs), runs[-1] if runs else None,
-                       early, waits)
-            for said, heard, v2v, stages, reply, audio, runs, early, waits in raw]
+                       early, waits, kept)
+            for said, heard, v2v, stages, reply, audio, runs, early, waits, kept in raw]
 
 
 async def _turn(call: Any, text: str, audio: Any):
     """Say one turn; wait for its answer and for the agent to go idle; read the milestones."""
+    from audio.frames import generation_of_context, sentence_of_context
+
     adapter, stt, turns = call.pipeline.adapter, call.pipeline.stt, call.pipeline.turns
     timings_before, texts_before = len(adapter.clock.turns), len(adapter.turn_texts)
 
@@ -448,13 +459,17 @@ async def _turn(call: Any, text: str, audio: Any):
         if first is None:
             first = timing.first_output
     if timing is None or first is None or said.last_voiced is None or first < said.last_voiced:
-        return text, heard, None, None, "", audio, runs, early, waits
+        return text, heard, None, None, "", audio, runs, early, waits, False
     plan = adapter.plans.get(timing.generation)
-    reply = next((s for s in plan.sentences if s.strip()), "") if plan is not None else ""
+    at, reply = next(((i, s) for i, s in enumerate(plan.sentences) if s.strip()), (0, "")) \
+        if plan is not None else (0, "")
+    kept = any(k for c, k in call.pipeline.tts.sources
+               if (generation_of_context(c), sentence_of_context(c)) == (timing.generation, at))
     stages = split_stages(Milestones(said.last_voiced, timing.vad_stop, timing.transcript,
                                      timing.ended, timing.decision, timing.first_tts_audio,
                                      first))
-    return text, heard, first - said.last_voiced, stages, reply, audio, runs, early, waits
+    return (text, heard, first - said.last_voiced, stages, reply, audio, runs, early, waits,
+            kept)
 
 
 def _instant(text: str):

@@ -114,6 +114,9 @@ class PipelineConfig:
     hotwords: str | None = None  # explicit hotwords (override the caller-derived ones)
     initial_prompt: str | None = None
     out_sample_rate: int = 24000
+    # A sentence the agent says again and again ("Let me check I have this right.") is spoken
+    # from its kept audio instead of synthesised each time (audio/spoken_cache.py).
+    keep_sentences: bool = True
 
 
 class LongTurnNotice:
@@ -207,7 +210,7 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
                                 unheard_turn_secs=config.unheard_turn_secs,
                                 no_input_secs=config.no_input_secs,
                                 no_input_max_in_row=config.no_input_max_in_row)
-    tts = GenerationPiperTTS()
+    tts = GenerationPiperTTS(keep=config.keep_sentences)
     pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
                          transport.output()])
     worker = PipelineWorker(pipeline, params=PipelineParams(

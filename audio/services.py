@@ -27,7 +27,8 @@ import asyncio
 import concurrent.futures
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, TypeVar
@@ -59,6 +60,7 @@ from audio.frames import (
     context_id_for,
 )
 from audio.onnx_arena import ShrinkingSession
+from audio.spoken_cache import SpokenSentences
 from audio.vad import FadeWatchingSilero
 from audio.whisper import (  # noqa: F401  (re-exported: services is where callers look)
     DECODING,
@@ -759,10 +761,23 @@ class SharedWhisperSTT(WhisperSTTService):
             listener()
 
 
-class GenerationPiperTTS(PiperTTSService):
-    """Piper over the shared voice; stamped speak frames get generation-naming context ids."""
+def spoken_sentences(voice: Any) -> SpokenSentences:
+    """The process-wide kept audio of ``voice``'s repeated sentences (every call's
+    :class:`GenerationPiperTTS` speaks with :func:`piper_voice`). Another voice starts
+    afresh: what the previous one said is dropped."""
+    with _lock:
+        held = _cache.get("spoken")
+        if not isinstance(held, tuple) or held[0] is not voice:
+            held = _cache["spoken"] = (voice, SpokenSentences())
+        return held[1]
 
-    def __init__(self, **kwargs: Any) -> None:
+
+class GenerationPiperTTS(PiperTTSService):
+    """Piper over the shared voice; stamped speak frames get generation-naming context ids.
+    A sentence the agent says again and again is spoken from :func:`spoken_sentences`
+    instead of synthesised each time (``keep=False``: always synthesised)."""
+
+    def __init__(self, *, keep: bool = True, **kwargs: Any) -> None:
         voice = models.piper_voice()
         # PiperTTSService.__init__ would load the voice again; set up the TTSService part and
         # reuse the shared voice instead.
@@ -771,6 +786,42 @@ class GenerationPiperTTS(PiperTTSService):
                                                               language=None), **kwargs)
         self._voice = piper_voice()
         self._next_generation: tuple[int, int] | None = None
+        self.spoken = spoken_sentences(self._voice) if keep else None
+        # The latest sentences' context ids, each with whether it was spoken from kept
+        # audio (amend bench: which replies started without a synthesis).
+        self.sources: deque[tuple[str, bool]] = deque(maxlen=64)
+
+    async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
+        """``PiperTTSService.run_tts``, with the kept audio of a repeated sentence instead
+        of a synthesis; a sentence synthesised to its end is offered to be kept."""
+        spoken = self.spoken
+        kept = spoken.get(text) if spoken is not None else None
+        self.sources.append((context_id, kept is not None))
+
+        async def synthesised() -> AsyncIterator[bytes]:
+            chunks = iter(self._voice.synthesize(text))
+            heard: list[bytes] = []
+            while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+                heard.append(chunk.audio_int16_bytes)
+                yield chunk.audio_int16_bytes
+            if spoken is not None:
+                spoken.offer(text, heard)  # (not reached when a barge-in cut it short)
+
+        async def replayed() -> AsyncIterator[bytes]:
+            for chunk in kept or ():
+                yield chunk
+
+        try:
+            await self.start_tts_usage_metrics(text)
+            async for frame in self._stream_audio_frames_from_iterator(
+                    synthesised() if kept is None else replayed(),
+                    in_sample_rate=self._voice.config.sample_rate, context_id=context_id):
+                await self.stop_ttfb_metrics()
+                yield frame
+        except Exception as exc:  # noqa: BLE001 - as pipecat's: the call goes on
+            yield ErrorFrame(error=f"speech synthesis failed on {text!r}: {exc}")
+        finally:
+            await self.stop_ttfb_metrics()
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         if isinstance(frame, StampedSpeakFrame):

@@ -17,6 +17,7 @@ from audio_fakes import audio_frames as _audio
 from audio_fakes import said as _said
 from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
 from pipecat.frames.frames import (
+    EndFrame,
     InputAudioRawFrame,
     UserStoppedSpeakingFrame,
     VADUserStartedSpeakingFrame,
@@ -54,10 +55,13 @@ class CountingStop(AudioClockTurnStop):
 
 
 class Verdicts:
-    """Smart Turn stand-in: "finished" on every pause, once ``ready`` is set."""
+    """Smart Turn stand-in: "finished" on every pause, once ``ready`` is set (each verdict
+    uses it up), and at once after ``ended``: the frames have all been sent, so none will
+    come to set it (the model answers by itself; this stand-in waits for frames)."""
 
     def __init__(self, ready: asyncio.Event | None = None):
         self.ready = ready
+        self.ended = False
         self.asked = 0
 
     def set_sample_rate(self, rate: int) -> None:
@@ -70,7 +74,8 @@ class Verdicts:
         self.asked += 1
         if self.ready is not None:
             await self.ready.wait()
-            self.ready.clear()
+            if not self.ended:
+                self.ready.clear()
         return EndOfTurnState.COMPLETE, None
 
     def update_vad_start_secs(self, secs: float) -> None:
@@ -85,13 +90,19 @@ class Verdicts:
 
 class SlowAnswers(OrderedUserTurnProcessor):
     """Sets ``ready`` (Smart Turn answers) only once ``after`` frames are held: the verdict
-    comes late in audio time, decided by the frame sequence, not by a clock."""
+    comes late in audio time, decided by the frame sequence, not by a clock. Smart Turn is
+    asked once a pause's words are in, and here they come after every audio frame (data
+    frames queue behind system frames), so the last verdicts are asked as the call ends:
+    from then on it answers at once."""
 
-    def __init__(self, ready: asyncio.Event, after: int, **kwargs):
+    def __init__(self, ready: asyncio.Event, after: int, verdicts: Verdicts, **kwargs):
         super().__init__(**kwargs)
-        self._ready, self._after = ready, after
+        self._ready, self._after, self._verdicts = ready, after, verdicts
 
     async def process_frame(self, frame, direction):
+        if isinstance(frame, EndFrame):
+            self._verdicts.ended = True
+            self._ready.set()
         await super().process_frame(frame, direction)
         if self.holding and len(self._held) >= self._after:
             self._ready.set()
@@ -124,13 +135,14 @@ def _late(resume_after: float) -> list:
 
 async def _ends(frames: list, *, finished_secs: float, slow_verdict_after: int = 0):
     ready = asyncio.Event() if slow_verdict_after else None
+    verdicts = Verdicts(ready)
     stop = CountingStop(finished_secs=finished_secs, doubtful_secs=0.4, unfinished_secs=0.9,
-                        analyzer=Verdicts(ready))
+                        analyzer=verdicts)
     strategies = UserTurnStrategies(start=[VADUserTurnStartStrategy(enable_interruptions=False)],
                                     stop=[stop])
     processor: OrderedUserTurnProcessor
     if ready is not None:
-        processor = SlowAnswers(ready, slow_verdict_after, settled=stop.settled,
+        processor = SlowAnswers(ready, slow_verdict_after, verdicts, settled=stop.settled,
                                 user_turn_strategies=strategies, user_turn_stop_timeout=60.0)
     else:
         processor = OrderedUserTurnProcessor(settled=stop.settled,
@@ -258,6 +270,40 @@ async def test_a_pause_is_judged_on_the_words_before_it_not_on_words_heard_ahead
              if isinstance(f, (VADUserStoppedSpeakingFrame, SegmentHeardFrame))
              or hasattr(f, "result")]
     assert order == ["stop 1", ON, "heard 1", "stop 2", ON_THURSDAY, "heard 2"]
+    assert processor.backstops == 0
+
+
+class Watched(Verdicts):
+    """Records how many segments' words the strategy had when each verdict was asked."""
+
+    def __init__(self, stop: AudioClockTurnStop | None = None):
+        super().__init__()
+        self.stop = stop
+        self.words_when_asked: list[int] = []
+
+    async def analyze_end_of_turn(self):
+        assert self.stop is not None
+        self.words_when_asked.append(self.stop.segments_heard)
+        return await super().analyze_end_of_turn()
+
+
+@pytest.mark.parametrize("late", [False, True])
+async def test_smart_turn_is_asked_once_the_words_are_in_and_not_on_a_dangling_pause(late):
+    """Asked at the VAD stop, the model would run beside the pause's recognition and slow
+    it. It is asked once the words up to the pause are in; after "I need a visit on" it is
+    not asked at all (the text rule decides: 0.9 s), so one verdict, with segment 2 heard."""
+    verdicts = Watched()
+    stop = EndsAt(finished_secs=0.25, doubtful_secs=0.4, unfinished_secs=0.9,
+                  analyzer=verdicts)
+    verdicts.stop = stop
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    stop.settled_listeners.append(processor.wake)
+    await run_test(processor, frames_to_send=_visit_on(late))
+    assert verdicts.words_when_asked == [2]
+    assert stop.ends == [2.96]  # the finished verdict: 0.25 s after the second stop
     assert processor.backstops == 0
 
 
