@@ -461,6 +461,35 @@ def test_a_ten_and_an_ordinal_that_make_no_day_stay_apart(said, normal):
     assert normalise(said) == normal
 
 
+TH_DAYS = [*range(4, 21), *range(24, 31)]  # the days whose ordinal ends in "th"
+
+
+@pytest.mark.parametrize("day", TH_DAYS)
+@pytest.mark.parametrize("written", ["the {n}s", "the {n}ths", "on the {n}s please"])
+def test_an_ordinal_heard_as_a_plural_after_the_is_the_day(day, written):
+    # "the ninth" written "the 9s": the "th" heard as a plural "s"
+    said = written.format(n=day)
+    assert [r.value for r in read_dates(normalise(said), TUESDAY)] == [f"2026-12-{day:02d}"], \
+        said
+
+
+@pytest.mark.parametrize(("old", "new"), [(9, 10), (4, 30), (16, 18), (25, 5)])
+def test_not_the_plural_the_plural_moves_the_day(old, new):
+    ctx = context(values={VISIT_DATE: f"2026-12-{old:02d}", "asset": "P-100"})
+    said = f"No, not the {old}s, the {new}s."
+    values = {s.field: s.value for s in propose(said, ctx).slots}
+    assert values.get(VISIT_DATE) == f"2026-12-{new:02d}", said
+
+
+@pytest.mark.parametrize("said", [
+    "the 1s", "the 2s", "the 3s", "the 21s", "the 22s", "the 23s", "the 31s",  # no "th"
+    "the 90s", "the 100s", "the 32s",  # no day
+    "at 9s", "9s and 10s",  # no "the"
+])
+def test_a_plural_that_is_no_th_ordinal_after_the_stays(said):
+    assert normalise(said) == said
+
+
 @pytest.mark.parametrize(("said", "value"), [
     # after "<weekday> the", an ordinal is the day whatever follows it ("for P-100" heard as
     # "of the 100")

@@ -52,6 +52,10 @@ _HOMOPHONE_DIGIT = ("2", "4", "8", "1", "2", "4", "4", "4", "4")
 # are one ordinal, the 21st to the 31st; not after a number or a clock ("10 20 2nd").
 _SPLIT_ORDINAL = re.compile(r"(?<![\d:] )(?<![\d:])\b([23])0 ([1-9])(st|nd|rd|th)\b")
 _ORDINAL_SUFFIX = {"1": "st", "2": "nd", "3": "rd"}
+# "not the ninth, the tenth" written "not the 9s, the 10s" (or "the 25ths"): after "the", a day
+# whose ordinal ends in "th", with a plural "s" where the "th" was, is that ordinal. Only the
+# 4th to the 20th and the 24th to the 30th: "first", "second", "third" do not end in "th".
+_PLURAL_ORDINAL = re.compile(r"\bthe ([4-9]|1\d|20|2[4-9]|30)(?:th)?s\b")
 
 
 def _one_ordinal(match: re.Match[str]) -> str:
@@ -87,6 +91,7 @@ def normalise(text: str) -> str:
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _SPLIT_ORDINAL.sub(_one_ordinal, out)
+    out = _PLURAL_ORDINAL.sub(r"the \1th", out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)
     out = _SPACES.sub(" ", out)
     out = re.sub(r"\s*,[\s,]*", ", ", out)
