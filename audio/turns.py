@@ -2,12 +2,14 @@
 
 Two things decide when a caller has finished:
 
-* **What the pause sounds like.** At each VAD stop, pipecat's bundled Smart Turn v3.2 model
-  (a CPU ONNX file, ``pipecat/audio/turn/smart_turn/data/``) hears the turn so far and says
-  whether it sounds finished. "Could you send a technician on..." sounds unfinished: the
-  turn waits ``unfinished_secs`` of silence for the rest. "...on Thursday morning." sounds
-  finished: the turn ends after ``finished_secs``. Without the model (``smart_turn=False``)
-  every pause waits the same ``finished_secs``, today's fixed silence.
+* **What the pause sounds like.** At each VAD stop, once the recogniser's words up to it are
+  in, pipecat's bundled Smart Turn v3.2 model (a CPU ONNX file,
+  ``pipecat/audio/turn/smart_turn/data/``) hears the turn so far and says whether it sounds
+  finished (not beside the recognition, which it slowed: ``_start_judging``). "Could you
+  send a technician on..." sounds unfinished: the turn waits ``unfinished_secs`` of silence
+  for the rest. "...on Thursday morning." sounds finished: the turn ends after
+  ``finished_secs``. Without the model (``smart_turn=False``) every pause waits the same
+  ``finished_secs``, today's fixed silence.
 * **Audio time, not wall-clock time.** The silence is counted in the caller's own audio
   frames (:class:`AudioClock`), never with ``asyncio.sleep``. On a busy machine the event
   loop falls behind and then catches up on a burst of frames; a wall-clock timer started at
