@@ -9,7 +9,7 @@ Two things decide when a caller has finished:
   send a technician on..." sounds unfinished: the turn waits ``unfinished_secs`` of silence
   for the rest. "...on Thursday morning." sounds finished: the turn ends after
   ``finished_secs``. Without the model (``smart_turn=False``) every pause waits the same
-  ``finished_secs``, today's fixed silence.
+  ``doubtful_secs`` (a fixed silence), unless its transcript stops mid-clause.
 * **Audio time, not wall-clock time.** The silence is counted in the caller's own audio
   frames (:class:`AudioClock`), never with ``asyncio.sleep``. On a busy machine the event
   loop falls behind and then catches up on a burst of frames; a wall-clock timer started at
