@@ -66,8 +66,6 @@ class SpokenSentences:
     def offer(self, text: str, chunks: Sequence[bytes]) -> bool:
         """``text`` was synthesised to its end as ``chunks``: keep it if it was synthesised
         once before and fits. Returns whether it is kept now."""
-        audio = tuple(bytes(c) for c in chunks)
-        size = sum(len(c) for c in audio)
         with self._lock:
             if text in self._audio:
                 return True
@@ -76,12 +74,13 @@ class SpokenSentences:
                 while len(self._once) > self.max_texts:
                     self._once.popitem(last=False)
                 return False
+            size = sum(len(c) for c in chunks)
             if size == 0 or size > self.max_bytes:
                 return False
             del self._once[text]
             while self._bytes + size > self.max_bytes:
                 _, gone = self._audio.popitem(last=False)
                 self._bytes -= sum(len(c) for c in gone)
-            self._audio[text] = audio
+            self._audio[text] = tuple(bytes(c) for c in chunks)
             self._bytes += size
             return True
