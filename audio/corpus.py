@@ -271,9 +271,36 @@ HELD_OUT_VALUES_7 = (
     "noon, ta.",
 )
 
+# An eighth held-out set, written from docs/ alone by someone who had read no code, on 2026-12-04
+# (night), said by audio.voices.HELD_OUT_BASES_8 (the eighth set of voices). Measured once, blind,
+# after the reading fixes that the seventh set's and the earlier sets' misses led to.
+HELD_OUT_VALUES_8 = (
+    "Hi, um, could you book a service visit for pee one hundred on Tuesday the 8th, first "
+    "thing?",
+    "I need someone out to the Utrecht pump on Wednesday, no, sorry, Thursday afternoon.",
+    "Can we get P-200 looked at a week on Tuesday, say around half past two?",
+    "Er, the Rotterdam pump, the fifteenth of December, quarter to ten in the morning if "
+    "possible.",
+    "Could you pencil us in for P-100 on Monday, January 11th, at 10:30 am, please?",
+    "Hello there, I'd like the two hundred pump serviced on Monday, after lunch ideally.",
+    "Please move my P-100 booking to the 16th, um, around 14:30 if that works.",
+    "Could you push the Utrecht visit back to Thursday the seventeenth, before lunch?",
+    "Sorry, can we shift the pee two hundred visit from the 9th to the 11th, in the "
+    "morning?",
+    "We'd like a service on P-100 on the fourteenth of January, at ten o'clock, please.",
+    "Book the pump we have in Rotterdam for next week Tuesday, quarter past one, no, half "
+    "past one.",
+    "Could somebody come out to P-200 on December 22nd at 3 pm? Thanks.",
+    "Right, er, can you reschedule P-100 to Wednesday the sixth of January, nine fifteen in"
+    " the morning?",
+    "Is there any chance of getting pee one hundred seen to on the 12th of January, half "
+    "two?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
-                 HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7)
+                 HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
+                 HELD_OUT_VALUES_8)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -458,6 +458,27 @@ def test_two_assets_with_no_word_saying_which_is_old_stay_two_candidates(said):
     assert not proposal.withdrawn
 
 
+@pytest.mark.parametrize(("said", "first", "second"), [
+    # the verb's target word comes right before the first value: that value is where the visit
+    # goes, so the verb says nothing about which of the two is old
+    ("could we bring it forward to Monday the 7th? I take 13th", "2026-12-07", "2026-12-13"),
+    ("move it to Wednesday, Friday", "2026-12-02", "2026-12-04"),
+    ("can you push it back till the 9th, the 11th", "2026-12-09", "2026-12-11"),
+])
+def test_a_second_value_after_a_moves_target_stays_a_candidate(said, first, second):
+    slot = propose(said, booked()).slot(VISIT_DATE)
+    assert slot.value is None and set(slot.candidates) == {first, second}, said
+
+
+@pytest.mark.parametrize(("said", "new"), [
+    ("move it to Wednesday, no, Friday", "2026-12-04"),  # a word between says which
+    ("move it from Wednesday to Friday", "2026-12-04"),  # the verb names the old one
+    ("bring it forward from the 9th, the 4th", "2026-12-04"),
+])
+def test_a_move_with_a_word_saying_which_is_old_still_replaces(said, new):
+    assert slot_values(propose(said, booked())).get(VISIT_DATE) == new, said
+
+
 # -- "move the P-100 booking on Thursday to Monday" names the booking it moves (follow-up f07b) -
 @pytest.mark.parametrize("said", [
     "Could we move the P-100 booking on Thursday to Monday?",  # f07b

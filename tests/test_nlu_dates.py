@@ -491,13 +491,15 @@ def test_a_plural_that_is_no_th_ordinal_after_the_stays(said):
 
 
 @pytest.mark.parametrize(("said", "value"), [
-    # after "<weekday> the", an ordinal is the day whatever follows it ("for P-100" heard as
-    # "of the 100")
+    # right after a weekday, with or without "the", an ordinal is the day whatever follows it
+    # ("for P-100" heard as "of the 100")
     ("I meant Wednesday the 16th of the 100 late morning", "2026-12-16"),
+    ("I meant Wednesday 16th of the 100th late morning", "2026-12-16"),
+    ("Wednesday, 16th of the pump", "2026-12-16"),
     ("Wednesday the 16th of the month", "2026-12-16"),
     ("the 16th of the month", "2026-12-16"),
 ])
-def test_an_ordinal_after_a_weekday_and_the_is_the_day(said, value):
+def test_an_ordinal_right_after_a_weekday_is_the_day(said, value):
     assert value in {r.value for r in read_dates(normalise(said), TUESDAY)}, said
     # ... while "of the" after an ordinal with no weekday before still makes it a rank
     assert read_dates(normalise("the 3rd of the options"), TUESDAY) == ()

@@ -15,8 +15,9 @@ from agent.understanding.nlu import lexicon
 
 WD = "|".join(sorted(lexicon.WEEKDAYS, key=len, reverse=True))
 ORD = r"(?:st|nd|rd|th)"
-# "Wednesday the 16th": an ordinal after "<weekday> the" is a day, whatever follows it
-_WEEKDAY_THE = re.compile(rf"\b(?:{WD}),? the \d{{1,2}}{ORD}$")
+# "Wednesday the 16th", "Wednesday 16th": an ordinal right after a weekday is a day, whatever
+# follows it ("Wednesday 16th of the 100th" was heard for "... for P-100")
+_WEEKDAY_THE = re.compile(rf"\b(?:{WD}),? (?:the )?\d{{1,2}}{ORD}$")
 # A bare ordinal ("11th") reads as a date only when no word before it makes it a rank.
 _RANK_BEFORE = re.compile(r"\b(?:my|your|our|his|her|their|its|a|an|every|each|this|that"
                           r"|at|in|of|1|the)\s*$")

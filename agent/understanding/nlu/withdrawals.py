@@ -112,6 +112,11 @@ _REPLACES_BEFORE = re.compile(
     r"\b(?:from|swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
     r"|you've got|you put|told you|it says|instead of|rather than)\b")
 _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
+# The first value is where the visit goes when a target word comes right before it ("bring it
+# forward *to* Monday the 7th", "move it *to* the morning"): the verb before it then names no old
+# value, and a later value of the field with no word between the two saying which is meant is
+# a second candidate, not the replacement ("... to Monday the 7th? I take 13th": the agent asks).
+_TARGET_BEFORE = re.compile(r"\b(?:to|till|until|into)(?:\s+(?:the|on|at|a))?[\s,]*$")
 _SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
 
 
@@ -135,8 +140,9 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
         if _ALTERNATIVE.search(between) or (_FILLER.match(between) and _one_value_in_two_words(
                 text, said[0], said[-1])):
             continue
-        if not (_REPLACES_BETWEEN.search(between) or _REPLACES_BEFORE.search(
-                text[:said[0].start])):
+        before = text[:said[0].start]
+        if not (_REPLACES_BETWEEN.search(between) or (
+                _REPLACES_BEFORE.search(before) and not _TARGET_BEFORE.search(before))):
             continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
         last = said[-1].value
         slots[name] = SlotValue(name, last, slot.text, slot.confidence)
