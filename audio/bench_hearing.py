@@ -335,7 +335,7 @@ def held_out_turns(n: int = 1) -> list[tuple[voices.Voice, str, str]]:
     """(voice, kind, text) of the ``n``-th held-out set (:data:`audio.corpus.HELD_OUT_SETS`,
     :func:`audio.voices.held_out_voices`): phrasings and voices no threshold was set on. The
     second was written and voiced after trust.py's last rule of the time; the third to the
-    eighth from ``docs/`` alone by someone who had read no code, each after the rules the
+    ninth from ``docs/`` alone by someone who had read no code, each after the rules the
     sets before it shaped."""
     return _said_by(voices.held_out_voices(n), "expected", corpus.HELD_OUT_SETS[n - 1])
 

@@ -297,10 +297,35 @@ HELD_OUT_VALUES_8 = (
     "two?",
 )
 
+# A ninth held-out set, written from docs/ alone by someone who had read no code, on 2026-12-05,
+# said by audio.voices.HELD_OUT_BASES_9. Measured once, blind, after the eighth set's misses were
+# fixed (a correction whose value was not heard, 'water' for 'quarter', a clipped 'am').
+HELD_OUT_VALUES_9 = (
+    "Hi, um, could you book a service visit for pee one hundred on Thursday the 10th, "
+    "sometime in the morning?",
+    "I'd like someone out to the Utrecht pump a week on Friday, after lunch if possible.",
+    "Can we get P-200 looked at Wednesday next week, er, at half past two?",
+    "Please book the two hundred for the 8th of January, sorry, the 11th, at a quarter past"
+    " ten.",
+    "Morning! Could somebody come out to the Rotterdam pump tomorrow, first thing?",
+    "Yeah, we need P one hundred serviced on Monday the 14th, around 3 pm, if that works.",
+    "Could you move the P-200 visit to December the seventeenth, ten to eleven?",
+    "Er, put me down for pump 100 on Friday the 18th, no wait, Thursday the 17th, at 13:45.",
+    "Hello, I'm ringing to book the pump in Utrecht for the day after tomorrow, around "
+    "eleven in the morning.",
+    "Hi there, I'd like to schedule maintenance for P-100 on January 6th at nine thirty "
+    "a.m.",
+    "Can we shift the P-200 booking to Tuesday the fifteenth, in the afternoon please?",
+    "Could an engineer pop round to the one in Rotterdam on Friday, say quarter past nine?",
+    "Um, I need the two hundred pump seen to on the 22nd of December, half two ideally.",
+    "We'd like P-100 booked in for Thursday the seventh of January, er, let's say 8:30 in "
+    "the morning.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
-                 HELD_OUT_VALUES_8)
+                 HELD_OUT_VALUES_8, HELD_OUT_VALUES_9)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

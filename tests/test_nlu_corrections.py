@@ -479,6 +479,29 @@ def test_a_move_with_a_word_saying_which_is_old_still_replaces(said, new):
     assert slot_values(propose(said, booked())).get(VISIT_DATE) == new, said
 
 
+@pytest.mark.parametrize(("said", "meant", "not_meant"), [
+    ("Wednesday would be better than the 8th", "2026-12-02", "2026-12-08"),
+    ("Friday is easier than Wednesday for us", FRIDAY, "2026-12-02"),
+    ("the 4th would be better than the 2nd", FRIDAY, "2026-12-02"),
+])
+def test_the_value_compared_against_is_the_one_not_meant(said, meant, not_meant):
+    proposal = propose(said, booked())
+    assert slot_values(proposal).get(VISIT_DATE) == meant, said
+    assert not_meant not in str(slot_values(proposal))
+
+
+@pytest.mark.parametrize(("said", "new"), [
+    ("the 8th of January, sorry, the 11th", "2027-01-11"),
+    ("January the 8th, no, the 11th", "2027-01-11"),
+    ("Jan 8th, sorry, the 31st", "2027-01-31"),
+    ("December the 20th, no wait, the 22nd", "2026-12-22"),
+    ("the 8th, no, the 11th", "2026-12-11"),  # no month said: the next 11th
+    ("the 8th of February, no, the 30th", "2026-12-30"),  # no 30th in February
+])
+def test_a_day_of_the_month_correcting_a_date_with_its_month_is_in_that_month(said, new):
+    assert slot_values(propose(said, booked())).get(VISIT_DATE) == new, said
+
+
 # -- "move the P-100 booking on Thursday to Monday" names the booking it moves (follow-up f07b) -
 @pytest.mark.parametrize("said", [
     "Could we move the P-100 booking on Thursday to Monday?",  # f07b

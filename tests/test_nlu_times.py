@@ -85,6 +85,30 @@ def test_half_past_quarter_past_and_quarter_to_every_hour(hour, words):
         assert only(f"{said} in the morning") == expected(clock_hour, minute, "am"), said
 
 
+@pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])
+@pytest.mark.parametrize("hour", HOURS)
+def test_quarter_heard_as_water_before_to_or_past_an_hour(hour, words):
+    # tiny.en hears "quarter" as "water" in several espeak-ng voices ("water to 10")
+    h = say_hour(hour, words)
+    before = hour - 1 or 12
+    assert only(f"water past {h}") == expected(hour, 15)
+    assert only(f"water to {h} in the morning") == expected(before, 45, "am")
+
+
+@pytest.mark.parametrize("said", ["we have no water to 10 pumps", "water to P 100",
+                                  "the water past 2 weeks"])
+def test_water_that_is_no_quarter_reads_no_time(said):
+    assert read_times(normalise(said)) == (), said
+
+
+@pytest.mark.parametrize("hour", HOURS)
+@pytest.mark.parametrize("sep", [" ", ".", ":"])
+def test_minutes_with_a_clipped_am_or_pm_keep_the_clock(hour, sep):
+    # "10:30 am" written "10 30m": the "a" was lost, the minutes stay
+    assert only(f"at {hour}{sep}30m") == only(f"at {hour}{sep}30"), hour
+    assert only(f"at {hour}{sep}45 m please") == only(f"at {hour}{sep}45 please"), hour
+
+
 @pytest.mark.parametrize("hour", HOURS)
 @pytest.mark.parametrize(("minute", "spoken"), [(30, "thirty"), (15, "fifteen"),
                                                 (45, "forty five"), (5, "oh five")])

@@ -360,3 +360,29 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
     clear = tuple((w, 0.9) for w, _ in words)
     assert trust.judge(Utterance("on the 20 second please", 0.9, words=clear), (slot,),
                        EXPECT).clear
+
+
+@pytest.mark.parametrize("text, clear", [
+    # "on Wednesday, no, sorry, Thursday afternoon": the correction's day was not heard
+    ("I need someone out to the Utrecht pump on Wednesday. No, sorry, so is the afternoon.",
+     False),
+    ("Book P 100 on Wednesday, no wait, the afternoon.", False),
+    ("P 200 on Friday, I meant, there's no rush.", False),
+    ("Put P 100 down for Wednesday, sorry.", False),  # taken back, and nothing after it
+    # the same field named on both sides: the correction itself was heard
+    ("I need someone out to P 200 on Wednesday. No, sorry, Thursday afternoon.", True),
+    ("P 100, the 22nd, no wait, the 21st in the morning.", True),
+    ("Tuesday, quarter past 1, no, half past 1.", True),
+    ("Sorry, could P 100 have Thursday afternoon?", True),  # nothing before the word
+    ("It's P 100, not P 200, sorry about that, on Thursday.", True),  # takes nothing back
+    ("Sorry I mean P 200 and P 200 on the 17th please.", True),  # named again after it
+])
+def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clear):
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    slots = RuleProposer(NOW).propose(Utterance(text), context).slots
+    values = [s for s in slots if s.value is not None and s.field in trust.VALUE_FIELDS]
+    assert values, text
+    verdict = trust.judge(heard(text, 0.9), values, EXPECT)
+    assert verdict.clear is clear, (text, verdict, slots)
+    if not clear:
+        assert verdict.reason == "a value is taken back and none of its kind follows"

@@ -23,7 +23,8 @@ _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afte
 NEGATION_SPLIT = (
     # "not before 2", "not later than noon": a bound on the clock (nlu/spans.py), no negation
     r"\bnot\b(?! (?:before|after|earlier than|later than) (?:\d|noon|midday))"
-    r"|\binstead of\b|\brather than\b|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b| what\b)"
+    r"|\binstead of\b|\brather than\b|\b(?:better|easier) than\b"
+    r"|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b| what\b)"
     # "any day but Monday", "except Friday", "other than mornings": the exception is negated
     r"|\b(?:except(?: for| on)?|other than|apart from)\b"
     r"(?! (?:that|this|it|we|i|you|they|he|she|there|make|when|if)\b)|(?<=any day )but\b"

@@ -24,6 +24,11 @@ _CLITIC_IS = re.compile(
 _CLOCK = re.compile(r"\bo\s*'?\s*clock\b")
 _PM = re.compile(r"\b(?:p\s*\.\s*m\b\.?|p m\b)")
 _AM = re.compile(r"\b(?:a\s*\.\s*m\b\.?|a m\b)")
+# "10:30 am" written "10 30m" or "10.30m": the "a" or "p" was lost, the clock stays ("10 30").
+_CLIPPED_AM_PM = re.compile(r"\b(\d{1,2})([ .:])([0-5]\d) ?m\b")
+# "quarter to ten" heard as "water to 10": before "to" or "past" and an hour, "water" is
+# "quarter" (no other reading of "water to 10" names anything on a booking line).
+_QUARTER_HOMOPHONE = re.compile(r"\bwater (?=(?:to|past|till?) (?:1[0-2]|[1-9])\b(?![:.]?\d))")
 _PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
 # "Dec. 10th", "Fri. 9am": the dot of an abbreviated month or weekday before a number is no
 # sentence break.
@@ -80,6 +85,7 @@ def normalise(text: str) -> str:
     out = _CLOCK.sub(" oclock", out)
     out = _PM.sub("pm", out)
     out = _AM.sub("am", out)
+    out = _CLIPPED_AM_PM.sub(r"\1\2\3", out)
     out = _ABBREVIATION_DOT.sub(r"\1", out)
     out = _CLITIC_IS.sub(r"\1 is", out)
     out = _PUNCT.sub(",", out)
@@ -90,6 +96,7 @@ def normalise(text: str) -> str:
         else "eight", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
+    out = _QUARTER_HOMOPHONE.sub("quarter ", out)
     out = _SPLIT_ORDINAL.sub(_one_ordinal, out)
     out = _PLURAL_ORDINAL.sub(r"the \1th", out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)

@@ -145,10 +145,32 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
                 _REPLACES_BEFORE.search(before) and not _TARGET_BEFORE.search(before))):
             continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
         last = said[-1].value
+        if name == VISIT_DATE:
+            last = _in_the_month_before(text, said[-2], said[-1]) or last
         slots[name] = SlotValue(name, last, slot.text, slot.confidence)
         replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
     _when_in_order(reading, slots, replaced)
     return replace(reading, slots=tuple(slots.values())), replaced
+
+
+_DAY_ALONE = re.compile(r"(?:the )?(\d{1,2})(?:st|nd|rd|th)")
+
+
+def _in_the_month_before(text: str, earlier: Mention, later: Mention) -> str | None:
+    """The day of the month that corrects a date said with its month, in that month: "the 8th
+    of January, sorry, the 11th" is the 11th of January (read alone, "the 11th" is the next
+    11th, in December). None when the later date names more than a day of the month, the
+    earlier names no month, or that day is not in it."""
+    said_before = text[earlier.start:earlier.end]
+    day = _DAY_ALONE.fullmatch(text[later.start:later.end].strip())
+    if day is None or earlier.value is None or not re.search(rf"\b(?:{lexicon.MONTHS})\b",
+                                                               said_before):
+        return None
+    month = date.fromisoformat(earlier.value)
+    try:
+        return month.replace(day=int(day.group(1))).isoformat()
+    except ValueError:
+        return None
 
 
 def _one_value_in_two_words(text: str, first: Mention, last: Mention) -> bool:
