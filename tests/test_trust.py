@@ -376,6 +376,8 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
     ("Sorry, could P 100 have Thursday afternoon?", True),  # nothing before the word
     ("It's P 100, not P 200, sorry about that, on Thursday.", True),  # takes nothing back
     ("Sorry I mean P 200 and P 200 on the 17th please.", True),  # named again after it
+    ("P 100 can wait till Thursday.", True),  # "wait" that opens no clause takes nothing back
+    ("Book P 100 for the 10th, hold on, the afternoon.", False),
 ])
 def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)

@@ -102,9 +102,11 @@ _ANSWER = re.compile(rf"(?:{intent_words.YES}|{intent_words.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Words inside a value's text that carry none of it ("at" and "on" do: "at one" may be a time)
 _GLUE = frozenset(("the", "of", "in"))
-# Words that take back what came before them in the turn (see taken_back)
-_TAKES_BACK = re.compile(r"(?:^|,) ?no\b|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean"
-                         r"|meant to say|no wait|wait|scratch that|correction|oops|my mistake)\b")
+# Words that take back what came before them in the turn (see taken_back); "no", "wait" and
+# "hang on" only where they open a clause ("P-100 can wait till Friday" takes nothing back)
+_TAKES_BACK = re.compile(r"(?:^|,) ?(?:no|wait|hang on|hold on)\b|\b(?:sorry(?! (?:about|for"
+                         r"|to)\b)|i meant|i mean|meant to say|no wait|scratch that|correction"
+                         r"|oops|my mistake)\b")
 _JOINED_WORDS = 4  # the most words a value's text is looked for in, normalised together
 
 
