@@ -474,6 +474,9 @@ def test_a_second_value_after_a_moves_target_stays_a_candidate(said, first, seco
     ("move it to Wednesday, no, Friday", "2026-12-04"),  # a word between says which
     ("move it from Wednesday to Friday", "2026-12-04"),  # the verb names the old one
     ("bring it forward from the 9th, the 4th", "2026-12-04"),
+    ("move it to Wednesday, Friday works better", "2026-12-04"),  # a word of preferring
+    ("could you move it to the 9th, the 4th would be better", "2026-12-04"),
+    ("Wednesday, Friday would suit us", "2026-12-04"),
 ])
 def test_a_move_with_a_word_saying_which_is_old_still_replaces(said, new):
     assert slot_values(propose(said, booked())).get(VISIT_DATE) == new, said

@@ -117,6 +117,10 @@ _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
 # value, and a later value of the field with no word between the two saying which is meant is
 # a second candidate, not the replacement ("... to Monday the 7th? I take 13th": the agent asks).
 _TARGET_BEFORE = re.compile(r"\b(?:to|till|until|into)(?:\s+(?:the|on|at|a))?[\s,]*$")
+# Said right after the later value, a word of preferring says it is the one meant ("move it to
+# Wednesday, Friday works better", "the 9th, the 10th would be better").
+_PREFERRED_AFTER = re.compile(
+    r"[\s,]*(?:(?:would|will|'d|is|'s) )?(?:be )?(?:works?|suits?|better|fine|good|instead)\b")
 _SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
 
 
@@ -141,8 +145,9 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
                 text, said[0], said[-1])):
             continue
         before = text[:said[0].start]
-        if not (_REPLACES_BETWEEN.search(between) or (
-                _REPLACES_BEFORE.search(before) and not _TARGET_BEFORE.search(before))):
+        if not (_REPLACES_BETWEEN.search(between) or _PREFERRED_AFTER.match(
+                text, said[-1].end) or (_REPLACES_BEFORE.search(before)
+                                        and not _TARGET_BEFORE.search(before))):
             continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
         last = said[-1].value
         if name == VISIT_DATE:
