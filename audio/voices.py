@@ -58,11 +58,17 @@ class Voice:
     snr_db: float = 20.0
 
 
+def espeak(voice: str, speed: int, pitch: int = 50) -> Voice:
+    """The espeak-ng voice ``voice`` ("en-gb", "en-us+f3") as synthesised, named for tables
+    "espeak <voice>"."""
+    return Voice(f"espeak {voice}", "espeak", voice, speed=speed, pitch=pitch)
+
+
 BASES = (
     Voice("piper", "piper"),
-    Voice("espeak en-us", "espeak", "en-us", speed=165),
-    Voice("espeak en-gb", "espeak", "en-gb", speed=160),
-    Voice("espeak en-us+f3", "espeak", "en-us+f3", speed=155, pitch=65),
+    espeak("en-us", 165),
+    espeak("en-gb", 160),
+    espeak("en-us+f3", 155, 65),
 )
 
 
@@ -81,82 +87,82 @@ def voice_set(bases: tuple[Voice, ...] = BASES) -> tuple[Voice, ...]:
 
 # Held out (with audio.corpus.HELD_OUT_VALUES): voices and conditions no threshold was set on.
 HELD_OUT_BASES = (
-    Voice("espeak en-gb-x-rp", "espeak", "en-gb-x-rp", speed=170),
-    Voice("espeak en-029", "espeak", "en-029", speed=150),
-    Voice("espeak en-us+m3", "espeak", "en-us+m3", speed=175, pitch=40),
-    Voice("espeak en-gb-scotland+f2", "espeak", "en-gb-scotland+f2", speed=160, pitch=60),
+    espeak("en-gb-x-rp", 170),
+    espeak("en-029", 150),
+    espeak("en-us+m3", 175, 40),
+    espeak("en-gb-scotland+f2", 160, 60),
 )
 
 # A second held-out set of voices (with audio.corpus.HELD_OUT_VALUES_2): accents and a variant no
 # threshold or rule was set on.
 HELD_OUT_BASES_2 = (
-    Voice("espeak en-gb-x-gbclan", "espeak", "en-gb-x-gbclan", speed=165),
-    Voice("espeak en-gb-x-gbcwmd", "espeak", "en-gb-x-gbcwmd", speed=160),
-    Voice("espeak en-us-nyc", "espeak", "en-us-nyc", speed=170),
-    Voice("espeak en-us+f4", "espeak", "en-us+f4", speed=160, pitch=70),
+    espeak("en-gb-x-gbclan", 165),
+    espeak("en-gb-x-gbcwmd", 160),
+    espeak("en-us-nyc", 170),
+    espeak("en-us+f4", 160, 70),
 )
 
 # A third held-out set of voices (with audio.corpus.HELD_OUT_VALUES_3), chosen by the writer of
 # those turns among the espeak-ng voices no set had used.
 HELD_OUT_BASES_3 = (
-    Voice("espeak en-gb-scotland", "espeak", "en-gb-scotland", speed=152, pitch=42),
-    Voice("espeak en-us+f1", "espeak", "en-us+f1", speed=174, pitch=68),
-    Voice("espeak en+klatt2", "espeak", "en+klatt2", speed=163, pitch=50),
-    Voice("espeak en-029+f2", "espeak", "en-029+f2", speed=148, pitch=60),
+    espeak("en-gb-scotland", 152, 42),
+    espeak("en-us+f1", 174, 68),
+    espeak("en+klatt2", 163, 50),
+    espeak("en-029+f2", 148, 60),
 )
 
 # A fourth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_4), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_4 = (
-    Voice("espeak en-gb+f4", "espeak", "en-gb+f4", speed=160, pitch=62),
-    Voice("espeak en-us+m5", "espeak", "en-us+m5", speed=172, pitch=38),
-    Voice("espeak en-gb-x-gbcwmd+f3", "espeak", "en-gb-x-gbcwmd+f3", speed=148, pitch=55),
-    Voice("espeak en-us-nyc+m2", "espeak", "en-us-nyc+m2", speed=178, pitch=30),
+    espeak("en-gb+f4", 160, 62),
+    espeak("en-us+m5", 172, 38),
+    espeak("en-gb-x-gbcwmd+f3", 148, 55),
+    espeak("en-us-nyc+m2", 178, 30),
 )
 
 # A fifth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_5), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_5 = (
-    Voice("espeak en-gb-x-rp+f5", "espeak", "en-gb-x-rp+f5", speed=165, pitch=60),
-    Voice("espeak en-us-nyc+f2", "espeak", "en-us-nyc+f2", speed=175, pitch=55),
-    Voice("espeak en-gb-x-gbclan+m4", "espeak", "en-gb-x-gbclan+m4", speed=150, pitch=35),
-    Voice("espeak en-gb-x-gbcwmd+m2", "espeak", "en-gb-x-gbcwmd+m2", speed=145, pitch=42),
+    espeak("en-gb-x-rp+f5", 165, 60),
+    espeak("en-us-nyc+f2", 175, 55),
+    espeak("en-gb-x-gbclan+m4", 150, 35),
+    espeak("en-gb-x-gbcwmd+m2", 145, 42),
 )
 
 # A sixth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_6), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_6 = (
-    Voice("espeak en-gb-scotland+f5", "espeak", "en-gb-scotland+f5", speed=160, pitch=55),
-    Voice("espeak en-us+m2", "espeak", "en-us+m2", speed=170, pitch=45),
-    Voice("espeak en-gb-x-rp+m7", "espeak", "en-gb-x-rp+m7", speed=150, pitch=40),
-    Voice("espeak en-us-nyc+f5", "espeak", "en-us-nyc+f5", speed=160, pitch=60),
+    espeak("en-gb-scotland+f5", 160, 55),
+    espeak("en-us+m2", 170, 45),
+    espeak("en-gb-x-rp+m7", 150, 40),
+    espeak("en-us-nyc+f5", 160, 60),
 )
 
 # A seventh held-out set of voices (with audio.corpus.HELD_OUT_VALUES_7), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_7 = (
-    Voice("espeak en-029+m4", "espeak", "en-029+m4", speed=158, pitch=47),
-    Voice("espeak en-gb-x-gbclan+f1", "espeak", "en-gb-x-gbclan+f1", speed=152, pitch=58),
-    Voice("espeak en-gb-scotland+m3", "espeak", "en-gb-scotland+m3", speed=165, pitch=42),
-    Voice("espeak en-us+f2", "espeak", "en-us+f2", speed=170, pitch=61),
+    espeak("en-029+m4", 158, 47),
+    espeak("en-gb-x-gbclan+f1", 152, 58),
+    espeak("en-gb-scotland+m3", 165, 42),
+    espeak("en-us+f2", 170, 61),
 )
 
 # An eighth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_8), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_8 = (
-    Voice("espeak en-gb-x-gbcwmd+f1", "espeak", "en-gb-x-gbcwmd+f1", speed=150, pitch=58),
-    Voice("espeak en-us-nyc+m4", "espeak", "en-us-nyc+m4", speed=168, pitch=42),
-    Voice("espeak en-029+f3", "espeak", "en-029+f3", speed=158, pitch=64),
-    Voice("espeak en-gb-scotland+m4", "espeak", "en-gb-scotland+m4", speed=174, pitch=36),
+    espeak("en-gb-x-gbcwmd+f1", 150, 58),
+    espeak("en-us-nyc+m4", 168, 42),
+    espeak("en-029+f3", 158, 64),
+    espeak("en-gb-scotland+m4", 174, 36),
 )
 
 # A ninth held-out set of voices (with audio.corpus.HELD_OUT_VALUES_9), chosen by the writer of
 # those turns among the espeak-ng voices and variants no set had used.
 HELD_OUT_BASES_9 = (
-    Voice("espeak en-gb-x-rp+f2", "espeak", "en-gb-x-rp+f2", speed=165, pitch=58),
-    Voice("espeak en-029+f5", "espeak", "en-029+f5", speed=150, pitch=62),
-    Voice("espeak en-gb-x-gbclan+m2", "espeak", "en-gb-x-gbclan+m2", speed=172, pitch=38),
-    Voice("espeak en-us-nyc+f1", "espeak", "en-us-nyc+f1", speed=158, pitch=52),
+    espeak("en-gb-x-rp+f2", 165, 58),
+    espeak("en-029+f5", 150, 62),
+    espeak("en-gb-x-gbclan+m2", 172, 38),
+    espeak("en-us-nyc+f1", 158, 52),
 )
 
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):

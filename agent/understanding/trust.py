@@ -237,10 +237,11 @@ def taken_back(text: str, values: Sequence[SlotValue]) -> bool:
     afternoon). A field named on both sides is the correction heard ("the 22nd, no wait, the
     21st", "quarter past one, no, half past one"); "sorry about that" takes nothing back."""
     said = normalise(text)
-    where = [(slot.field, found.start(), found.end())  # every place each value's words are
-             for slot in values if slot.field != OPENED
-             for part in slot.text.split("/") if normalise(part).strip()
-             for found in re.finditer(rf"\b{re.escape(normalise(part).strip())}\b", said)]
+    parts = [(slot.field, normalise(part).strip()) for slot in values if slot.field != OPENED
+             for part in slot.text.split("/")]
+    where = [(field, found.start(), found.end())  # every place each value's words are
+             for field, words in parts if words
+             for found in re.finditer(rf"\b{re.escape(words)}\b", said)]
     for marker in _TAKES_BACK.finditer(said):
         before = {field for field, _, end in where if end <= marker.start()}
         after = {field for field, start, _ in where if start >= marker.end()}

@@ -21,7 +21,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.understanding.nlu import corrections, lexicon, times
+from agent.understanding.nlu import corrections, lexicon, ordinals, times
 from agent.understanding.nlu.reading import Mention, Reading, read
 from agent.understanding.nlu.slots import known_site_named
 from agent.understanding.proposals import ProposalContext, SlotValue
@@ -158,7 +158,8 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
     return replace(reading, slots=tuple(slots.values())), replaced
 
 
-_DAY_ALONE = re.compile(r"(?:the )?(\d{1,2})(?:st|nd|rd|th)")
+_DAY_ALONE = re.compile(rf"(?:the )?(\d{{1,2}}){ordinals.ORD}")
+_MONTH_NAMED = re.compile(rf"\b(?:{lexicon.MONTHS})\b")
 
 
 def _in_the_month_before(text: str, earlier: Mention, later: Mention) -> str | None:
@@ -168,8 +169,7 @@ def _in_the_month_before(text: str, earlier: Mention, later: Mention) -> str | N
     earlier names no month, or that day is not in it."""
     said_before = text[earlier.start:earlier.end]
     day = _DAY_ALONE.fullmatch(text[later.start:later.end].strip())
-    if day is None or earlier.value is None or not re.search(rf"\b(?:{lexicon.MONTHS})\b",
-                                                               said_before):
+    if day is None or earlier.value is None or not _MONTH_NAMED.search(said_before):
         return None
     month = date.fromisoformat(earlier.value)
     try:
