@@ -405,7 +405,8 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     return _retention_rows(openings, audible, voice_list, cmd) + trust_rows(quick, cmd)
 
 
-_NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+        "tenth")
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:

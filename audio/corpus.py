@@ -322,10 +322,40 @@ HELD_OUT_VALUES_9 = (
     "the morning.",
 )
 
+# A tenth held-out set, written from docs/ alone by someone who had read no code, on 2026-12-05,
+# said by audio.voices.HELD_OUT_BASES_10. Measured once, blind, after the ninth set's misses and
+# the greeting, "that"-for-"the" and week-beside-the-weekday rules.
+HELD_OUT_VALUES_10 = (
+    "Hi there, um, could you get someone out to P-100 tomorrow morning, please?",
+    "Hello, I'd like to book a service visit for the Utrecht pump on Thursday the tenth, at "
+    "half past two if possible.",
+    "Can we get pee two hundred looked at on Friday, er, no, sorry, make that Monday, first "
+    "thing?",
+    "Morning. The two hundred pump needs seeing to a week on Wednesday, and sometime after "
+    "lunch would be ideal.",
+    "I need the Rotterdam pump serviced on the fifteenth of December at quarter to eleven, "
+    "sorry, I mean quarter past eleven.",
+    "Could you pencil in P-100 for January the twelfth, in the afternoon?",
+    "Right, so the pump we have in Utrecht, could somebody come out next Tuesday at 10:30 "
+    "am?",
+    "Book P-200 for the day after tomorrow in the morning, actually no, the afternoon would "
+    "be better.",
+    "Hiya, I was wondering if an engineer could look at pee one hundred on Wednesday the "
+    "sixth of January, around 9 a.m.?",
+    "Please send someone to the Rotterdam pump on Thursday, I mean Friday the eighteenth, "
+    "end of the day if you can manage it.",
+    "Hey, I'd like to schedule service on P-100 for February 3rd at 2 pm.",
+    "Er, could we have P-200 seen to in a couple of days, at ten o'clock in the morning?",
+    "We need the P-100 pump done on the twenty-second, sorry, the twenty-first, at twenty "
+    "past nine.",
+    "Morning! Can I book the Utrecht pump, no wait, the Rotterdam pump, for the fourteenth "
+    "of January at 14:30?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
-                 HELD_OUT_VALUES_8, HELD_OUT_VALUES_9)
+                 HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

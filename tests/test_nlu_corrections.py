@@ -551,3 +551,27 @@ def test_closed_or_shut_before_something_other_than_a_day_withdraws_nothing(said
     proposal = propose(said, booked())
     assert slot_values(proposal).get(VISIT_DATE) == "2026-12-04"
     assert proposal.withdrawn == ()
+
+
+@pytest.mark.parametrize(("said", "candidates"), [
+    # "Friday, er, no, sorry, make that Monday, first thing" heard with "Thursday" for "first
+    # thing": two values after the word that replaced Friday, nothing saying which is meant
+    ("Can we get P-200 looked at on Friday? No, sorry, make that Monday, Thursday.",
+     ("2026-12-07", "2026-12-03")),
+    ("Friday, no, Monday, Thursday", ("2026-12-07", "2026-12-03")),
+    ("the 8th, sorry, the 9th, the 10th", ("2026-12-09", "2026-12-10")),
+])
+def test_two_values_after_the_replacing_word_stay_candidates(said, candidates):
+    proposal = propose(said, context())
+    slot = proposal.slot(VISIT_DATE)
+    assert (slot.value, slot.candidates) == (None, candidates)
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("Friday, no, Monday, no, Thursday", "2026-12-03"),  # each replaced in turn
+    ("Friday, no, Monday, the 7th", "2026-12-07"),  # one day in two words
+    ("Friday, sorry, the 18th, the Friday", "2026-12-18"),
+    ("Friday, no, Monday, Thursday works better", "2026-12-03"),  # preferred
+])
+def test_the_last_replacement_is_meant_when_a_word_says_so(said, value):
+    assert propose(said, context()).slot(VISIT_DATE).value == value

@@ -447,6 +447,10 @@ def test_week_on_a_weekday_without_its_article_is_a_week_on(said, value):
     ("on the 20 second, half three in the afternoon", "2026-12-22"),
     ("the 30 first of December", "2026-12-31"),
     ("the 20 fourth please", "2026-12-24"),
+    # ... or written "the 20th first", the ten an ordinal of its own
+    ("sorry the 20th first at 20 past 9", "2026-12-21"),
+    ("the twentieth second", "2026-12-22"),
+    ("the 30th first of December", "2026-12-31"),
 ])
 def test_a_ten_and_a_units_ordinal_written_apart_are_one_day(said, value):
     assert [r.value for r in read_dates(normalise(said), TUESDAY)] == [value], said
@@ -456,6 +460,9 @@ def test_a_ten_and_a_units_ordinal_written_apart_are_one_day(said, value):
     ("the 30 second", "the 30 2nd"),  # no 32nd
     ("at 10 20 2nd", "at 10 20 2nd"),  # after a number: a clock's minutes
     ("in 20 seconds", "in 20 seconds"),
+    ("the 30th second", "the 30th 2nd"),
+    # the 20th, then the start of the day, with the comma lost
+    ("the 20th first thing", "the 20th 1st thing"),
 ])
 def test_a_ten_and_an_ordinal_that_make_no_day_stay_apart(said, normal):
     assert normalise(said) == normal
@@ -503,3 +510,28 @@ def test_an_ordinal_right_after_a_weekday_is_the_day(said, value):
     assert value in {r.value for r in read_dates(normalise(said), TUESDAY)}, said
     # ... while "of the" after an ordinal with no weekday before still makes it a rank
     assert read_dates(normalise("the 3rd of the options"), TUESDAY) == ()
+
+
+@pytest.mark.parametrize("window", ["end of the day", "end of day", "first thing", "after lunch",
+                                    "before lunch", "late in the day", "morning", "afternoon"])
+@pytest.mark.parametrize(("said", "value"), [("Friday the 18th", "2026-12-18"),
+                                             ("the 18th", "2026-12-18"),
+                                             ("Thursday the 10th", "2026-12-10")])
+def test_a_day_of_the_month_followed_by_a_part_of_the_day_is_the_day(said, value, window):
+    # "Friday the 18th end of the day": the ordinal ends its phrase, it modifies no noun
+    proposal = propose(f"Please send someone to P-100 on {said} {window} if you can.",
+                       context())
+    assert proposal.slot(VISIT_DATE).value == value
+
+
+@pytest.mark.parametrize("weekday, value", [("Wednesday", "2026-12-09"),
+                                            ("Friday", "2026-12-11")])
+@pytest.mark.parametrize("heard", ["wake", "weak"])
+def test_a_week_on_a_weekday_heard_as_wake_or_weak_is_that_week(weekday, value, heard):
+    assert [r.value for r in read_dates(normalise(f"a {heard} on {weekday}"), TUESDAY)] \
+        == [value]
+
+
+@pytest.mark.parametrize("said", ["the flow was weak on Monday", "I stayed awake on Friday"])
+def test_weak_or_wake_that_is_no_week_stays(said):
+    assert "week" not in normalise(said)

@@ -267,6 +267,50 @@ def test_a_greeting_or_a_time_past_does_not_settle_an_open_hour(said):
     assert (reading.value, reading.candidates) == (None, ("07:00", "19:00"))
 
 
+@pytest.mark.parametrize("greeting", ["Morning", "Afternoon", "Evening", "Morning all",
+                                      "Afternoon there", "Hi, morning", "Hello there, afternoon",
+                                      "Good morning"])
+@pytest.mark.parametrize("clause", ["could somebody come out to P-100 on Friday?",
+                                    "I'd like P-100 looked at on Friday.",
+                                    "it's Sam from Acme, P-100 needs a visit on Friday.",
+                                    "we need someone at P-100 on Friday.",
+                                    "is P-100 free on Friday?"])
+def test_a_part_of_the_day_that_greets_is_no_window(greeting, clause):
+    # "Morning, could somebody come out...": a greeting with its "good" left out
+    for sep in (", ", ". ", "! "):
+        proposal = propose(f"{greeting}{sep}{clause}", context())
+        assert proposal.slot(VISIT_DATE).value == "2026-12-04"
+        assert proposal.slot(VISIT_WINDOW) is None, f"{greeting}{sep}{clause}"
+
+
+@pytest.mark.parametrize(("said", "window"), [
+    ("Afternoon, could somebody come out to P-100 on Friday morning?", "morning"),
+    ("Morning, I'd like P-100 looked at on Friday, after lunch if you can.", "afternoon"),
+])
+def test_after_a_greeting_the_window_said_is_the_window(said, window):
+    assert propose(said, context()).slot(VISIT_WINDOW).value == window
+
+
+def test_after_a_greeting_by_the_part_of_the_day_an_hour_stays_open():
+    slot = propose("Morning, could someone come to P-100 on Friday at 7?", context()).slot(
+        VISIT_TIME)
+    assert (slot.value, slot.candidates) == (None, ("07:00", "19:00"))
+
+
+@pytest.mark.parametrize("said", ["Morning, I think.", "Morning, if you can.", "Morning please.",
+                                  "Morning, could you do that?", "Afternoon, it's easier."])
+@pytest.mark.parametrize("asked", [{}, {"expecting": VISIT_WINDOW},
+                                   {"expecting": VISIT_TIME}, {"offered": ("morning",)},
+                                   {"pending_confirmation": True}])
+def test_a_part_of_the_day_later_in_the_call_is_the_window(said, asked):
+    # once values are held or a question is on the table, the part of the day answers it
+    held = context(values={"asset": "P-100", "visit_date": "2026-12-04"}, **asked)
+    assert propose(said, held).slot(VISIT_WINDOW).value == said.split()[0].strip(",").lower()
+    if asked:
+        assert propose(said, context(**asked)).slot(VISIT_WINDOW).value == \
+            said.split()[0].strip(",").lower()
+
+
 @pytest.mark.parametrize("said", [
     "It started leaking this morning. Can you send someone to P-100 on Friday?",
     "We noticed it this afternoon, could someone look at P-100 on Thursday?",

@@ -217,6 +217,20 @@ def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, cl
     ("Wednesday at 2pm please.", True),
     ("Wednesday, the afternoon if you can.", True),
     ("Wednesday would be great.", True),
+    # "that" for a hurried "the": "Wednesday the ninth" heard as "Wednesday that I've been"
+    ("Can we do Wednesday that I've been stayed?", False),
+    ("Wednesday that went to date, please.", False),
+    # ... and "that" standing for the day itself
+    ("Wednesday, that works for me.", True),
+    ("Wednesday that would be great.", True),
+    ("Wednesday, that's fine.", True),
+    ("Wednesday that suits us.", True),
+    ("Wednesday that afternoon.", True),
+    # words that hedge a value lead on to it
+    ("Wednesday at a quarter past 8 please.", True),
+    ("Wednesday at about 10.", True),
+    ("Wednesday at, um, around 10.", True),
+    ("Wednesday at about home time.", False),
 ])
 def test_a_date_followed_by_a_word_that_introduces_no_value_is_checked(text, clear):
     slots = (SlotValue(VISIT_DATE, "2026-12-02", "wednesday"),)
@@ -250,6 +264,40 @@ def test_an_article_or_of_or_in_inside_a_value_carries_none_of_it(text, slot, gl
     carrying = next(w for w in text.split()
                     if w.lower() in slot.text.split() and w not in ("the", "of", "in"))
     assert not trust.judge(heard(text, 0.8, {carrying: 0.1}), (slot,), EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "read_from", "clear"), [
+    # "a week on Friday" heard as "bumper week on Friday": read as this week's Friday
+    ("I'd like someone out to the Utrecht bumper week on Friday.", "friday", False),
+    ("P 100 the weak week, Friday after lunch.", "friday", False),
+    ("Friday, the week after, if you can.", "friday", False),
+    ("Can we do Friday? Week after would do too.", "friday", False),
+    # the week read with the day
+    ("A week on Friday, after lunch.", "a week on friday", True),
+    ("Friday next week please.", "friday next week", True),
+    ("Next week, Friday.", "next week friday", True),
+    # a week said further off is about something else
+    ("Friday please, we are away all of next week.", "friday", True),
+    ("Friday works.", "friday", True),
+])
+def test_a_word_about_the_week_beside_the_weekday_not_read_with_it_is_checked(
+        text, read_from, clear):
+    friday = SlotValue(VISIT_DATE, "2026-12-11" if "week" in read_from else "2026-12-04",
+                       read_from)
+    verdict = trust.judge(heard(text, 0.9), (friday,), EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a word about the week was not read with the weekday"
+
+
+def test_the_week_beside_the_weekday_read_by_the_proposer_is_not_checked():
+    # the real reading of each way of saying the week with the day carries its week
+    proposer = RuleProposer(NOW)
+    context = ProposalContext(now=NOW, ledger=Ledger("q-week").current, caller=CALLER)
+    for said in ("a week on Friday", "Friday week", "Friday next week", "next week on Friday",
+                 "in two weeks on Friday", "Friday this week"):
+        slots = proposer.propose(Utterance(said), context).slots
+        assert trust.judge(heard(said, 0.9), slots, EXPECT).clear, said
 
 
 @pytest.mark.parametrize(("text", "clear"), [
@@ -378,6 +426,13 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
     ("Sorry I mean P 200 and P 200 on the 17th please.", True),  # named again after it
     ("P 100 can wait till Thursday.", True),  # "wait" that opens no clause takes nothing back
     ("Book P 100 for the 10th, hold on, the afternoon.", False),
+    # "actually" opening a clause takes back too ("in the morning, actually no, the afternoon"
+    # heard as "actually know, after who would be better")
+    ("P 200 the day after tomorrow in the morning, actually know, after who would be better.",
+     False),
+    ("P 200 on Thursday, actually the afternoon suits.", False),
+    ("P 200 on Thursday, actually Friday.", True),  # the correction heard
+    ("P 200 on Thursday works actually.", True),  # opens no clause
 ])
 def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
@@ -388,3 +443,20 @@ def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clea
     assert verdict.clear is clear, (text, verdict, slots)
     if not clear:
         assert verdict.reason == "a value is taken back and none of its kind follows"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "January the twelfth, in the afternoon" heard as "January but 12 in the afternoon":
+    # no date read, and the day became a time
+    ("Can you pencil in P 100 for January but 12 in the afternoon?", False),
+    ("Can you pencil in P 100 for January the 12th in the afternoon?", True),
+    ("Can you pencil in P 100 for Thursday at 12 in the afternoon?", True),  # no month named
+    ("P 100 sometime in May at 10.", True),  # "may" is mostly a verb: left aside
+])
+def test_a_month_named_with_no_date_read_and_a_time_read_is_checked(text, clear):
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    slots = RuleProposer(NOW).propose(Utterance(text), context).slots
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, (text, verdict, slots)
+    if not clear:
+        assert verdict.reason == "a month was said that the date read is not in"

@@ -12,12 +12,13 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from agent.core.names import VISIT_DATE
+from agent.core.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.understanding.nlu import lexicon
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import SlotValue
 
 _WINDOWS = ("morning", "afternoon")
+_BESIDE_A_DAY = (VISIT_TIME, VISIT_WINDOW)  # values a misheard day of the month can turn into
 _TOKEN = re.compile(r"[a-z0-9]+")
 # A word that can carry a day, a time or a window ("9th", "10", "2pm", "morning", "noon",
 # "Friday": "the 18th, the Friday" names the day again).
@@ -25,6 +26,18 @@ _VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
     (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
 _MONTH_BETWEEN = re.compile(rf"(?<![\d:.])\b(\d{{1,2}}) (?:{lexicon.MONTHS}) (\d{{1,2}})\b"
                             r"(?![:.]?\d| \d| ?(?:am|pm|oclock)\b)")
+# Words after a date that introduce a value ("that": a hurried "the", as recognisers write it)
+_INTRODUCES = ("the", "at", "that")
+# Words between such a word and its value that hedge it ("at about ten", "at a quarter past")
+_HEDGES = frozenset("a an about around roughly approximately say maybe perhaps like "
+                    "um umm uh er erm".split())
+# What "that" after a date is followed by when it stands for the day ("Wednesday, that works",
+# "Friday that's fine", "the 9th, that would be great")
+_SAYS_IT_SUITS = frozenset("works work would will is s was should could might may can suits suit "
+                           "sounds sound fits fit seems seem looks look be d ll day date one "
+                           "time week morning afternoon".split())
+_WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights"))
+_WEEK_REACH = 3  # how many words either side of a weekday a word about its week can stand
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}
 
@@ -36,8 +49,12 @@ def month_left_out(text: str, values: Sequence[SlotValue]) -> bool:
     With a month named, a date value that is not an ISO date counts as left out too."""
     named = {_MONTH_NUMBER[t] for t in _tokens(text) if t in _MONTH_NUMBER}
     days = [s.value for s in values if s.field == VISIT_DATE and s.value is not None]
-    if not named or not days:
+    if not named:
         return False
+    if not days:
+        # "for January but 12 in the afternoon", misheard from "January the twelfth": the
+        # month's day was not read, and a number beside it may have become another value
+        return any(s.field in _BESIDE_A_DAY for s in values)
     try:
         return not {date.fromisoformat(day).month for day in days} & named
     except ValueError:
@@ -45,19 +62,47 @@ def month_left_out(text: str, values: Sequence[SlotValue]) -> bool:
 
 
 def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
-    """A date is followed by "the" or "at", and no value comes after it: the day of the month
+    """A date is followed by a word that introduces a value ("the", "at", or "that", which a
+    recogniser writes for a hurried "the"), and no value comes after it: the day of the month
     or the time that word introduced was not heard ("Wednesday the ninth" heard as "Wednesday
-    the night", "Wednesday at ten" as "Wednesday at home"), so the date read may be only part
-    of what was said."""
+    the night" or "Wednesday that I've been", "Wednesday at ten" as "Wednesday at home"), so
+    the date read may be only part of what was said. Words that hedge a value ("at *about*
+    ten", "at *a* quarter past") are passed over to the word they lead to."""
     tokens = _tokens(text)
     for slot in values:
         if slot.field != VISIT_DATE:
             continue
         last = _tokens(slot.text.split("/")[-1])[-1:]
         for i, token in enumerate(tokens[:-1]):
-            if last and token == last[0] and tokens[i + 1] in ("the", "at") \
-                    and not _VALUE_WORD.fullmatch(tokens[i + 2] if i + 2 < len(tokens) else ""):
+            if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):
+                continue
+            following = tokens[i + 2:]
+            while following and following[0] in _HEDGES:
+                following = following[1:]
+            then = following[0] if following else ""
+            if tokens[i + 1] == "that" and then in _SAYS_IT_SUITS:
+                continue  # "Wednesday, that works for me": "that" is the day, nothing lost
+            if not _VALUE_WORD.fullmatch(then):
                 return True
+    return False
+
+
+def week_left_out(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date read from a weekday has a word about the week right beside it ("week",
+    "fortnight", within :data:`_WEEK_REACH` words) that the date was not read from: which week
+    was misheard ("a week on Friday" heard as "bumper week on Friday", read as this Friday), so
+    the date read may be the wrong week's. A date read with its week ("a week on Friday",
+    "Friday next week") is not this."""
+    tokens = _tokens(text)
+    for slot in values:
+        own = _tokens(slot.text)
+        if slot.field != VISIT_DATE or _WEEK_WORDS & set(own):
+            continue
+        days = {t for t in own if t in lexicon.WEEKDAYS}
+        if any(token in days and _WEEK_WORDS & set(tokens[max(0, i - _WEEK_REACH):
+                                                            i + _WEEK_REACH + 1])
+               for i, token in enumerate(tokens)):
+            return True
     return False
 
 

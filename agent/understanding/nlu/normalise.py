@@ -29,6 +29,10 @@ _CLIPPED_AM_PM = re.compile(r"\b(\d{1,2})([ .:])([0-5]\d) ?m\b")
 # "quarter to ten" heard as "water to 10": before "to" or "past" and an hour, "water" is
 # "quarter" (no other reading of "water to 10" names anything on a booking line).
 _QUARTER_HOMOPHONE = re.compile(r"\bwater (?=(?:to|past|till?) (?:1[0-2]|[1-9])\b(?![:.]?\d))")
+# "a week on Friday" heard as "a wake on Friday" or "a weak on Friday": after "a" and before "on"
+# and a weekday, "wake" and "weak" are "week" ("the flow was weak on Monday" stays).
+_WEEK_HOMOPHONE = re.compile(
+    r"(?<=\ba )(?:wake|weak)(?= on (?:mon|tues|wednes|thurs|fri|satur|sun)day\b)")
 _PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
 # "Dec. 10th", "Fri. 9am": the dot of an abbreviated month or weekday before a number is no
 # sentence break.
@@ -53,9 +57,11 @@ _AT_HOMOPHONE = re.compile(r"\bat (?:(to|too)|(for|fore)|(ate))\b")
 # "two zero zero" arrives as "2 0 0": ids are read digit by digit.
 _DIGIT_BY_DIGIT = re.compile(r"\b\d(?: (?:\d|0+)\b)+")
 _HOMOPHONE_DIGIT = ("2", "4", "8", "1", "2", "4", "4", "4", "4")
-# "the twenty-second" written "the 20 second" (-> "20 2nd"): a ten and an ordinal of the units
-# are one ordinal, the 21st to the 31st; not after a number or a clock ("10 20 2nd").
-_SPLIT_ORDINAL = re.compile(r"(?<![\d:] )(?<![\d:])\b([23])0 ([1-9])(st|nd|rd|th)\b")
+# "the twenty-second" written "the 20 second" (-> "20 2nd") or "the 20th second": a ten and an
+# ordinal of the units are one ordinal, the 21st to the 31st; not after a number or a clock
+# ("10 20 2nd"), and not "the 20th, first thing" with its comma lost.
+_SPLIT_ORDINAL = re.compile(
+    r"(?<![\d:] )(?<![\d:])\b([23])0(th)? ([1-9])(st|nd|rd|th)\b(?(2)(?! thing\b))")
 _ORDINAL_SUFFIX = {"1": "st", "2": "nd", "3": "rd"}
 # "not the ninth, the tenth" written "not the 9s, the 10s" (or "the 25ths"): after "the", a day
 # whose ordinal ends in "th", with a plural "s" where the "th" was, is that ordinal. Only the
@@ -64,7 +70,7 @@ _PLURAL_ORDINAL = re.compile(r"\bthe ([4-9]|1\d|20|2[4-9]|30)(?:th)?s\b")
 
 
 def _one_ordinal(match: re.Match[str]) -> str:
-    tens, unit, suffix = match.groups()
+    tens, _, unit, suffix = match.groups()
     day = int(tens + unit)
     if day > 31 or _ORDINAL_SUFFIX.get(unit, "th") != suffix:
         return match.group(0)
@@ -97,6 +103,7 @@ def normalise(text: str) -> str:
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _QUARTER_HOMOPHONE.sub("quarter ", out)
+    out = _WEEK_HOMOPHONE.sub("week", out)
     out = _SPLIT_ORDINAL.sub(_one_ordinal, out)
     out = _PLURAL_ORDINAL.sub(r"the \1th", out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)

@@ -35,6 +35,9 @@ def bare_ordinal_is_a_day(text: str, match: re.Match[str]) -> bool:
 
 
 _NEXT_WORD = re.compile(r"\s*(?P<w>[a-z0-9'’:]+)")
+# A part of the day said right after the day ("the 18th end of the day", "the 4th 1st thing")
+_WINDOW_AFTER = re.compile(r"\s*(?:" + "|".join(
+    re.escape(w) for w in sorted(lexicon.WINDOWS, key=len, reverse=True)) + r")\b")
 _CLOCK_AFTER = re.compile(r"^\s*(?::|am\b|pm\b|o'clock\b|\d|ish\b"
                           r"|(?:in the )?(?:morning|afternoon|evening)\b)")
 
@@ -68,8 +71,8 @@ def ordinal_heads_a_noun(text: str, match: re.Match[str]) -> bool:
     if not rest.strip() or re.match(r"\s*[,.;:!?)-]", rest):
         return False
     nxt = _NEXT_WORD.match(rest)
-    if nxt is None:
-        return False
+    if nxt is None or _WINDOW_AFTER.match(rest):
+        return False  # "Friday the 18th end of the day": a window follows the day
     word = nxt.group("w")
     after = rest[nxt.end():]
     if word[0].isdigit():

@@ -17,7 +17,7 @@ from datetime import datetime
 from agent.core.names import ASSET, BOOKING_REF, OPENED, UNITS
 from agent.core.speech import Utterance
 from agent.understanding import trust
-from agent.understanding.nlu import corrections, dates, intents, shifts
+from agent.understanding.nlu import corrections, dates, intents, shifts, times
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.nlu.precedence import authority_proposal, choose_intent, choose_kind
 from agent.understanding.nlu.withdrawals import DECISION_FIELDS, read_turn
@@ -46,6 +46,7 @@ class RuleProposer:
         text = normalise(utterance.text or "")
         if not text:
             return Proposal(Intent.UNKNOWN, confidence=utterance.confidence, reason="empty turn")
+        text = _without_salutation(text, context)
         reading, withdrawn = read_turn(text, context)
         boundary = corrections.authority_boundary(text, context, reading.foreign_assets)
         if boundary is not None:
@@ -86,6 +87,17 @@ class RuleProposer:
             confidence=min(utterance.confidence, 1.0),
             reason="; ".join(reasons),
         )
+
+
+def _without_salutation(text: str, context: ProposalContext) -> str:
+    """``text`` without the greeting by the part of the day that opens it ("Morning, could somebody
+    come out tomorrow first thing?" names the morning once, by "first thing"), when the turn
+    opens the call's business: nothing accepted yet and no question on the table. Later,
+    "Morning, I think" answers "morning or afternoon?"."""
+    if context.expecting is not None or context.pending_confirmation or context.offered \
+            or context.ledger.values():
+        return text
+    return text[times.opening_salutation(text):]
 
 
 def _repeats_held(slots: list[SlotValue], intent: Intent, context: ProposalContext) -> bool:

@@ -120,6 +120,16 @@ _WINDOW = re.compile(
 # time past, not a window or the half of the day of a visit.
 _GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|since|all|every"
                        r"|since this|from this) $")
+# "Morning, could somebody come out tomorrow?", "Afternoon all, it's Sam": a part of the day that
+# opens the turn on its own, parted by a comma from a clause of its own (a pronoun, a modal, a
+# greeting word after it), is the greeting with its "good" left out. Only when no question is
+# on the table (the proposer decides): "Morning, I think" answers "morning or afternoon?".
+_SALUTATION = re.compile(
+    r"^(?:(?:hi|hiya|hello|hey)(?: there)?,? )?(?:good )?(?P<window>morning|afternoon|evening)"
+    r"(?: (?:all|there|everyone|everybody|folks|guys|mate|again|team))?, "
+    r"(?=(?:i|im|i'm|id|i'd|ive|i've|ill|i'll|we|we're|we'd|we've|we'll|this|it|it's|its|my|our"
+    r"|could|can|would|will|is|are|do|does|did|have|has|hi|hello|hey|just|any|who|what|how"
+    r"|when|where|you|sorry|hope|quick|calling|ringing|got)\b)")
 # "The first thing is the pump": "first thing" after an article is a noun, not the day's start.
 _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
 # "Mon pm", "Wed, am please": the half of the day said on its own is the window. "I am" is a
@@ -274,6 +284,13 @@ def read_times(text: str, bare_hour: bool = False) -> tuple[TimeReading, ...]:
             taken.append((match.start(), match.end()))
             readings.append(reading)
     return tuple(sorted(readings, key=lambda r: r.start))
+
+
+def opening_salutation(text: str) -> int:
+    """How many characters of normalised ``text`` a greeting by the part of the day opens it
+    with ("morning, " of "morning, could somebody come out..."); 0 if it opens otherwise."""
+    found = _SALUTATION.match(text)
+    return found.end() if found else 0
 
 
 def read_windows(text: str) -> tuple[WindowReading, ...]:

@@ -149,6 +149,14 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
                 text, said[-1].end) or (_REPLACES_BEFORE.search(before)
                                         and not _TARGET_BEFORE.search(before))):
             continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
+        meant = _after_the_last_replacing(text, said)
+        if len({m.value for m in meant}) > 1:
+            # "Friday? no, sorry, make that Monday, Thursday": the word saying which is old
+            # stands before both later values; nothing says which of them is meant: ask
+            options = tuple(dict.fromkeys(m.value for m in meant if m.value))
+            slots[name] = SlotValue(name, None, slot.text, slot.confidence, options)
+            replaced.extend((name, m.value) for m in said if m.value and m.value not in options)
+            continue
         last = said[-1].value
         if name == VISIT_DATE:
             last = _in_the_month_before(text, said[-2], said[-1]) or last
@@ -156,6 +164,19 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
         replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
     _when_in_order(reading, slots, replaced)
     return replace(reading, slots=tuple(slots.values())), replaced
+
+
+def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention]:
+    """The mentions after the last word between two of them that says the later replaces
+    the earlier ("from X to Y": [Y]); the last mention alone when no such word stands
+    between any two (the word came before them all, or after: "move X... Y works better") or
+    a word of preferring follows the last."""
+    if _PREFERRED_AFTER.match(text, said[-1].end):
+        return said[-1:]
+    for index in range(len(said) - 1, 0, -1):
+        if _REPLACES_BETWEEN.search(text[said[index - 1].end:said[index].start]):
+            return said[index:]
+    return said[-1:]
 
 
 _DAY_ALONE = re.compile(rf"(?:the )?(\d{{1,2}}){ordinals.ORD}")
