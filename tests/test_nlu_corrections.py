@@ -20,7 +20,7 @@ from nlu_support import (
     slot_values,
 )
 
-from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
+from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME
 from agent.understanding.proposals import CorrectionKind, Intent, SlotRole
 
 BOOKED = {"visit_date": "2026-12-02", "visit_window": "afternoon", "visit_time": "14:00",
@@ -575,3 +575,49 @@ def test_two_values_after_the_replacing_word_stay_candidates(said, candidates):
 ])
 def test_the_last_replacement_is_meant_when_a_word_says_so(said, value):
     assert propose(said, context()).slot(VISIT_DATE).value == value
+
+
+
+@pytest.mark.parametrize("marker", ["on second thoughts", "on second thought", "correction",
+                                    "scratch that", "my mistake", "my bad", "oops",
+                                    "come to think of it", "no wait", "I meant"])
+@pytest.mark.parametrize(("first", "second", "value"), [
+    ("Wednesday", "Thursday", "2026-12-03"), ("the 23rd", "the 22nd", "2026-12-22"),
+    ("Friday", "Monday the 7th", "2026-12-07")])
+def test_a_word_of_correcting_between_two_values_says_the_later_is_meant(marker, first, second,
+                                                                         value):
+    said = f"Put P-100 down for {first}, {marker}, {second}."
+    assert propose(said, context()).slot(VISIT_DATE).value == value, said
+
+
+@pytest.mark.parametrize(("said", "value", "candidates"), [
+    # the alternatives after the word that replaced the first value
+    ("For P-100, could you come Monday, no, sorry, Thursday or Friday?", None,
+     ("2026-12-03", "2026-12-04")),
+    ("Monday or Tuesday, no, Thursday", "2026-12-03", ()),
+    ("Wednesday or Thursday would be better", None, ("2026-12-02", "2026-12-03")),
+    ("Wednesday, or rather Thursday", "2026-12-03", ()),
+    # the value meant is itself ambiguous: Tuesday said on a Tuesday
+    ("P-100 on Monday, come to think of it, Tuesday", None, ("2026-12-01", "2026-12-08")),
+])
+def test_which_values_the_last_replacing_word_leaves(said, value, candidates):
+    slot = propose(said, context()).slot(VISIT_DATE)
+    assert (slot.value, slot.candidates) == (value, candidates)
+
+
+def test_a_time_moved_from_and_to_after_it_was_said_is_the_new_one():
+    # "to 11" is one mention: its "to" still says 11 replaces 10
+    proposal = propose("P-200 on Friday at 10, actually, can you change that from 10 to 11?",
+                       context())
+    assert proposal.slot(VISIT_TIME).value == "11:00"
+
+
+@pytest.mark.parametrize("said", [
+    "Thursday would be better than Wednesday for the P-200 visit.",
+    "Not Wednesday for P-200, Thursday.",
+    "Instead of Wednesday for the P-200 visit, can we do Thursday?",
+])
+def test_the_asset_a_ruled_out_day_is_for_is_not_ruled_out(said):
+    proposal = propose(said, context())
+    assert proposal.slot(ASSET).value == "P-200"
+    assert proposal.slot(VISIT_DATE).value == "2026-12-03"

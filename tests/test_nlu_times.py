@@ -260,6 +260,20 @@ def test_an_approximate_hour_is_the_hour(said, value):
     assert only(said) == (value, ())
 
 
+@pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])
+@pytest.mark.parametrize("hour", HOURS)
+@pytest.mark.parametrize("ish", ["ish", "-ish", " ish"])
+def test_an_hour_made_approximate_is_a_time_said_alone(hour, words, ish):
+    # "Thursday, tenish": no "at" needed, "-ish" says it is a clock
+    said = f"Thursday, {say_hour(hour, words)}{ish} if you can"
+    assert only(said) == expected(hour, 0), said
+
+
+@pytest.mark.parametrize("said", ["we need 2ish filters", "about 3-ish units", "the 10th-ish"])
+def test_an_approximate_count_or_day_is_no_time(said):
+    assert read_times(normalise(said)) == ()
+
+
 @pytest.mark.parametrize("said", ["good morning, P-100 on Thursday at 7",
                                   "it broke last night, can you come at 7"])
 def test_a_greeting_or_a_time_past_does_not_settle_an_open_hour(said):

@@ -12,7 +12,9 @@ from __future__ import annotations
 REPLACE_MARKERS = (
     r"actually|make (?:that|it)|change (?:that|it) to|i meant|i mean|meant to say|i said"
     r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
-    r"|my mistake|switch (?:it|that) to|no wait|wait"
+    r"|my mistake|my bad|switch (?:it|that) to|no wait|wait"
+    # "on second thoughts" ("second" is written "2nd"), "come to think of it", "did I say X?"
+    r"|on 2nd thoughts?|come to think of it|thinking about it|did i say"
 )
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"

@@ -33,6 +33,9 @@ _QUARTER_HOMOPHONE = re.compile(r"\bwater (?=(?:to|past|till?) (?:1[0-2]|[1-9])\
 # and a weekday, "wake" and "weak" are "week" ("the flow was weak on Monday" stays).
 _WEEK_HOMOPHONE = re.compile(
     r"(?<=\ba )(?:wake|weak)(?= on (?:mon|tues|wednes|thurs|fri|satur|sun)day\b)")
+# "tenish", "elevenish": the number word with "-ish" glued on, parted so it is read as a number
+_GLUED_ISH = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)-?ish\b")
 _PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
 # "Dec. 10th", "Fri. 9am": the dot of an abbreviated month or weekday before a number is no
 # sentence break.
@@ -100,6 +103,7 @@ def normalise(text: str) -> str:
     out = _HUNDRED_HOMOPHONE.sub(
         lambda m: "two" if m.group(1) else "four" if m.group(2) else "one" if m.group(3)
         else "eight", out)
+    out = _GLUED_ISH.sub(r"\1 ish", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _QUARTER_HOMOPHONE.sub("quarter ", out)

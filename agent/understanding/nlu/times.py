@@ -37,6 +37,7 @@ VISIT_WINDOWS = (("morning", 8 * 60, 12 * 60), ("afternoon", 13 * 60, 17 * 60))
 NOT_AFTER_NUMBER = (rf"(?! ?(?:{lexicon.UNIT_NOUNS}|st|nd|rd|th|days?|weeks?|months?|hours?"
                      r"|hrs|minutes?|mins?|years?|percent|%|people|men|techs?|technicians?"
                      r"|engineers?|of (?:them|us|those|these))\b)")
+_CLOSED = "|".join(sorted(map(re.escape, lexicon.ORDINAL_DATE_FOLLOWERS), key=len, reverse=True))
 _H = r"(?P<h>1[0-2]|0?[1-9])(?!\d)"  # a clock hour, 1 to 12
 _M = r"(?P<m>[0-5]\d)"
 # The half of the day said right after the clock words.
@@ -95,15 +96,18 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:at|around|about|by|say|from|make (?:it|that)|how about|what about"
         r"|" + _TO_AFTER + r"|(?<=\d )to|(?<=am )to|(?<=pm )to"
         r"|(?<=we )do|(?<=you )do|(?<=let's )do)"
-        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b){NOT_AFTER_NUMBER}"
+        rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b(?![ -]ish\b)){NOT_AFTER_NUMBER}"
         rf"(?![:.-]\d)(?! or \d{{1,3}} (?:{lexicon.UNIT_NOUNS})\b){_OR_HALF}")),
     # "at 2 or 3", "2 or 3 pm": the alternative after "or" (the "or" stays between the two)
     ("or", re.compile(
-        rf"(?:(?<=\d or )|(?<=am or )|(?<=pm or )|(?<=oclock or )){_H}(?: {_M})?(?:[ -]?ish\b|\b)"
-        rf"{NOT_AFTER_NUMBER}(?![:.-]\d){_HALF}")),
+        rf"(?:(?<=\d or )|(?<=am or )|(?<=pm or )|(?<=oclock or )){_H}(?: {_M})?"
+        rf"(?:[ -]?ish\b|\b(?![ -]ish\b)){NOT_AFTER_NUMBER}(?![:.-]\d){_HALF}")),
     ("before_or", re.compile(
         rf"\b{_H}(?: {_M})?(?= or (?:at )?\d{{1,2}}(?:[:. ][0-5]\d)?(?!\d)"
         r"(?P<orhalf>,? ?(?:am|pm|in the (?:morning|afternoon|evening))))")),
+    # "tenish", "Thursday, 10ish", "3-ish": an hour made approximate is a time said alone too
+    # (followed by nothing, a comma or a closed-class word: "2ish filters" is a count)
+    ("ish", re.compile(rf"(?<![\d:.-])\b{_H}(?: {_M})?[ -]?ish\b(?=$|,| (?:{_CLOSED})\b)")),
     # two thirty -> 2 30, nine forty five -> 9 45, 13 30 (a 24-hour time said as words)
     ("spoken", re.compile(
         rf"(?<!\d )\b(?P<hs>1[0-9]|2[0-3]|0?[1-9]) (?:(?P<ms>[0-5]\d)|(?:oh|o) (?P<mo>[1-9]))\b"

@@ -87,6 +87,15 @@ def _first_value_only(text: str, stretch: corrections.Stretch, context: Proposal
         return stretch, reading  # the value comes before its negation ("Wednesday is out")
     mentions = reading.mentions
     words = stretch.text
+    for first, then in zip(mentions, mentions[1:], strict=False):
+        # "better than Wednesday for the P-200 visit": the asset the visit is for is the
+        # booking's, not a value ruled out with the day
+        said_for = _FOR_THE_ASSET.search(words, 0, then.start)
+        if first.field != ASSET and then.field == ASSET and said_for \
+                and said_for.start() >= first.end:
+            shorter = corrections.Stretch(words[:said_for.start()].strip(), stretch.start,
+                                          offset + said_for.start())
+            return _first_value_only(text, shorter, context)
     for index, first in enumerate(mentions):
         # "not Wednesday the 9th": a weekday and its date side by side are one value
         later = [m for m in mentions[index + 1:] if m.field == first.field
@@ -107,10 +116,13 @@ _ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
 _REPLACES_BETWEEN = re.compile(
     r"\b(?:to|into|till|until|for|with|meant|mean|no|nope|nah|actually|sorry|rather|but"
     r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
-    r"|prefer|would be|is better)\b")
+    r"|prefer|would be|is better|make that|i meant|correction|scratch that|oops|my mistake"
+    r"|my bad|on 2nd thoughts?|come to think of it|thinking about it)\b")
 _REPLACES_BEFORE = re.compile(
     r"\b(?:from|swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
     r"|you've got|you put|told you|it says|instead of|rather than)\b")
+_FOR_THE_ASSET = re.compile(r"\bfor (?:the |our |my )?$")
+_TARGET_OPENS = re.compile(r"(?:to|till|until|into)\b")  # "to 11" read as one mention
 _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
 # The first value is where the visit goes when a target word comes right before it ("bring it
 # forward *to* Monday the 7th", "move it *to* the morning"): the verb before it then names no old
@@ -137,23 +149,27 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
     for name in _SEQUENCED:
         said = [m for m in reading.mentions if m.field == name]
         slot = slots.get(name)
-        if len(said) < 2 or slot is None or said[-1].value is None \
-                or len({m.value for m in said}) < 2:
+        if len(said) < 2 or slot is None or not (said[-1].value or said[-1].candidates) \
+                or len({(m.value, m.candidates) for m in said}) < 2:
             continue
         between = text[said[0].end:said[-1].start]
-        if _ALTERNATIVE.search(between) or (_FILLER.match(between) and _one_value_in_two_words(
-                text, said[0], said[-1])):
+        if _FILLER.match(between) and _one_value_in_two_words(text, said[0], said[-1]):
             continue
-        before = text[:said[0].start]
-        if not (_REPLACES_BETWEEN.search(between) or _PREFERRED_AFTER.match(
-                text, said[-1].end) or (_REPLACES_BEFORE.search(before)
-                                        and not _TARGET_BEFORE.search(before))):
-            continue  # no word says which is old ("P-200 that P-100"): keep both, and ask
         meant = _after_the_last_replacing(text, said)
-        if len({m.value for m in meant}) > 1:
-            # "Friday? no, sorry, make that Monday, Thursday": the word saying which is old
-            # stands before both later values; nothing says which of them is meant: ask
-            options = tuple(dict.fromkeys(m.value for m in meant if m.value))
+        if meant is None:
+            before = text[:said[0].start]
+            if _ALTERNATIVE.search(between) or not (
+                    _PREFERRED_AFTER.match(text, said[-1].end)
+                    or (_REPLACES_BEFORE.search(before) and not _TARGET_BEFORE.search(before))):
+                continue  # "P-200 that P-100", "Wednesday or Thursday": keep both, and ask
+            meant = said[-1:]
+        options = tuple(dict.fromkeys(value for m in meant
+                                      for value in ((m.value,) if m.value else m.candidates)))
+        if len(options) > 1:
+            # "Friday? no, sorry, make that Monday, Thursday" (or "Monday or Thursday"): the
+            # word saying which is old stands before both later values; nothing says which of
+            # them is meant (or the one meant is itself ambiguous, "Tuesday" said on a
+            # Tuesday): ask
             slots[name] = SlotValue(name, None, slot.text, slot.confidence, options)
             replaced.extend((name, m.value) for m in said if m.value and m.value not in options)
             continue
@@ -166,17 +182,21 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
     return replace(reading, slots=tuple(slots.values())), replaced
 
 
-def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention]:
-    """The mentions after the last word between two of them that says the later replaces
-    the earlier ("from X to Y": [Y]); the last mention alone when no such word stands
-    between any two (the word came before them all, or after: "move X... Y works better") or
-    a word of preferring follows the last."""
-    if _PREFERRED_AFTER.match(text, said[-1].end):
+def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] | None:
+    """The mentions after the last place between two of them where a word says the later
+    replaces the earlier ("from X to Y": [Y]; "X, no, Y or Z": [Y, Z]), the word that opens a
+    mention counted ("from 10 to 11"); the last alone when a word of preferring follows it
+    ("X, no, Y, Z works better", not "Y or Z would be better"); None when no such word
+    stands between any two."""
+    if _PREFERRED_AFTER.match(text, said[-1].end) \
+            and not _ALTERNATIVE.search(text[said[-2].end:said[-1].start]):
         return said[-1:]
     for index in range(len(said) - 1, 0, -1):
-        if _REPLACES_BETWEEN.search(text[said[index - 1].end:said[index].start]):
+        opening = _TARGET_OPENS.match(text, said[index].start)
+        gap = text[said[index - 1].end:opening.end() if opening else said[index].start]
+        if _REPLACES_BETWEEN.search(gap):
             return said[index:]
-    return said[-1:]
+    return None
 
 
 _DAY_ALONE = re.compile(rf"(?:the )?(\d{{1,2}}){ordinals.ORD}")
