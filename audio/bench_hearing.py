@@ -261,7 +261,8 @@ class _Reader:
         proposal = self.proposer.propose(utterance, self.context)
         expect = trust.expected(self.context)
         verdict = trust.judge(utterance, proposal.slots, expect,
-                              proposal_confidence=proposal.confidence)
+                              proposal_confidence=proposal.confidence,
+                              replaced={field for field, _ in proposal.withdrawn})
         checked = bool(proposal.slots) and not verdict.clear
         before = bool(proposal.slots) and min(proposal.confidence,
                                               utterance.confidence) < trust.CONFIDENCE_FLOOR
@@ -291,11 +292,12 @@ class _Reader:
 
 def heard_word_for_word(said: str, heard: str) -> bool:
     """Whether ``heard`` has the words of ``said``, in order, once both are written alike
-    (the proposer's normalising: case, punctuation, "eleven" and "11", "P-200" and "P 200")."""
+    (the proposer's normalising: case, punctuation, "eleven" and "11", "P-200" and "P 200",
+    and where the spaces fall: "two pm" and "2pm", "ten thirty" and "1030")."""
     from agent.understanding.nlu.normalise import normalise
 
-    def words(text: str) -> list[str]:
-        return re.findall(r"[a-z0-9]+", normalise(text))
+    def words(text: str) -> str:
+        return "".join(re.findall(r"[a-z0-9]+", normalise(text)))
 
     return words(said) == words(heard)
 

@@ -295,6 +295,10 @@ def test_each_held_out_set_shares_no_phrasing_or_voice_with_any_set_before_it(n)
     ("It's pump P-100, not P-200.", "It's pump P 100, not P 200", True),
     ("The afternoon suits me better.", "The afternoon suit sleep matter.", False),
     ("Put me down for Friday at eleven.", "Put me down for Friday 11.", False),
+    # where the spaces fall is no word said or lost
+    ("Book P-100 for tomorrow at two pm.", "Book P 100 for tomorrow at 2pm.", True),
+    ("next Tuesday at 10:30 am", "next Tuesday at 1030 am", True),
+    ("next Tuesday at 10:30 am", "next Tuesday at 10:30", False),
 ])
 def test_a_transcript_is_word_for_word_when_it_has_the_words_said_written_alike(
         said, heard, same):

@@ -460,3 +460,38 @@ def test_a_month_named_with_no_date_read_and_a_time_read_is_checked(text, clear)
     assert verdict.clear is clear, (text, verdict, slots)
     if not clear:
         assert verdict.reason == "a month was said that the date read is not in"
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # the day replaced was heard faintly: it carries nothing of the day acted on
+    ("P 100 on the 22nd, sorry, the 21st at 20 past 9.", "22nd,", True),
+    ("P 100 at 10, no, at 11 on Thursday.", "10,", True),
+    # the day acted on heard faintly is still checked
+    ("P 100 on the 22nd, sorry, the 21st at 20 past 9.", "21st", False),
+])
+def test_the_words_of_a_value_the_turn_replaced_carry_nothing(text, faint, clear):
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    proposal = RuleProposer(NOW).propose(Utterance(text), context)
+    replaced = {field for field, _ in proposal.withdrawn}
+    assert replaced, proposal
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.1}), proposal.slots, EXPECT,
+                          replaced=replaced)
+    assert verdict.clear is clear, (verdict, proposal.slots)
+    # without knowing what the turn replaced, every word of the value counts
+    assert not trust.judge(heard(text, 0.9, {faint: 0.1}), proposal.slots, EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "slot_text", "faint", "clear"), [
+    # "first thing in the morning": the window named by its name is carried by that name
+    ("December the 14th, please, first thing in the morning.", "1st thing in the morning",
+     "thing", True),
+    ("December the 14th, please, first thing in the morning.", "1st thing in the morning",
+     "morning.", False),
+    # a window not named by its name is carried by every word of it
+    ("December the 14th, please, first thing.", "1st thing", "thing.", False),
+])
+def test_a_window_named_by_its_own_name_is_carried_by_it(text, slot_text, faint, clear):
+    slots = (SlotValue(VISIT_DATE, "2026-12-14", "december the 14th"),
+             SlotValue(VISIT_WINDOW, "morning", slot_text))
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.1}), slots, EXPECT)
+    assert verdict.clear is clear, verdict

@@ -63,7 +63,7 @@ class RuleProposer:
             slots = [s for s in slots if s.field not in cleared]
         slots = shifts.with_shift(text, slots, context)  # "push it back a day"
         slots = _answer_to_expected(text, slots, context)
-        uncertain, slots = _uncertainty(utterance, context, slots)
+        uncertain, slots = _uncertainty(utterance, context, slots, withdrawn)
         intent, corrective = choose_intent(text, slots, withdrawn, cleared, referent, context)
         kind = choose_kind(intent, corrective, slots, withdrawn, cleared, referent, uncertain,
                            context)
@@ -158,13 +158,14 @@ def _answer_to_expected(text: str, slots: list[SlotValue],
     return slots
 
 
-def _uncertainty(utterance: Utterance, context: ProposalContext,
-                 slots: list[SlotValue]) -> tuple[bool, list[SlotValue]]:
+def _uncertainty(utterance: Utterance, context: ProposalContext, slots: list[SlotValue],
+                 withdrawn: tuple[tuple[str, str], ...] = ()) -> tuple[bool, list[SlotValue]]:
     """Not heard clearly (agent/understanding/trust.py: the value words, the no-speech
     probability, what the call expects, else the confidence), or alternatives that disagree on
     a decision field: keep every candidate."""
     uncertain = not trust.heard_clearly(utterance, slots, trust.expected(context),
-                                        floor=LOW_CONFIDENCE)
+                                        floor=LOW_CONFIDENCE,
+                                        replaced={field for field, _ in withdrawn})
     if uncertain:
         slots = [_with_confidence(s, utterance.confidence) for s in slots]
     primary = intents.answer_intent(normalise(utterance.text or ""))
