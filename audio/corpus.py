@@ -352,10 +352,45 @@ HELD_OUT_VALUES_10 = (
     "of January at 14:30?",
 )
 
+# An eleventh held-out set, written from docs/ alone by someone who had read no code, on
+# 2026-12-05, said by audio.voices.HELD_OUT_BASES_11. Measured once, blind, after the tenth set's
+# misses and the rules that a replaced value's words and a window's own name carry the value.
+HELD_OUT_VALUES_11 = (
+    "Hi there, I'd like someone to come and look at pee two hundred the day after tomorrow, "
+    "first thing if you can manage it.",
+    "Good afternoon. Could you pencil in a service for the Rotterdam pump on Tuesday the "
+    "eighth, or rather Wednesday the ninth, around tennish?",
+    "Yeah hi, this is Dave. We gotta get P-100 serviced December 15th, in the morning if at "
+    "all possible.",
+    "Hello, could I book the Utrecht pump for Monday the 14th at half past eleven, sorry, I "
+    "tell a lie, quarter to eleven.",
+    "Um, I need to move the P-200 visit to the Friday after next, sometime after lunch "
+    "would be grand.",
+    "We'd like an engineer at the pump down in Rotterdam on January the 7th, scratch that, "
+    "the 8th, at 14:30 please.",
+    "Hey, how's it going? Can you guys send a tech out to pump one hundred next week "
+    "Thursday, like 1:30 in the afternoon?",
+    "Hi, I was hoping to get the two hundred pump looked at next Monday in the afternoon, "
+    "actually no, make it the morning.",
+    "Right, so we've already got P-100 booked in, and we need to shift it to the 22nd, end "
+    "of the day if you can.",
+    "Could somebody come and service the unit in Utrecht on the 19th of January at nine, "
+    "or, come to think of it, half nine would be safer?",
+    "Hiya, can you get someone round to pee one hundred at the end of the week, say twenty "
+    "past one?",
+    "I'd like to book P-200 for Wednesday the 17th of February, hmm, correction, the 24th, "
+    "in the morning.",
+    "Hey there, is it possible to get the Rotterdam pump serviced tomorrow, maybe "
+    "three-ish?",
+    "Afternoon. We'll need a visit to the pump over in Utrecht on the 11th of January, no "
+    "hang on, Tuesday the 12th, let's say midday.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
-                 HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10)
+                 HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
+                 HELD_OUT_VALUES_11)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -621,3 +621,21 @@ def test_the_asset_a_ruled_out_day_is_for_is_not_ruled_out(said):
     proposal = propose(said, context())
     assert proposal.slot(ASSET).value == "P-200"
     assert proposal.slot(VISIT_DATE).value == "2026-12-03"
+
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    # a weekday and a day correcting a date said with its month: in that month, if the
+    # weekday agrees there
+    ("on the 11th of January, no hang on, Tuesday the 12th", "2027-01-12"),
+    ("on the 11th of January, no, the 12th, the Tuesday", "2027-01-12"),
+    ("the 8th of January, sorry, the 11th", "2027-01-11"),
+])
+def test_a_day_correcting_a_date_with_its_month_is_in_that_month(said, value):
+    assert propose(said, context()).slot(VISIT_DATE).value == value
+
+
+def test_a_weekday_and_day_that_disagree_in_the_month_corrected_stay_a_question():
+    # the 12th of January is a Tuesday: "Wednesday the 12th" is no day there
+    slot = propose("on the 11th of January, no, Wednesday the 12th", context()).slot(VISIT_DATE)
+    assert slot.value is None and len(slot.candidates) > 1

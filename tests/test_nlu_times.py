@@ -269,6 +269,10 @@ def test_an_hour_made_approximate_is_a_time_said_alone(hour, words, ish):
     assert only(said) == expected(hour, 0), said
 
 
+def test_tennish_with_its_n_doubled_is_ten():
+    assert only("around tennish") == ("10:00", ())
+
+
 @pytest.mark.parametrize("said", ["we need 2ish filters", "about 3-ish units", "the 10th-ish"])
 def test_an_approximate_count_or_day_is_no_time(said):
     assert read_times(normalise(said)) == ()

@@ -33,9 +33,10 @@ _QUARTER_HOMOPHONE = re.compile(r"\bwater (?=(?:to|past|till?) (?:1[0-2]|[1-9])\
 # and a weekday, "wake" and "weak" are "week" ("the flow was weak on Monday" stays).
 _WEEK_HOMOPHONE = re.compile(
     r"(?<=\ba )(?:wake|weak)(?= on (?:mon|tues|wednes|thurs|fri|satur|sun)day\b)")
-# "tenish", "elevenish": the number word with "-ish" glued on, parted so it is read as a number
+# "tenish", "tennish", "elevenish": the number word with "-ish" glued on, parted so it is read as
+# a number
 _GLUED_ISH = re.compile(
-    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)-?ish\b")
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)n?-?ish\b")
 _PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
 # "Dec. 10th", "Fri. 9am": the dot of an abbreviated month or weekday before a number is no
 # sentence break.

@@ -165,6 +165,9 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
             meant = said[-1:]
         options = tuple(dict.fromkeys(value for m in meant
                                       for value in ((m.value,) if m.value else m.candidates)))
+        if name == VISIT_DATE and meant == said[-1:]:
+            in_month = _in_the_month_before(text, said[-2], said[-1])
+            options = (in_month,) if in_month else options
         if len(options) > 1:
             # "Friday? no, sorry, make that Monday, Thursday" (or "Monday or Thursday"): the
             # word saying which is old stands before both later values; nothing says which of
@@ -173,9 +176,7 @@ def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, st
             slots[name] = SlotValue(name, None, slot.text, slot.confidence, options)
             replaced.extend((name, m.value) for m in said if m.value and m.value not in options)
             continue
-        last = said[-1].value
-        if name == VISIT_DATE:
-            last = _in_the_month_before(text, said[-2], said[-1]) or last
+        last = options[0]
         slots[name] = SlotValue(name, last, slot.text, slot.confidence)
         replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
     _when_in_order(reading, slots, replaced)
@@ -199,7 +200,10 @@ def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] |
     return None
 
 
-_DAY_ALONE = re.compile(rf"(?:the )?(\d{{1,2}}){ordinals.ORD}")
+# A day of the month with no month, a weekday beside it or not: "the 11th", "Tuesday the 12th"
+_WEEKDAY = "|".join(sorted(lexicon.WEEKDAYS, key=len, reverse=True))
+_DAY_ALONE = re.compile(rf"(?:(?P<wd1>{_WEEKDAY}),? (?:the )?)?(?:the )?(?P<day>\d{{1,2}})"
+                        rf"{ordinals.ORD}(?:,? (?:the )?(?P<wd2>{_WEEKDAY}))?")
 _MONTH_NAMED = re.compile(rf"\b(?:{lexicon.MONTHS})\b")
 
 
@@ -214,9 +218,13 @@ def _in_the_month_before(text: str, earlier: Mention, later: Mention) -> str | N
         return None
     month = date.fromisoformat(earlier.value)
     try:
-        return month.replace(day=int(day.group(1))).isoformat()
+        meant = month.replace(day=int(day.group("day")))
     except ValueError:
         return None
+    weekday = day.group("wd1") or day.group("wd2")
+    if weekday and meant.weekday() != lexicon.WEEKDAYS[weekday]:
+        return None  # "Tuesday the 12th" that is no Tuesday in that month
+    return meant.isoformat()
 
 
 def _one_value_in_two_words(text: str, first: Mention, last: Mention) -> bool:
