@@ -269,6 +269,13 @@ def test_an_hour_made_approximate_is_a_time_said_alone(hour, words, ish):
     assert only(said) == expected(hour, 0), said
 
 
+@pytest.mark.parametrize(("said", "value"), [
+    ("half-9 would be safer", "09:30"), ("half-nine", "09:30"), ("quarter-past-ten", "10:15"),
+    ("quarter-to-ten", "09:45"), ("half-past-two", "14:30"), ("at quarter-past 3", "15:15")])
+def test_a_clock_phrase_written_with_hyphens_is_its_words(said, value):
+    assert only(said) == (value, ())
+
+
 def test_tennish_with_its_n_doubled_is_ten():
     assert only("around tennish") == ("10:00", ())
 

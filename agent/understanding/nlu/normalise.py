@@ -33,6 +33,10 @@ _QUARTER_HOMOPHONE = re.compile(r"\bwater (?=(?:to|past|till?) (?:1[0-2]|[1-9])\
 # and a weekday, "wake" and "weak" are "week" ("the flow was weak on Monday" stays).
 _WEEK_HOMOPHONE = re.compile(
     r"(?<=\ba )(?:wake|weak)(?= on (?:mon|tues|wednes|thurs|fri|satur|sun)day\b)")
+# "half-nine", "quarter-past-ten", "half-9": a clock phrase written with hyphens is its words
+_HYPHENED_CLOCK = re.compile(
+    r"\b(half|quarter)-(?:(past|to)-)?(?=(?:past|to|\d+|one|two|three|four|five|six|seven|eight"
+    r"|nine|ten|eleven|twelve)\b)")
 # "tenish", "tennish", "elevenish": the number word with "-ish" glued on, parted so it is read as
 # a number
 _GLUED_ISH = re.compile(
@@ -104,6 +108,7 @@ def normalise(text: str) -> str:
     out = _HUNDRED_HOMOPHONE.sub(
         lambda m: "two" if m.group(1) else "four" if m.group(2) else "one" if m.group(3)
         else "eight", out)
+    out = _HYPHENED_CLOCK.sub(lambda m: " ".join(w for w in m.groups() if w) + " ", out)
     out = _GLUED_ISH.sub(r"\1 ish", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
