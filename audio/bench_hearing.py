@@ -425,9 +425,12 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     voice_list = voices.BASES if quick else voices.voice_set()
     rows = _trust_rows(judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
     if not quick:
+        every: list[Judged] = []
         for n in range(1, len(corpus.HELD_OUT_SETS) + 1):
-            rows += _trust_rows(judge_all(held_out_turns(n)), cmd,
-                                held_out=f"{_NTH[n - 1]} held-out".lstrip())
+            judged = judge_all(held_out_turns(n))
+            every += judged
+            rows += _trust_rows(judged, cmd, held_out=f"{_NTH[n - 1]} held-out".lstrip())
+        rows += _trust_rows(every, cmd, held_out=f"all {len(corpus.HELD_OUT_SETS)} held-out")
     return rows
 
 
