@@ -188,6 +188,30 @@ async def test_the_agent_takes_a_clearly_heard_turn_without_a_check_and_checks_a
         assert c.field(ASSET) is None or not c.field(ASSET).usable
 
 
+@pytest.mark.anyio
+async def test_a_call_opened_with_a_greeting_by_the_part_of_the_day_takes_the_window_said():
+    # "Afternoon, ..." greets; the window is the morning the caller asked for, never a question
+    # between two windows, and a faint greeting word does not hold the window back
+    text = "Afternoon, could someone come to P 200 on Thursday morning?"
+    async with call() as c:
+        said = await _turn(c, heard(text, 0.8, {"Afternoon,": 0.2}))
+        assert "didn't catch" not in said, said
+        assert c.field(VISIT_WINDOW).value == "morning"
+        assert c.field(VISIT_DATE).value == "2026-12-03"
+
+
+@pytest.mark.anyio
+async def test_a_correction_whose_old_value_was_heard_faintly_is_taken_without_a_check():
+    text = "Book P 200 on the 22nd, sorry, the 21st, in the morning."
+    async with call() as c:
+        said = await _turn(c, heard(text, 0.8, {"22nd,": 0.15}))
+        assert "didn't catch" not in said, said
+        assert c.field(VISIT_DATE).value == "2026-12-21"
+    async with call() as c:  # the new value heard faintly is checked
+        said = await _turn(c, heard(text, 0.8, {"21st,": 0.15}))
+        assert "didn't catch that clearly" in said, said
+
+
 async def _turn(c, utterance: Utterance) -> str:
     """One final turn as the audio adapter hands it over; what the agent said back."""
     before = len(c.sink.plans)
