@@ -299,7 +299,9 @@ def test_a_greeting_or_a_time_past_does_not_settle_an_open_hour(said):
                                     "I'd like P-100 looked at on Friday.",
                                     "it's Sam from Acme, P-100 needs a visit on Friday.",
                                     "we need someone at P-100 on Friday.",
-                                    "is P-100 free on Friday?"])
+                                    "is P-100 free on Friday?",
+                                    "Sam here from Acme, P-100 needs a visit on Friday.",
+                                    "Jo from Acme, can someone look at P-100 on Friday?"])
 def test_a_part_of_the_day_that_greets_is_no_window(greeting, clause):
     # "Morning, could somebody come out...": a greeting with its "good" left out
     for sep in (", ", ". ", "! "):

@@ -126,14 +126,16 @@ _GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|sinc
                        r"|since this|from this) $")
 # "Morning, could somebody come out tomorrow?", "Afternoon all, it's Sam": a part of the day that
 # opens the turn on its own, parted by a comma from a clause of its own (a pronoun, a modal, a
-# greeting word after it), is the greeting with its "good" left out. Only when no question is
-# on the table (the proposer decides): "Morning, I think" answers "morning or afternoon?".
+# greeting word after it, a name introduced), is the greeting with its "good" left out. Only when
+# no question is on the table (the proposer decides): "Morning, I think" answers "morning or
+# afternoon?".
 _SALUTATION = re.compile(
     r"^(?:(?:hi|hiya|hello|hey)(?: there)?,? )?(?:good )?(?P<window>morning|afternoon|evening)"
     r"(?: (?:all|there|everyone|everybody|folks|guys|mate|again|team))?, "
     r"(?=(?:i|im|i'm|id|i'd|ive|i've|ill|i'll|we|we're|we'd|we've|we'll|this|it|it's|its|my|our"
     r"|could|can|would|will|is|are|do|does|did|have|has|hi|hello|hey|just|any|who|what|how"
-    r"|when|where|you|sorry|hope|quick|calling|ringing|got)\b)")
+    r"|when|where|you|sorry|hope|quick|calling|ringing|got)\b"
+    r"|[a-z]+ (?:here|speaking|from)\b)")  # "Morning, Sam here", "Afternoon, Jo from Acme"
 # "The first thing is the pump": "first thing" after an article is a noun, not the day's start.
 _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
 # "Mon pm", "Wed, am please": the half of the day said on its own is the window. "I am" is a
