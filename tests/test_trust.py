@@ -519,3 +519,29 @@ def test_a_window_named_by_its_own_name_is_carried_by_it(text, slot_text, faint,
              SlotValue(VISIT_WINDOW, "morning", slot_text))
     verdict = trust.judge(heard(text, 0.9, {faint: 0.1}), slots, EXPECT)
     assert verdict.clear is clear, verdict
+
+
+@pytest.mark.parametrize(("text", "offered", "clear"), [
+    # "the Friday after next" heard as "the Friday afternoon", read as this Friday
+    ("I need to move the P 200 visit to the Friday afternoon.", (), False),
+    ("Could we do a Friday, after lunch?", (), False),
+    ("Could we do Friday, after lunch?", (), True),  # no article: the coming Friday
+    ("The Friday works.", ("2026-12-04",), True),  # the Friday the agent offered
+])
+def test_a_weekday_after_an_article_read_alone_is_checked(text, offered, clear):
+    friday = SlotValue(VISIT_DATE, "2026-12-04", "friday")
+    expect = trust.Expected(assets=EXPECT.assets, today=EXPECT.today, offered=frozenset(offered))
+    verdict = trust.judge(heard(text, 0.9), (friday,), expect)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a weekday after 'the' was read without what made it one day"
+
+
+def test_a_weekday_after_an_article_read_with_its_qualifier_is_not_this_rule():
+    proposer = RuleProposer(NOW)
+    context = ProposalContext(now=NOW, ledger=Ledger("q-the").current, caller=CALLER)
+    for said in ("the Friday after next", "the 18th, the Friday", "the Friday of next week"):
+        slots = proposer.propose(Utterance(said), context).slots
+        verdict = trust.judge(heard(said, 0.9), slots, EXPECT)
+        assert verdict.reason != "a weekday after 'the' was read without what made it one day", \
+            (said, slots)

@@ -9,7 +9,7 @@ read from it, and says whether the date read may be only part of what was said. 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 
 from agent.core.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
@@ -101,6 +101,24 @@ def week_left_out(text: str, values: Sequence[SlotValue]) -> bool:
         days = {t for t in own if t in lexicon.WEEKDAYS}
         if any(token in days and _WEEK_WORDS & set(tokens[max(0, i - _WEEK_REACH):
                                                             i + _WEEK_REACH + 1])
+               for i, token in enumerate(tokens)):
+            return True
+    return False
+
+
+def definite_weekday_alone(text: str, values: Sequence[SlotValue],
+                           offered: Collection[str] = ()) -> bool:
+    """A date read from a weekday alone, said after "the" or "a": the words that made it one
+    day were not read ("the Friday after next" heard as "the Friday afternoon", "a Friday in
+    January"), so the date read may be another week's. A date the agent just offered is what
+    "the Friday" points at."""
+    tokens = _tokens(text)
+    for slot in values:
+        own = _tokens(slot.text)
+        if slot.field != VISIT_DATE or slot.value in offered or len(own) != 1 \
+                or own[0] not in lexicon.WEEKDAYS:
+            continue
+        if any(token == own[0] and i > 0 and tokens[i - 1] in ("the", "a")
                for i, token in enumerate(tokens)):
             return True
     return False

@@ -19,13 +19,14 @@ The verdict, in order: a turn that may be no speech, a value the call does not e
 read while the turn names a month it is not in, or a time or window read with no date while it
 names one (the reading left out a word that says when), a
 weekday with a word about the week beside it that the date was not read with ("a week on
-Friday" heard as "bumper week on Friday"), a date followed by "the", "at" or "that" (a hurried
+Friday" heard as "bumper week on Friday"), a weekday after "the" or "a" read alone ("the Friday
+after next" heard as "the Friday afternoon"), a date followed by "the", "at" or "that" (a hurried
 "the") that introduces no value (the day of the month or the time after it was not heard; "that
 works" is the day itself, "at about ten" a hedged value), a weekday followed by a word no day
 is followed by ("Wednesday behind", misheard from "Wednesday the ninth") or by a word heard
 below :data:`FAINT_AFTER_DAY` ("Wednesday, but I'm"), a word in the day's place before a month
 ("the fall on February"), a month between two numbers that could each be its day ("4 January
-12"; these seven in :mod:`heard_dates`), a value followed by a word that takes it back ("no",
+12"; these eight in :mod:`heard_dates`), a value followed by a word that takes it back ("no",
 "sorry", "I meant", "wait") with none of its field named after that word (the correction was
 not heard: :func:`taken_back`), or a value word heard below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
@@ -187,6 +188,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a month was said that the date read is not in")
     if heard_dates.week_left_out(utterance.text, values):
         return Hearing(False, "a word about the week was not read with the weekday")
+    if heard_dates.definite_weekday_alone(utterance.text, values, expect.offered):
+        return Hearing(False, "a weekday after 'the' was read without what made it one day")
     if heard_dates.value_lost_after_date(utterance.text, values):
         return Hearing(False, "a word after the date introduces no value")
     if heard_dates.no_day_is_followed_by(utterance.text, values):
