@@ -642,3 +642,20 @@ async def test_a_cancel_corrected_to_a_visit_there_is_none_of_asks_which_booking
         await c.say("Yes.")  # nothing is read back any more: no yes cancels BK1
         await c.settle()
         assert len(c.bookings()) == 3
+
+
+async def test_a_held_value_corrected_to_two_candidates_is_unresolved_once():
+    # "No, Monday, or Wednesday" at the read-back of Friday: the held Friday is set aside and
+    # the field is unresolved (field_unresolved, as when first heard with two candidates); the
+    # same two again are no news
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Please book P-100 for Friday morning.")
+        assert c.events("confirmation_requested")
+        said = await c.say("No, Monday, or Wednesday.")
+        assert "Monday" in said and "Wednesday" in said, said
+        [event] = c.events("field_unresolved")
+        assert list(event.get("fields")) == ["visit_date"]
+        await c.say("Monday or Wednesday.")
+        assert len(c.events("field_unresolved")) == 1
+        await c.say("Wednesday.")
+        assert c.field("visit_date").value == "2026-12-02"

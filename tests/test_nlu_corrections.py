@@ -639,3 +639,24 @@ def test_a_weekday_and_day_that_disagree_in_the_month_corrected_stay_a_question(
     # the 12th of January is a Tuesday: "Wednesday the 12th" is no day there
     slot = propose("on the 11th of January, no, Wednesday the 12th", context()).slot(VISIT_DATE)
     assert slot.value is None and len(slot.candidates) > 1
+
+
+@pytest.mark.parametrize("said", [
+    "Friday afternoon is easier for us than Wednesday for the P-200 service.",
+    "Friday afternoon would be better for us than Wednesday for the P-200 service.",
+    "Friday would be better for the whole team than Wednesday, P-200 please.",
+    "Friday would be better all round than Wednesday for P-200.",
+    "Friday is more convenient for everyone than Wednesday for P-200.",
+])
+def test_a_comparison_with_who_it_suits_rules_out_what_follows_than(said):
+    proposal = propose(said, context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-04", said
+    assert proposal.slot(ASSET).value == "P-200", said
+
+
+def test_a_comparison_with_a_value_between_keeps_the_value():
+    # the words between "better" and "than" are never blanked when they carry a value
+    proposal = propose("P-100 would be better on Friday than Wednesday", context())
+    assert proposal.slot(ASSET).value == "P-100"
+    slot = proposal.slot(VISIT_DATE)
+    assert slot.value == "2026-12-04" or "2026-12-04" in slot.candidates

@@ -44,7 +44,8 @@ CATALOG: dict[str, str] = {
     "field_accepted": "A new ledger revision: these fields got new values and versions.",
     "field_rejected": "A value was refused (a past date, another account) and not written; a "
                       "boundary crossed without a value names the field `identity`.",
-    "field_unresolved": "A field was heard with several candidate values; none is kept yet.",
+    "field_unresolved": "A field was heard with several candidate values; none is kept yet "
+                        "(a value held before is set aside until the caller says which).",
     "correction_duplicate": "The caller repeated values the ledger already holds; nothing "
                             "changed.",
     "question_started": "A new task began with a fresh ledger; results for the old one are "

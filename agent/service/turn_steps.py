@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent.core.dependencies import Invalidation
+from agent.core.fields import FieldRecord, FieldStatus
 from agent.core.ledger import FieldOp, UpdateOutcome
 from agent.core.ports import BookingPort
 from agent.core.speech import Utterance
@@ -217,12 +218,21 @@ def refuse(call: TurnCall, turn: Turn, checked: validation.Validated) -> None:
         offer_person(call, "I can't make that change: it isn't on your account.")
 
 
+def _newly_unsettled(held: FieldRecord | None, candidates: tuple[str, ...]) -> bool:
+    """Whether candidates leave a field unsettled that was not so already with the same ones:
+    never held, held with a value ("No, Monday, or Wednesday" at a read-back of Friday), or
+    unsettled between other values. The same candidates again are no news."""
+    return held is None or held.status is not FieldStatus.UNRESOLVED \
+        or tuple(held.candidates) != tuple(candidates)
+
+
 async def revise(call: TurnCall, turn: Turn) -> bool:
     """Accept the values, with what trusted records imply, as ONE new ledger revision."""
     ctx, ops = call.ctx, turn.ops
     ops += await implied_target(ctx, call.port, call.bookings, ops)
     ops += implied_ops(ctx, call.answers, call.focus, ops, turn.source)
-    unsettled = [op for op in ops if op.candidates and ctx.ledger.current.get(op.name) is None]
+    unsettled = [op for op in ops if op.candidates
+                 and _newly_unsettled(ctx.ledger.current.get(op.name), op.candidates)]
     for op in unsettled:
         ctx.emit("field_unresolved", fields=[op.name],
                  candidates=[ctx.trace.private(c) for c in op.candidates])

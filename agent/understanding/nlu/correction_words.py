@@ -25,7 +25,14 @@ _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afte
 NEGATION_SPLIT = (
     # "not before 2", "not later than noon": a bound on the clock (nlu/spans.py), no negation
     r"\bnot\b(?! (?:before|after|earlier than|later than) (?:\d|noon|midday))"
-    r"|\binstead of\b|\brather than\b|\b(?:better|easier) than\b"
+    r"|\binstead of\b|\brather than\b"
+    # "Friday is better than Wednesday", "... easier for us than ...", "... better all round
+    # than ...": a comparison rules out what follows its "than" (the words between, all of
+    # them blanked with it, name who it suits, never a value)
+    r"|\b(?:better|easier|preferable|handier|more convenient)"
+    r"(?: (?:for|to) (?:us|me|them|him|her|everyone|everybody|all of us|all"
+    r"|(?:the|our) (?:whole )?(?:team|crew|site|lads|office)))?"
+    r"(?: (?:all round|on the whole|overall|really))? than\b"
     r"|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b| what\b)"
     # "any day but Monday", "except Friday", "other than mornings": the exception is negated
     r"|\b(?:except(?: for| on)?|other than|apart from)\b"
