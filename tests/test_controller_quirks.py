@@ -659,3 +659,22 @@ async def test_a_held_value_corrected_to_two_candidates_is_unresolved_once():
         assert len(c.events("field_unresolved")) == 1
         await c.say("Wednesday.")
         assert c.field("visit_date").value == "2026-12-02"
+
+
+@pytest.mark.parametrize("heard", ["Let's move it in.", "Cancel that one.", "Book another."])
+async def test_a_new_task_heard_unclearly_while_a_question_waits_keeps_the_question(heard):
+    # "The morning." in noise heard as "Let's move it in." (0.26) while the agent asks for the
+    # window: the repair ladder goes on; the call is not turned into a move or a cancel
+    async with call(caller=ONE_PUMP) as c:
+        said = await c.say("I need a service visit for P-100 on Friday.")
+        assert "morning" in said.lower(), said
+        said = await c.say(heard, confidence=0.26)
+        assert c.events("proposal")[-1].get("intent") == "unknown"
+        assert "booking" not in said.lower() and "morning" in said.lower(), said
+        await c.say("The morning.")
+        assert c.field("visit_window").value == "morning"
+    # heard clearly, the new task is taken
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("I need a service visit for P-100 on Friday.")
+        await c.say(heard, confidence=0.9)
+        assert c.events("proposal")[-1].get("intent") != "unknown"

@@ -30,6 +30,7 @@ from agent.understanding.proposals import (
     SlotValue,
 )
 
+_CHANGES_THE_TASK = (Intent.BOOK, Intent.RESCHEDULE, Intent.CANCEL)
 LOW_CONFIDENCE = trust.CONFIDENCE_FLOOR  # below it, the proposer doubts what it read
 _NUMBER = re.compile(r"\b(\d{1,3})\b")
 
@@ -65,6 +66,12 @@ class RuleProposer:
         slots = _answer_to_expected(text, slots, context)
         uncertain, slots = _uncertainty(utterance, context, slots, withdrawn)
         intent, corrective = choose_intent(text, slots, withdrawn, cleared, referent, context)
+        if uncertain and context.expecting is not None and intent in _CHANGES_THE_TASK \
+                and not any(s.value is not None or s.candidates for s in slots):
+            # "Let's move it in." heard at 0.26 for "The morning." while the agent asks for the
+            # window: a new task heard unclearly and naming nothing is no answer, and no reason
+            # to drop the question (the repair ladder takes its next step)
+            intent = Intent.UNKNOWN
         kind = choose_kind(intent, corrective, slots, withdrawn, cleared, referent, uncertain,
                            context)
         reasons = [f"intent {intent.value}", f"correction {kind.value}"]
