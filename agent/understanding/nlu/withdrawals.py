@@ -201,9 +201,8 @@ def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] |
 
 
 # A day of the month with no month, a weekday beside it or not: "the 11th", "Tuesday the 12th"
-_WEEKDAY = "|".join(sorted(lexicon.WEEKDAYS, key=len, reverse=True))
-_DAY_ALONE = re.compile(rf"(?:(?P<wd1>{_WEEKDAY}),? (?:the )?)?(?:the )?(?P<day>\d{{1,2}})"
-                        rf"{ordinals.ORD}(?:,? (?:the )?(?P<wd2>{_WEEKDAY}))?")
+_DAY_ALONE = re.compile(rf"(?:(?P<wd1>{ordinals.WD}),? (?:the )?)?(?:the )?(?P<day>\d{{1,2}})"
+                        rf"{ordinals.ORD}(?:,? (?:the )?(?P<wd2>{ordinals.WD}))?")
 _MONTH_NAMED = re.compile(rf"\b(?:{lexicon.MONTHS})\b")
 
 
