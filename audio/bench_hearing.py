@@ -262,7 +262,7 @@ class _Reader:
         expect = trust.expected(self.context)
         verdict = trust.judge(utterance, proposal.slots, expect,
                               proposal_confidence=proposal.confidence,
-                              replaced={field for field, _ in proposal.withdrawn})
+                              withdrawn=proposal.withdrawn)
         checked = bool(proposal.slots) and not verdict.clear
         before = bool(proposal.slots) and min(proposal.confidence,
                                               utterance.confidence) < trust.CONFIDENCE_FLOOR
@@ -408,7 +408,7 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
 
 
 _NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth", "eleventh")
+        "tenth", "eleventh", "twelfth")
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:

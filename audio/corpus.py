@@ -386,11 +386,49 @@ HELD_OUT_VALUES_11 = (
     "hang on, Tuesday the 12th, let's say midday.",
 )
 
+# A twelfth held-out set, written on 2026-12-05 from ``docs/`` alone by someone who had read no
+# code, after every rule the eleven sets before it shaped; said by
+# audio.voices.HELD_OUT_BASES_12. Its typed readings were all as its writer expected.
+HELD_OUT_VALUES_12 = (
+    "Hi there, I'd like to book a service visit for P-100, or rather P-200, the day after "
+    "tomorrow in the afternoon please.",
+    "Morning, it's Jen from Acme. Could you get someone out to the Utrecht pump a week on "
+    "Monday, at about half three?",
+    "Yeah, hello, we need pee one hundred looked at on the 9th, my mistake, the 10th, sometime "
+    "in the morning if that's alright.",
+    "Hello, can somebody come and service the Rotterdam pump next Monday at ten past two? That "
+    "would suit us nicely.",
+    "Hiya, um, could you book the two hundred pump for Friday week at eleven, scratch that, "
+    "quarter past eleven, in the morning.",
+    "Good morning! I'm after a visit to the pump we have in Rotterdam, Tuesday next week, first "
+    "thing if possible.",
+    "Could we get P-200 serviced on Thursday in the morning? Actually, come to think of it, "
+    "after lunch would work better for the lads.",
+    "Hello, it's Priya. I'd like to pencil in the one in Utrecht for December the fifteenth, at "
+    "fourteen hundred hours please.",
+    "Send an engineer to the Utrecht pump tomorrow afternoon, please. Oh, on second thoughts, "
+    "make that the Rotterdam pump instead.",
+    "Um, hi, I need P-100 done at the end of the week, in the afternoon rather than the morning,"
+    " ideally at about four o'clock.",
+    "Hiya, can you book pump two hundred for Wednesday the 9th, hang on, no, Wednesday the 16th,"
+    " at around ten in the morning?",
+    "Hello, I'd like a technician out at P-100 a week tomorrow at half two, I mean half four, in"
+    " the afternoon.",
+    "Could I book the Rotterdam pump for Thursday the 3rd at ten? Did I say Thursday? I meant "
+    "Friday the 4th, still at ten.",
+    "Hey there, this is Mike over at Acme. Can I get somebody out to pump P-200 in a couple of "
+    "days, at two thirty p.m.?",
+    "Right then, a booking for the start of next week please, morning slot, for pee two hundred,"
+    " correction, pee one hundred.",
+    "We'd like the pump on Canal Street seen to on the 18th, end of the day, oh wait, the 17th "
+    "would suit better.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
                  HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
-                 HELD_OUT_VALUES_11)
+                 HELD_OUT_VALUES_11, HELD_OUT_VALUES_12)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

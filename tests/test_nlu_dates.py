@@ -535,3 +535,16 @@ def test_a_week_on_a_weekday_heard_as_wake_or_weak_is_that_week(weekday, value, 
 @pytest.mark.parametrize("said", ["the flow was weak on Monday", "I stayed awake on Friday"])
 def test_weak_or_wake_that_is_no_week_stays(said):
     assert "week" not in normalise(said)
+
+
+@pytest.mark.parametrize("before", ["P-100", "that", "the", "out at P-100"])
+def test_a_week_tomorrow_heard_without_its_a_is_a_week_tomorrow(before):
+    # "at P-100 a week tomorrow" heard as "at P 100 week tomorrow" or "that week tomorrow"
+    proposal = propose(f"I'd like a technician {before} week tomorrow at half 2.", context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-09"
+
+
+@pytest.mark.parametrize("said", ["sometime this week, tomorrow if you can",
+                                  "sometime this week tomorrow if you can"])
+def test_this_week_then_tomorrow_is_tomorrow(said):
+    assert propose(f"P-100 {said}.", context()).slot(VISIT_DATE).value == "2026-12-02"

@@ -452,3 +452,29 @@ def test_a_clock_written_without_its_colon_is_read_when_its_half_is_said(hour):
                 said = f"make it {hour}{minute:02d}{glue}{half}"
                 assert only(said) == expected(hour, minute, half), said
     assert read_times(normalise(f"{hour}30 pumps")) == ()
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    # "fourteen hundred hours" written with a comma that groups thousands
+    ("at 1,400 hours please", "14:00"), ("1,630 hours", "16:30"),
+    # "past" heard as "pass" between a clock's minutes and its hour
+    ("next Monday at 10 pass 2, that would suit us", "14:10"),
+    ("ideally around quarter pass one", "13:15"), ("a half pass two if possible", "14:30"),
+    # "round" hedges an hour as "around" does
+    ("Wednesday round ten would be best", "10:00"), ("roughly 3 in the afternoon", "15:00"),
+])
+def test_a_clock_heard_in_another_spelling_is_read_as_said(said, value):
+    assert only(said) == (value, ())
+
+
+@pytest.mark.parametrize("said", ["we need 1,000 filters", "I passed 2 tests",
+                                  "in round 2 of the trials", "the next round 2 weeks on"])
+def test_thousands_and_pass_that_are_no_clock_stay(said):
+    assert read_times(normalise(said)) == ()
+
+
+def test_scratch_that_heard_as_scratch_at_replaces_the_time():
+    # "at eleven, scratch that, quarter past eleven" heard with "that" run into "at"
+    proposal = propose("Book P-100 for Friday week at 11 scratch at quarter past 11, in the "
+                       "morning.", context())
+    assert proposal.slot(VISIT_TIME).value == "11:15"

@@ -212,6 +212,12 @@ async def test_a_correction_whose_old_value_was_heard_faintly_is_taken_without_a
         assert "didn't catch that clearly" in said, said
 
 
+def read_slots(text: str) -> tuple[SlotValue, ...]:
+    """The values the rule proposer reads in ``text``: what the verdict judges in a call."""
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    return RuleProposer(NOW).propose(Utterance(text), context).slots
+
+
 async def _turn(c, utterance: Utterance) -> str:
     """One final turn as the audio adapter hands it over; what the agent said back."""
     before = len(c.sink.plans)
@@ -226,7 +232,8 @@ async def _turn(c, utterance: Utterance) -> str:
     ("May I book P 100 for the 9th?", "2026-12-09", True),  # "may" is a verb here
 ])
 def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, clear):
-    slots = (SlotValue(ASSET, "P-100", "p 100"), SlotValue(VISIT_DATE, day, "the 15th"))
+    said = f"the {int(day[-2:])}th"  # the words the date was read from
+    slots = (SlotValue(ASSET, "P-100", "p 100"), SlotValue(VISIT_DATE, day, said))
     verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
     assert verdict.clear is clear, verdict
     if not clear:
@@ -257,7 +264,8 @@ def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, cl
     ("Wednesday at about home time.", False),
 ])
 def test_a_date_followed_by_a_word_that_introduces_no_value_is_checked(text, clear):
-    slots = (SlotValue(VISIT_DATE, "2026-12-02", "wednesday"),)
+    # the date and the time read ("the night" is read as a window no call expects)
+    slots = tuple(s for s in read_slots(text) if s.field != VISIT_WINDOW)
     verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
     assert verdict.clear is clear, verdict
     if not clear:
@@ -336,7 +344,7 @@ def test_the_week_beside_the_weekday_read_by_the_proposer_is_not_checked():
 ])
 def test_a_weekday_followed_by_a_word_no_day_is_followed_by_is_checked(text, clear):
     # "Wednesday the ninth" heard as "Wednesday behind": the weekday is clear, its day lost.
-    slots = (SlotValue(VISIT_DATE, "2026-12-02", "wednesday"),)
+    slots = read_slots(text)
     verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
     assert verdict.clear is clear, verdict
     if not clear:
@@ -366,10 +374,8 @@ def test_a_number_after_the_weekday_that_no_value_was_read_from_is_checked():
     ("Wednesday morning please.", "please.", True),
 ])
 def test_a_faint_word_right_after_the_weekday_is_checked(text, faint, clear):
-    wednesday = SlotValue(VISIT_DATE, "2026-12-02", "wednesday")
-    friday = SlotValue(VISIT_DATE, "2026-12-04", "friday")
-    slot = friday if "Friday" in text else wednesday
-    verdict = trust.judge(heard(text, 0.9, {faint: 0.2} if faint else None), (slot,), EXPECT)
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.2} if faint else None), read_slots(text),
+                          EXPECT)
     assert verdict.clear is clear, verdict
     if not clear:
         assert verdict.reason == "a faint word comes right after the weekday"
@@ -415,7 +421,7 @@ def test_a_word_in_the_place_of_the_day_of_the_month_is_checked(text, said, clea
     ("the 4th of January please", True),
 ])
 def test_a_month_between_two_numbers_that_could_each_be_its_day_is_checked(text, clear):
-    slots = (SlotValue(VISIT_DATE, "2027-01-04", "4 january"),)
+    slots = read_slots(text)
     verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
     assert verdict.clear is clear, verdict
     if not clear:
@@ -496,10 +502,9 @@ def test_a_month_named_with_no_date_read_and_a_time_read_is_checked(text, clear)
 def test_the_words_of_a_value_the_turn_replaced_carry_nothing(text, faint, clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
     proposal = RuleProposer(NOW).propose(Utterance(text), context)
-    replaced = {field for field, _ in proposal.withdrawn}
-    assert replaced, proposal
+    assert proposal.withdrawn, proposal
     verdict = trust.judge(heard(text, 0.9, {faint: 0.1}), proposal.slots, EXPECT,
-                          replaced=replaced)
+                          withdrawn=proposal.withdrawn)
     assert verdict.clear is clear, (verdict, proposal.slots)
     # without knowing what the turn replaced, every word of the value counts
     assert not trust.judge(heard(text, 0.9, {faint: 0.1}), proposal.slots, EXPECT).clear
@@ -545,3 +550,102 @@ def test_a_weekday_after_an_article_read_with_its_qualifier_is_not_this_rule():
         verdict = trust.judge(heard(said, 0.9), slots, EXPECT)
         assert verdict.reason != "a weekday after 'the' was read without what made it one day", \
             (said, slots)
+
+
+NUMBER_LEFT = "a number was heard that no value was read from"
+
+
+@pytest.mark.parametrize("text", [
+    # a value read beside a number no value was read from: the words around it were misheard
+    "Can we do the 17th artillery at 1.15 instead?",  # said "the 17th at 11.15"
+    "But we do the 4th on 10, where we first dig in the morning for the 100 pump.",
+    "Um, can you pencil P 100 in for next week? Use the 11 15th.",  # "Tuesday, 11 15"
+    "We'd like an engineer at the pump down in Rotterdam on January 7th crash at 8 at 1430.",
+    "Let's pencil in Thursday that went to date of January 11, 15 for pump P 200.",
+])
+def test_a_number_no_value_was_read_from_is_checked(text):
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert not verdict.clear, (verdict, read_slots(text))
+    assert verdict.reason == NUMBER_LEFT
+
+
+@pytest.mark.parametrize("text", [
+    "It's pump P 100, not P 200.",  # a value withdrawn
+    "Sorry, I meant half 9, not half 10, on Wednesday the 23rd.",
+    "Sorry, I said the 8, I meant the 15th, same pump, P 100.",  # taken back
+    "Can you get somebody out to P 200 on the 20 second at 3 pm?",  # the 22nd in two words
+    "How about January 12, first thing in the morning for pump P 200?",
+    "Could somebody come out to the other one on Friday?",  # "one" is no value
+    "Could you get someone to look at the 200 pump tomorrow morning?",  # an asset's number
+    "Put the P 200 visit in for Friday the 11th at 10 past 2.",
+])
+def test_every_number_read_withdrawn_or_taken_back_leaves_the_turn_clear(text):
+    proposal = RuleProposer(NOW).propose(Utterance(text), ProposalContext(
+        now=NOW, ledger=Ledger("q-trust").current, caller=CALLER))
+    verdict = trust.judge(heard(text, 0.9), proposal.slots, EXPECT,
+                          withdrawn=proposal.withdrawn)
+    assert verdict.clear, (verdict, proposal.slots, proposal.withdrawn)
+
+
+def test_a_number_left_unread_in_a_turn_without_values_is_nothing_to_check():
+    assert trust.judge(heard("I've got 3 questions.", 0.9), read_slots("I've got 3 questions."),
+                       EXPECT).clear
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "nine fifteen" heard as "9.50am": a recogniser writes "fifteen" as "fifty"
+    ("We'd like P 100 serviced on Thursday December 10th at 9.50am.", False),
+    ("P 100 on Thursday at 10 40.", False),
+    ("P 100 on Thursday at 9.15am.", True),
+    ("P 100 on Thursday at 10 to 4.", True),  # 15:50 said another way
+    ("P 100 on Thursday at 9:45.", True),
+])
+def test_minutes_heard_as_forty_or_fifty_are_checked(text, clear):
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))
+    if not clear:
+        assert verdict.reason == "minutes heard as 40 or 50 may have been 14 or 15"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "the day after tomorrow" misheard before "after tomorrow": Monday is read
+    ("Could someone look at P 200 Monday after tomorrow, first thing?", False),
+    ("Could someone look at P 200 the day after tomorrow, first thing?", True),
+    ("The day after tomorrow is no good, could someone look at P 200 on Monday?", True),
+])
+def test_after_tomorrow_with_no_date_read_from_it_is_checked(text, clear):
+    proposal = RuleProposer(NOW).propose(Utterance(text), ProposalContext(
+        now=NOW, ledger=Ledger("q-trust").current, caller=CALLER))
+    slots = proposal.slots
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT, withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (verdict, slots)
+    if not clear:
+        assert verdict.reason == "'after tomorrow' was said and no date was read from it"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "needs seeing to a week on Wednesday" heard as "needs taking to wake on Wednesday"
+    ("The P 200 pump needs taking to wake on Wednesday, after lunch.", False),
+    ("P 100 that wake tomorrow at half 2.", False),  # "a week tomorrow"
+    ("The flow is weak, so could you send someone to P 100 on Friday?", True),
+    ("P 100 this week, tomorrow at half 2.", True),
+])
+def test_a_week_heard_as_wake_or_weak_beside_the_day_is_checked(text, clear):
+    slots = read_slots(text)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, (verdict, slots)
+    if not clear:
+        assert verdict.reason == "a word about the week was not read with the weekday"
+
+
+@pytest.mark.parametrize("text", [
+    # the replacing words heard, the value after them not
+    "Send an engineer to the Utrecht pump tomorrow afternoon. Oh, on second thoughts, make "
+    "that a lot of nampamp instead.",
+    "P 200 on Friday, or rather, the other day.",
+    "P 200 on the 9th, come to think of it, make that some other time.",
+])
+def test_a_value_replaced_by_words_not_heard_is_checked(text):
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert not verdict.clear, (verdict, read_slots(text))
+    assert verdict.reason == "a value is taken back and none of its kind follows"

@@ -190,7 +190,7 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
     # back before booking.
     uncertain = bool(p.slots) and not trust.heard_clearly(
         turn.utterance, p.slots, turn.expect, floor=ctx.options.confidence_floor,
-        proposal_confidence=p.confidence, replaced={field for field, _ in p.withdrawn})
+        proposal_confidence=p.confidence, withdrawn=p.withdrawn)
     checked = await validation.validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
                                         call.port, turn.source, uncertain=uncertain)
     if checked.rejections:

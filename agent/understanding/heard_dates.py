@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from datetime import date
+from datetime import date, timedelta
 
 from agent.core.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.understanding.nlu import lexicon
@@ -36,7 +36,9 @@ _HEDGES = frozenset("a an about around roughly approximately say maybe perhaps l
 _SAYS_IT_SUITS = frozenset("works work would will is s was should could might may can suits suit "
                            "sounds sound fits fit seems seem looks look be d ll day date one "
                            "time week morning afternoon".split())
-_WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights"))
+# "a week on Friday" heard as "taking to wake on Wednesday": "wake" and "weak" beside a weekday
+# may be the week (the reading makes them "week" only after "a": nlu/normalise.py)
+_WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights", "wake", "weak"))
 _WEEK_REACH = 3  # how many words either side of a weekday a word about its week can stand
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}
@@ -103,7 +105,30 @@ def week_left_out(text: str, values: Sequence[SlotValue]) -> bool:
                                                             i + _WEEK_REACH + 1])
                for i, token in enumerate(tokens)):
             return True
+        # "a week tomorrow" heard as "that wake tomorrow": a week word right before "tomorrow"
+        # ("this week, tomorrow" and "next week tomorrow" name this or that week's day)
+        if "tomorrow" in own and any(
+                token == "tomorrow" and i > 0 and tokens[i - 1] in _WEEK_WORDS
+                and (i < 2 or tokens[i - 2] not in ("this", "next"))
+                for i, token in enumerate(tokens)):
+            return True
     return False
+
+
+def day_after_tomorrow_lost(text: str, values: Sequence[SlotValue], today: date | None,
+                            withdrawn: Collection[tuple[str, str]] = ()) -> bool:
+    """The turn says "after tomorrow", and no date was read from those words, nor withdrawn
+    ("Monday, the day after tomorrow is no good"): "the day after tomorrow" was misheard before
+    them ("Monday after tomorrow", "may after tomorrow"), so a date read from the turn
+    ("Monday") is another day."""
+    if today is None or not any(s.field == VISIT_DATE for s in values):
+        return False
+    said = " ".join(_tokens(text))
+    read = any("after tomorrow" in " ".join(_tokens(part)) for s in values
+               if s.field == VISIT_DATE for part in s.text.split("/"))
+    after = (today + timedelta(days=2)).isoformat()
+    return "after tomorrow" in said and not read \
+        and (VISIT_DATE, after) not in set(withdrawn)
 
 
 def definite_weekday_alone(text: str, values: Sequence[SlotValue],

@@ -96,8 +96,8 @@ from datetime import date, timedelta
 
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
-from agent.understanding import heard_dates
-from agent.understanding.nlu import asset_ids, intent_words
+from agent.understanding import heard_dates, heard_numbers
+from agent.understanding.nlu import asset_ids, correction_words, intent_words
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -116,12 +116,7 @@ _ANSWER = re.compile(rf"(?:{intent_words.YES}|{intent_words.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Words inside a value's text that carry none of it ("at" and "on" do: "at one" may be a time)
 _GLUE = frozenset(("the", "of", "in"))
-# Words that take back what came before them in the turn (see taken_back); "no", "wait", "hang
-# on" and "actually" only where they open a clause ("P-100 can wait till Friday", "Thursday
-# works actually" take nothing back), "actually" only with words after it
-_TAKES_BACK = re.compile(r"(?:^|,) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
-                         r"|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean|meant to say"
-                         r"|no wait|scratch that|correction|oops|my mistake)\b")
+_TAKES_BACK = re.compile(correction_words.TAKES_BACK)  # see taken_back
 _REPLACEABLE = (ASSET, VISIT_DATE, VISIT_TIME)  # fields whose replaced value's words carry none
 _JOINED_WORDS = 4  # the most words a value's text is looked for in, normalised together
 
@@ -158,21 +153,23 @@ def expected(context: ProposalContext) -> Expected:
 def heard_clearly(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
                   floor: float = CONFIDENCE_FLOOR,
                   proposal_confidence: float | None = None,
-                  replaced: Collection[str] = ()) -> bool:
+                  withdrawn: Collection[tuple[str, str]] = ()) -> bool:
     """True when the values of ``slots`` may be acted on without a check (see the module)."""
     return judge(utterance, slots, expect, floor=floor,
-                 proposal_confidence=proposal_confidence, replaced=replaced).clear
+                 proposal_confidence=proposal_confidence, withdrawn=withdrawn).clear
 
 
 def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
           floor: float = CONFIDENCE_FLOOR,
           proposal_confidence: float | None = None,
-          replaced: Collection[str] = ()) -> Hearing:
+          withdrawn: Collection[tuple[str, str]] = ()) -> Hearing:
     """The verdict with its reason (the rules are in the module docstring).
     ``proposal_confidence``: a proposer's own confidence; a proposer that doubts more than
-    the recogniser (below the floor) holds every value back. ``replaced``: the fields of which
-    the turn itself replaced a value by a later one (``Proposal.withdrawn``): the words of the
-    value replaced carry nothing of the value acted on ("the 22nd, sorry, the 21st")."""
+    the recogniser (below the floor) holds every value back. ``withdrawn``: the (field, value)
+    pairs the turn itself withdrew (``Proposal.withdrawn``): the words of a value replaced by a
+    later one carry nothing of the value acted on ("the 22nd, sorry, the 21st"), and its
+    numbers are no value lost ("P 100, not P 200")."""
+    replaced = {field for field, _ in withdrawn}
     if proposal_confidence is not None and proposal_confidence < floor \
             and proposal_confidence < utterance.confidence:
         return Hearing(False, "the proposer doubts it")
@@ -188,6 +185,9 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a month was said that the date read is not in")
     if heard_dates.week_left_out(utterance.text, values):
         return Hearing(False, "a word about the week was not read with the weekday")
+    if heard_dates.day_after_tomorrow_lost(utterance.text, values, expect.today,
+                                           withdrawn):
+        return Hearing(False, "'after tomorrow' was said and no date was read from it")
     if heard_dates.definite_weekday_alone(utterance.text, values, expect.offered):
         return Hearing(False, "a weekday after 'the' was read without what made it one day")
     if heard_dates.value_lost_after_date(utterance.text, values):
@@ -202,6 +202,10 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a number on each side of the month")
     if taken_back(utterance.text, values):
         return Hearing(False, "a value is taken back and none of its kind follows")
+    if heard_numbers.number_left_unread(utterance.text, values, withdrawn, expect.assets):
+        return Hearing(False, "a number was heard that no value was read from")
+    if heard_numbers.minutes_teen_or_ty(values):
+        return Hearing(False, "minutes heard as 40 or 50 may have been 14 or 15")
     spans = [_value_span(_acted_on(s, replaced), utterance.words) for s in values]
     carrying = [_carrying(s, span, utterance.words, expect)
                 for s, span in zip(values, spans, strict=True)]

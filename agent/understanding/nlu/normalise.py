@@ -41,6 +41,16 @@ _HYPHENED_CLOCK = re.compile(
 # a number
 _GLUED_ISH = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)n?-?ish\b")
+# "fourteen hundred hours" written "1,400 hours": a comma that groups thousands is no clause break
+_THOUSANDS = re.compile(r"\b(\d{1,3}),(\d{3})\b")
+# "ten past two" heard as "10 pass 2", "a quarter pass one": between a clock's minutes and its
+# hour, "pass" is "past"
+_PAST_HOMOPHONE = re.compile(r"\b(quarter|half|\d{1,2}) pass(?= \d{1,2}\b)")
+# "scratch that, quarter past" heard as "scratch at quarter past": "scratch at" is "scratch that"
+_SCRATCH_AT = re.compile(r"\bscratch at\b")
+# "a week tomorrow" heard without its "a" ("P 100 week tomorrow", "that week tomorrow"): "week
+# tomorrow" says nothing else ("this week, tomorrow" and "next week tomorrow" stay)
+_WEEK_TOMORROW = re.compile(r"(?<!\ba )(?<!\bthis )(?<!\bnext )\bweek tomorrow\b")
 _PUNCT = re.compile(r"[!?;]+|\.(?!\d)|(?<!\d):(?!\d)|[\"“”()\[\]]")
 # "Dec. 10th", "Fri. 9am": the dot of an abbreviated month or weekday before a number is no
 # sentence break.
@@ -102,7 +112,9 @@ def normalise(text: str) -> str:
     out = _CLIPPED_AM_PM.sub(r"\1\2\3", out)
     out = _ABBREVIATION_DOT.sub(r"\1", out)
     out = _CLITIC_IS.sub(r"\1 is", out)
+    out = _THOUSANDS.sub(r"\1\2", out)
     out = _PUNCT.sub(",", out)
+    out = _SCRATCH_AT.sub("scratch that", out)
     out = _NUMBER_HOMOPHONE.sub(_homophone, out)
     out = _AT_HOMOPHONE.sub(lambda m: "at " + _homophone(m), out)
     out = _HUNDRED_HOMOPHONE.sub(
@@ -114,6 +126,8 @@ def normalise(text: str) -> str:
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _QUARTER_HOMOPHONE.sub("quarter ", out)
     out = _WEEK_HOMOPHONE.sub("week", out)
+    out = _WEEK_TOMORROW.sub("a week tomorrow", out)
+    out = _PAST_HOMOPHONE.sub(r"\1 past", out)
     out = _SPLIT_ORDINAL.sub(_one_ordinal, out)
     out = _PLURAL_ORDINAL.sub(r"the \1th", out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)

@@ -172,7 +172,7 @@ def _uncertainty(utterance: Utterance, context: ProposalContext, slots: list[Slo
     a decision field: keep every candidate."""
     uncertain = not trust.heard_clearly(utterance, slots, trust.expected(context),
                                         floor=LOW_CONFIDENCE,
-                                        replaced={field for field, _ in withdrawn})
+                                        withdrawn=withdrawn)
     if uncertain:
         slots = [_with_confidence(s, utterance.confidence) for s in slots]
     primary = intents.answer_intent(normalise(utterance.text or ""))

@@ -91,9 +91,11 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|(?:this|that) (?:morning|afternoon|evening|night)|tonight))")),
     # 9 oclock
     ("oclock", re.compile(rf"\b{_H} ?oclock\b(?:[ -]?ish\b)?")),
-    # at 7, around 10 30, say 11, make it 9
+    # at 7, around 10 30, round 10 (not "in round 2"), say 11, make it 9
     ("at", re.compile(
-        r"\b(?:at|around|about|by|say|from|make (?:it|that)|how about|what about"
+        r"\b(?:at|around|(?<!the )(?<!a )(?<!in )(?<!for )(?<!next )(?<!this )round|roughly"
+        r"|approximately|about|by|say|from|make (?:it|that)"
+        r"|how about|what about"
         r"|" + _TO_AFTER + r"|(?<=\d )to|(?<=am )to|(?<=pm )to"
         r"|(?<=we )do|(?<=you )do|(?<=let's )do)"
         rf" {_H}(?: {_M}| (?:oh|o) (?P<m1>[1-9]))?(?:[ -]?ish\b|\b(?![ -]ish\b)){NOT_AFTER_NUMBER}"

@@ -1,0 +1,102 @@
+"""A number heard that no value was read from: the words around it may have been misheard.
+
+Part of :mod:`agent.understanding.trust`. In a turn that names a visit, a number is nearly always
+part of a value: the asset's, the day's or the time's. When the reading used none of a number
+the recogniser wrote, the words beside it were misheard, and a value read next to it may be
+another than the one said:
+
+* "Can we do the 17th artillery at 1.15": the 17th was read as no date, and "11.15" as 13:15;
+* "the 4th on 10, ... in the morning" (said "the fourth of February"): the month was lost;
+* "January 11, 15 for pump B 200" (said "the 28th of January at 11:15"): the day was lost;
+* "Use the 11 15th" (said "Tuesday, eleven fifteen"): a time became a day.
+
+These numbers are no value lost, and are left out:
+
+* the numbers of every value read, of every value the turn withdrew ("not P 200", "not half
+  ten") and of the caller's own assets ("the 200" is an asset heard without its letter);
+* a number before a word that takes back what came before it ("I said the 8, I meant the
+  15th": the caller took it back);
+* the tens of a day heard as two words ("20 second" is the 22nd);
+* "1" (recognisers write "one", "someone else", "the other one" so), "2" and "4" ("to" and
+  "for", which a recogniser can write as digits: "seen to" heard as "scene 2"), and "1st" and
+  "2nd" except after "the" ("first thing", "just a second").
+
+Pure: reads the turn's text and the values read from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from agent.core.names import ASSET, VISIT_DATE, VISIT_TIME
+from agent.understanding.nlu import asset_ids, correction_words
+from agent.understanding.nlu.normalise import normalise
+from agent.understanding.proposals import SlotValue
+
+_NUMBER = re.compile(r"\b(\d+)(st|nd|rd|th|am|pm)?\b")
+_TAKES_BACK = re.compile(correction_words.TAKES_BACK)
+_WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
+_ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
+_TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two words
+_TY_MINUTES = frozenset(("40", "50"))  # minutes a recogniser writes for "fourteen", "fifteen"
+
+
+def number_left_unread(text: str, values: Sequence[SlotValue],
+                       withdrawn: Collection[tuple[str, str]] = (),
+                       assets: Collection[str] = ()) -> bool:
+    """Whether ``text`` holds a number that none of ``values`` was read from (see the module).
+    ``withdrawn``: the (field, value) pairs the turn withdrew; ``assets``: the caller's own
+    asset ids. A turn with no value read has nothing to check."""
+    if not values:
+        return False
+    said = normalise(text)
+    known = {n for s in values for part in s.text.split("/") for n in _numbers(part)}
+    known |= {n for field, value in withdrawn for n in _numbers_of_value(field, value)}
+    known |= {asset_ids.id_digits(a) for a in assets}
+    taken_back = [m.start() for m in _TAKES_BACK.finditer(said)]
+    found = list(_NUMBER.finditer(said))
+    for index, number in enumerate(found):
+        digits, word = number.group(1), number.group(0)
+        if digits in known or any(number.end() <= at for at in taken_back):
+            continue
+        if word in _WORDS_TOO or (word in _ORDINAL_WORDS
+                                  and not said[:number.start()].endswith("the ")):
+            continue
+        after = found[index + 1] if index + 1 < len(found) else None
+        if digits in _TENS and after is not None and after.start() == number.end() + 1 \
+                and len(after.group(1)) == 1 \
+                and str(int(digits) + int(after.group(1))) in known:
+            continue
+        return True
+    return False
+
+
+def minutes_teen_or_ty(values: Sequence[SlotValue]) -> bool:
+    """A time was read with minutes the recogniser wrote as 40 or 50 ("9.50am", "at 10 40"):
+    "fourteen" and "fifteen" are heard as "forty" and "fifty" ("nine fifteen" heard as
+    "9.50am"), and a quarter past is far likelier than ten to. Minutes said another way ("10
+    to 4" is 15:50) carry no such doubt."""
+    return any(s.field == VISIT_TIME and _TY_MINUTES & _numbers(part)
+               for s in values for part in s.text.split("/")[-1:])
+
+
+def _numbers(text: str) -> set[str]:
+    return {m.group(1) for m in _NUMBER.finditer(normalise(text))}
+
+
+def _numbers_of_value(field: str, value: str) -> set[str]:
+    """The numbers a caller may have said for ``value``: an asset's, a date's day, a time's hour
+    (on either clock), minutes and both run together ("1430", "230")."""
+    if field == ASSET:
+        return {asset_ids.id_digits(value)}
+    if field == VISIT_DATE:
+        day = value.rsplit("-", 1)[-1]
+        return {str(int(day))} if day.isdigit() else set()
+    if field == VISIT_TIME and re.fullmatch(r"\d{1,2}:\d{2}", value):
+        hour, minute = (int(part) for part in value.split(":"))
+        hours = {str(hour), str(hour % 12 or 12)}
+        if not minute:
+            return hours
+        return hours | {str(minute)} | {f"{h}{minute:02d}" for h in hours}
+    return set()
