@@ -649,3 +649,24 @@ def test_a_value_replaced_by_words_not_heard_is_checked(text):
     verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
     assert not verdict.clear, (verdict, read_slots(text))
     assert verdict.reason == "a value is taken back and none of its kind follows"
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # "a week on Wednesday" heard as other words, the one before the day faint
+    ("The 200 pump needs to be gone Wednesday, sometime after lunch.", "gone", False),
+    ("Could you get someone out to P 200 that we come Monday at 10?", "come", False),
+    # a faint closed-class word or word of which week before the day is no lost week
+    ("Can you move P 200 to Monday afternoon?", "to", True),
+    ("Sorry, Thursday morning for P 200, not Wednesday.", "Sorry,", True),
+    ("P 200 on Thursday at half past 10.", "on", True),
+    ("P 200 next Thursday at half past 10.", "next", True),
+    # the same words heard well
+    ("The 200 pump needs to be gone Wednesday, sometime after lunch.", None, True),
+])
+def test_a_faint_word_right_before_the_weekday_is_checked(text, faint, clear):
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.2} if faint else None), read_slots(text),
+                          EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))
+    if not clear:
+        assert verdict.reason == "a faint word that may have said the week comes before the " \
+            "weekday"

@@ -39,6 +39,9 @@ _SAYS_IT_SUITS = frozenset("works work would will is s was should could might ma
 # "a week on Friday" heard as "taking to wake on Wednesday": "wake" and "weak" beside a weekday
 # may be the week (the reading makes them "week" only after "a": nlu/normalise.py)
 _WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights", "wake", "weak"))
+# Words a weekday may follow however faintly heard: closed-class words and words of which week
+_BEFORE_A_DAY = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
+    ("next", "last", "coming", "every", "following", *_WEEK_WORDS))
 _WEEK_REACH = 3  # how many words either side of a weekday a word about its week can stand
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}
@@ -174,6 +177,22 @@ def faint_after_weekday(words: Sequence[tuple[str, float]], values: Sequence[Slo
         said, next_said = _tokens(word), _tokens(after)
         if said and said[-1] in days and next_said and heard < faint \
                 and not _VALUE_WORD.fullmatch(next_said[0]):
+            return True
+    return False
+
+
+def faint_before_weekday(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
+                         faint: float) -> bool:
+    """A date read from a weekday follows at once a word heard below ``faint`` that is no
+    closed-class word, no value and no word of which week: the words that said which week
+    were misheard ("a week on Wednesday" heard as "to be gone Wednesday", "the recon
+    Wednesday", "that we come Monday"), so the date read may be the wrong week's. A faint
+    "on", "to" or "sorry" before the day is no such word."""
+    days = _weekdays_read(values)
+    for (before, heard), (word, _) in zip(words[:-1], words[1:], strict=True):
+        said, last = _tokens(word), _tokens(before)[-1:]
+        if said and said[0] in days and last and heard < faint \
+                and last[0] not in _BEFORE_A_DAY and not _VALUE_WORD.fullmatch(last[0]):
             return True
     return False
 

@@ -103,7 +103,8 @@ from agent.understanding.proposals import ProposalContext, SlotValue
 
 CONFIDENCE_FLOOR = 0.6  # mean token probability below which a turn's values are checked
 FAINT_WORD = 0.3  # a value word heard below this is checked, whatever the turn's confidence
-FAINT_AFTER_DAY = 0.4  # a word right after a weekday heard below this: the day may be lost
+FAINT_AFTER_DAY = 0.4  # a word right after (or a content word right before) a weekday heard
+# below this: the day (or its week) may be lost
 VOUCH_WORD = 0.7  # below the floor, every value word must be heard at least this well...
 CUE_WORD = 0.5  # ... every cue word before a value at least this well ...
 VOUCH_CONFIDENCE = 0.5  # ... and the turn's mean confidence be at least this
@@ -196,6 +197,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a word no day is followed by comes after the weekday")
     if heard_dates.faint_after_weekday(utterance.words, values, FAINT_AFTER_DAY):
         return Hearing(False, "a faint word comes right after the weekday")
+    if heard_dates.faint_before_weekday(utterance.words, values, FAINT_AFTER_DAY):
+        return Hearing(False, "a faint word that may have said the week comes before the weekday")
     if heard_dates.day_of_month_lost(utterance.text, values):
         return Hearing(False, "no day of the month before the month")
     if heard_dates.month_between_numbers(utterance.text, values):
