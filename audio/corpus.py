@@ -424,11 +424,48 @@ HELD_OUT_VALUES_12 = (
     "would suit better.",
 )
 
+# A thirteenth held-out set, written on 2026-12-05 from ``docs/`` alone by someone who had read
+# no code, after the rules the twelfth set shaped; said by audio.voices.HELD_OUT_BASES_13.
+HELD_OUT_VALUES_13 = (
+    "Hiya, good morning. Could you get somebody out to pee two hundred on Thursday, at about "
+    "twenty to three?",
+    "Ah howya, I'm ringing to get the Rotterdam pump booked in for Friday, no wait, sure I'm "
+    "after getting that wrong, Monday, first thing.",
+    "Hello sir, I want to do servicing of pump P-100 on 10th December, kindly schedule the "
+    "engineer at eleven a.m. only.",
+    "G'day mate, need a tech out to the Utrecht pump on the ninth, in the arvo, ah actually no, "
+    "the morning suits us better.",
+    "Hi there, yeah, I'd like to schedule a service call for the two hundred pump this Friday, "
+    "at a quarter after two, if that works?",
+    "Hello, Dave here. Can I book P-100 for Wednesday the ninth, in the afternoon? No, I tell a "
+    "lie, Thursday the tenth.",
+    "Could you pencil us in for pump two hundred on the 16th at half ten, sorry, I mean half "
+    "eleven?",
+    "Yeah hi, this is Maria over at Acme, I need P two hundred looked at on Dec 15th, sometime "
+    "after lunch would be great, thanks.",
+    "Right, so for the Rotterdam one, we'd said Thursday, but could you push that to Friday "
+    "morning instead, around ten o'clock?",
+    "Hiya, any chance of someone seeing to the pump we have in Utrecht a week tomorrow, just "
+    "before lunch ideally?",
+    "Er, yeah, book P-100 for Monday the 14th, oh hold on, that's no good, we're shut Mondays, "
+    "Tuesday the 15th at thirteen hundred hours.",
+    "Okay so I'd like to get P-100 on the books for Feb 3rd, ugh, my bad, the 5th, sometime in "
+    "the morning.",
+    "Hi, it's the Rotterdam pump we're calling about, wait, what am I saying, it's the Utrecht "
+    "one, tomorrow afternoon please, if you can.",
+    "Please book P-100 for the day after tomorrow at 3 pm, no no, sorry, make it four o'clock "
+    "itself, madam.",
+    "Yeah g'day, P-100 is due a service, could youse come out Tuesday next week, say half past "
+    "one?",
+    "Hiya love, could we get the Harbour Road pump serviced Friday week, end of the day if poss?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
                  HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
-                 HELD_OUT_VALUES_11, HELD_OUT_VALUES_12)
+                 HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
+                 HELD_OUT_VALUES_13)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

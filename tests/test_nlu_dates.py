@@ -548,3 +548,18 @@ def test_a_week_tomorrow_heard_without_its_a_is_a_week_tomorrow(before):
                                   "sometime this week tomorrow if you can"])
 def test_this_week_then_tomorrow_is_tomorrow(said):
     assert propose(f"P-100 {said}.", context()).slot(VISIT_DATE).value == "2026-12-02"
+
+
+@pytest.mark.parametrize("words", ["wait, what am I saying,", "no wait,", "hang on,",
+                                   "hold on,", "I tell a lie,"])
+def test_a_later_asset_after_words_of_taking_back_is_the_one_meant(words):
+    proposal = propose(f"It's the Rotterdam pump we're calling about, {words} it's P-200, "
+                       "tomorrow afternoon please.", context())
+    assert proposal.slot("asset").value == "P-200"
+
+
+@pytest.mark.parametrize(("said", "value"), [("a Rotterdam one", "P-100"),
+                                             ("our Antwerp one", "P-200")])
+def test_one_of_a_place_after_a_or_our_names_the_asset_there(said, value):
+    proposal = propose(f"It's {said} we need looked at tomorrow.", context())
+    assert proposal.slot("asset").value == value

@@ -478,3 +478,14 @@ def test_scratch_that_heard_as_scratch_at_replaces_the_time():
     proposal = propose("Book P-100 for Friday week at 11 scratch at quarter past 11, in the "
                        "morning.", context())
     assert proposal.slot(VISIT_TIME).value == "11:15"
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("this Friday, at a quarter after two, if that works", "14:15"),
+    ("ten after three on Friday", "15:10"), ("20 minutes after 9", "09:20")])
+def test_minutes_after_the_hour_are_past_it(said, value):
+    assert only(said) == (value, ())
+
+
+def test_after_an_hour_alone_is_still_a_bound():
+    assert read_times(normalise("any time after 2 on Friday")) == ()

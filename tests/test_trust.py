@@ -670,3 +670,46 @@ def test_a_faint_word_right_before_the_weekday_is_checked(text, faint, clear):
     if not clear:
         assert verdict.reason == "a faint word that may have said the week comes before the " \
             "weekday"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "Feb 3rd, my bad, the 5th" heard with the month glued to the day
+    ("I'd like to get P 100 on the books for FEM3rd. My mad, the 5th, in the morning.", False),
+    ("P 100 on the road for m3rd for my math, the 5th sometime in the morning.", False),
+    ("Could you book V100, sorry, P 100, on the 5th in the morning?", True),  # taken back
+])
+def test_a_number_glued_to_a_misheard_word_is_checked(text, clear):
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))
+    if not clear:
+        assert verdict.reason == NUMBER_LEFT
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "push that to Friday morning instead" with "that to" misheard: Friday read as ruled out
+    # or as a bound, and the Thursday it replaced kept
+    ("For the Rotterdam 1, we'd said Thursday, but could you push not to Friday morning "
+     "instead, around 10 o'clock?", False),
+    ("For P 100 we'd said Thursday, could you push after Friday morning instead?", False),
+    ("For P 100 we'd said Thursday, could you push it to Friday morning instead?", True),
+    ("P 100 on Friday instead of Thursday, please.", True),
+    ("Not Thursday, P 100 on the 11th instead.", True),
+])
+def test_the_day_before_instead_that_is_not_the_date_read_is_checked(text, clear):
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))
+    if not clear:
+        assert verdict.reason == "the day said before 'instead' is not the date read"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    ("Can I book P 100 for Thursday but end, in the afternoon?", False),  # "Thursday the tenth"
+    ("Can I book P 100 for Thursday, but not too early?", True),
+    ("Can I book P 100 for Thursday, but after lunch please?", True),
+    ("Can I book P 100 for Thursday, but I'm flexible?", True),
+])
+def test_a_date_followed_by_but_and_no_value_or_clause_is_checked(text, clear):
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))
+    if not clear:
+        assert verdict.reason == "a word after the date introduces no value"

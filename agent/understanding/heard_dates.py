@@ -42,6 +42,8 @@ _WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights", "wake", "we
 # Words a weekday may follow however faintly heard: closed-class words and words of which week
 _BEFORE_A_DAY = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
     ("next", "last", "coming", "every", "following", *_WEEK_WORDS))
+_INSTEAD_REACH = 3  # how many words before "instead" the day it marks can stand ("Friday morning")
+_ORDINAL_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
 _WEEK_REACH = 3  # how many words either side of a weekday a word about its week can stand
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}
@@ -72,13 +74,23 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
     or the time that word introduced was not heard ("Wednesday the ninth" heard as "Wednesday
     the night" or "Wednesday that I've been", "Wednesday at ten" as "Wednesday at home"), so
     the date read may be only part of what was said. Words that hedge a value ("at *about*
-    ten", "at *a* quarter past") are passed over to the word they lead to."""
+    ten", "at *a* quarter past") are passed over to the word they lead to. "But" counts too
+    ("Thursday the tenth" heard as "Thursday but end", "4 January but well") when the word
+    after it starts neither a value nor a clause ("but I'm", "but after lunch", "but not")."""
     tokens = _tokens(text)
     for slot in values:
         if slot.field != VISIT_DATE:
             continue
         last = _tokens(slot.text.split("/")[-1])[-1:]
         for i, token in enumerate(tokens[:-1]):
+            if last and token == last[0] and tokens[i + 1] == "but":
+                # "Thursday the tenth" heard as "Thursday but end": "but" then a word that
+                # neither a clause ("but I'm", "but not") nor a value starts
+                then = tokens[i + 2] if i + 2 < len(tokens) else ""
+                if then and then not in lexicon.ORDINAL_DATE_FOLLOWERS \
+                        and not _VALUE_WORD.fullmatch(then):
+                    return True
+                continue
             if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):
                 continue
             following = tokens[i + 2:]
@@ -132,6 +144,26 @@ def day_after_tomorrow_lost(text: str, values: Sequence[SlotValue], today: date 
     after = (today + timedelta(days=2)).isoformat()
     return "after tomorrow" in said and not read \
         and (VISIT_DATE, after) not in set(withdrawn)
+
+
+def instead_not_read(text: str, values: Sequence[SlotValue]) -> bool:
+    """A day said just before "instead" ("push it to Friday morning instead", not "instead
+    of") is the day meant, and the date read is another: the words that made it the meant
+    one were misheard ("push that to Friday" heard as "push not to Friday", read as a day
+    ruled out, or "push after Friday", read as a bound), so the date read is the old one."""
+    dates = [s for s in values if s.field == VISIT_DATE]
+    if not dates:
+        return False
+    read = {t for s in dates for t in _tokens(s.text.split("/")[-1])}
+    tokens = _tokens(text)
+    for i, token in enumerate(tokens):
+        if token != "instead" or tokens[i + 1:i + 2] == ["of"]:
+            continue
+        days = [t for t in tokens[max(0, i - _INSTEAD_REACH):i]
+                if t in lexicon.WEEKDAYS or _ORDINAL_DAY.fullmatch(t)]
+        if days and days[-1] not in read:
+            return True
+    return False
 
 
 def definite_weekday_alone(text: str, values: Sequence[SlotValue],

@@ -8,7 +8,9 @@ another than the one said:
 * "Can we do the 17th artillery at 1.15": the 17th was read as no date, and "11.15" as 13:15;
 * "the 4th on 10, ... in the morning" (said "the fourth of February"): the month was lost;
 * "January 11, 15 for pump B 200" (said "the 28th of January at 11:15"): the day was lost;
-* "Use the 11 15th" (said "Tuesday, eleven fifteen"): a time became a day.
+* "Use the 11 15th" (said "Tuesday, eleven fifteen"): a time became a day;
+* "for FEM3rd. My mad, the 5th" (said "for Feb 3rd, my bad, the 5th"): the month was lost in a
+  word the number is glued to, and the 5th was read in December.
 
 These numbers are no value lost, and are left out:
 
@@ -35,6 +37,7 @@ from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import SlotValue
 
 _NUMBER = re.compile(r"\b(\d+)(st|nd|rd|th|am|pm)?\b")
+_GLUED = re.compile(r"\b[a-z]+(\d+)(?:st|nd|rd|th)?[a-z]*\b")
 _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
 _WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
 _ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
@@ -69,7 +72,10 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
                 and str(int(digits) + int(after.group(1))) in known:
             continue
         return True
-    return False
+    # "Feb 3rd" heard as "FEM3rd", "m3rd": a number glued to the letters of a misheard word
+    return any(glued.group(1) not in known and glued.group(1) not in _WORDS_TOO
+               and not any(glued.end() <= at for at in taken_back)
+               for glued in _GLUED.finditer(said))
 
 
 def minutes_teen_or_ty(values: Sequence[SlotValue]) -> bool:

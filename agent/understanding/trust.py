@@ -189,6 +189,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if heard_dates.day_after_tomorrow_lost(utterance.text, values, expect.today,
                                            withdrawn):
         return Hearing(False, "'after tomorrow' was said and no date was read from it")
+    if heard_dates.instead_not_read(utterance.text, values):
+        return Hearing(False, "the day said before 'instead' is not the date read")
     if heard_dates.definite_weekday_alone(utterance.text, values, expect.offered):
         return Hearing(False, "a weekday after 'the' was read without what made it one day")
     if heard_dates.value_lost_after_date(utterance.text, values):

@@ -179,6 +179,10 @@ def _placed_elsewhere(text: str, ids: tuple[str, ...],
     return tuple(hits) if len(hits) == 1 else ()
 
 
+# The words before "<place> one" or "one in <place>" that make it one asset ("a Utrecht one")
+_ONE_OF_A_PLACE = ("the", "that", "this", "a", "our", "my")
+
+
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
     """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht": the one
@@ -202,8 +206,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
         where = match.group("pre") or match.group("post")
         if before in lexicon.NOT_ONE_ASSET or before.isdigit():
             continue
-        if said in ("one", "1") and (where is None or before not in ("the", "that", "this")):
-            continue  # "the one in Utrecht" names an asset; "one" alone does not
+        if said in ("one", "1") and (where is None or before not in _ONE_OF_A_PLACE):
+            continue  # "the one in Utrecht", "a Utrecht one" name an asset; "one" alone does not
         if any(text.startswith(p, match.start("noun")) and len(p) > len(said) for p in phrases):
             continue  # "the pump seal": a procedure's name, not the pump
         ids = nouns.get(said, tuple(a.id for a in assets))

@@ -14,7 +14,8 @@ REPLACE_MARKERS = (
     r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|my bad|switch (?:it|that) to|no wait|wait"
     # "on second thoughts" ("second" is written "2nd"), "come to think of it", "did I say X?"
-    r"|on 2nd thoughts?|come to think of it|thinking about it|did i say"
+    r"|on 2nd thoughts?|come to think of it|thinking about it|did i say|hang on|hold on"
+    r"|i tell a lie|what am i saying"
 )
 # Words that take back what came before them in the turn (agent/understanding/trust.py); "no",
 # "wait", "hang on" and "actually" only where they open a clause ("P-100 can wait till Friday",
@@ -22,7 +23,7 @@ REPLACE_MARKERS = (
 TAKES_BACK = (r"(?:^|,) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
               r"|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean|meant to say"
               r"|no wait|scratch that|correction|oops|my mistake|make that|or rather"
-              r"|on 2nd thoughts?|come to think of it)\b")
+              r"|on 2nd thoughts?|come to think of it|i tell a lie|what am i saying)\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
          r"|tomorrow|today|\d")

@@ -46,6 +46,10 @@ _THOUSANDS = re.compile(r"\b(\d{1,3}),(\d{3})\b")
 # "ten past two" heard as "10 pass 2", "a quarter pass one": between a clock's minutes and its
 # hour, "pass" is "past"
 _PAST_HOMOPHONE = re.compile(r"\b(quarter|half|\d{1,2}) pass(?= \d{1,2}\b)")
+# "a quarter after two", "ten after three": American for past the hour (minutes before "after"
+# and an hour; "after 2" alone is a bound, nlu/spans.py)
+_AFTER_AS_PAST = re.compile(
+    r"\b(quarter|[1-5]?[05]|\d{1,2} minutes?) after(?= \d{1,2}\b(?![:.]\d))")
 # "scratch that, quarter past" heard as "scratch at quarter past": "scratch at" is "scratch that"
 _SCRATCH_AT = re.compile(r"\bscratch at\b")
 # "a week tomorrow" heard without its "a" ("P 100 week tomorrow", "that week tomorrow"): "week
@@ -128,6 +132,7 @@ def normalise(text: str) -> str:
     out = _WEEK_HOMOPHONE.sub("week", out)
     out = _WEEK_TOMORROW.sub("a week tomorrow", out)
     out = _PAST_HOMOPHONE.sub(r"\1 past", out)
+    out = _AFTER_AS_PAST.sub(r"\1 past", out)
     out = _SPLIT_ORDINAL.sub(_one_ordinal, out)
     out = _PLURAL_ORDINAL.sub(r"the \1th", out)
     out = _LETTER_NAME.sub(lambda m: lexicon.LETTER_NAMES[m.group(1)] + " ", out)
