@@ -460,12 +460,49 @@ HELD_OUT_VALUES_13 = (
     "Hiya love, could we get the Harbour Road pump serviced Friday week, end of the day if poss?",
 )
 
+# A fourteenth held-out set, written on 2026-12-05 from ``docs/`` alone by someone who had read
+# no code, after the rules the thirteenth set shaped; said by audio.voices.HELD_OUT_BASES_14.
+HELD_OUT_VALUES_14 = (
+    "Hi, I'd like to get someone out to pump 100 on Thursday, no no, Friday, Friday morning time"
+    " if at all possible.",
+    "Right, so it's the Rotterdam pump, erm, no, let me start again. It's the one in Utrecht "
+    "that needs servicing, Wednesday the 9th, early afternoon please.",
+    "Can you book a visit for P-200 on the 14th at twenty-five to four? Actually I got that "
+    "wrong, it's the 15th I need, same time.",
+    "Could you send an engineer to the two hundred pump on Wednesday, not Wednesday, sorry, "
+    "Thursday, some time in the AM?",
+    "The pump we have in Utrecht, could somebody come and have a look at it on the 10th... or "
+    "actually the 11th, after lunch?",
+    "Put me down for P-100 the day after tomorrow at ten, strike that, quarter past eleven would"
+    " suit us better.",
+    "Friday week, in the afternoon, for the Rotterdam pump. Hang on, did I say Rotterdam? I "
+    "meant the Utrecht one. Can we get that booked?",
+    "We need pee one hundred seen to on Wednes... on Thursday the 3rd, at quarter past two if "
+    "that's okay.",
+    "Could I have someone at P-200 tomorrow, two o'clock? Sorry, I keep saying two o'clock, I "
+    "mean three o'clock sharp.",
+    "This coming Monday at five past nine, hmm, no, make it nine-thirty, for the pump in "
+    "Rotterdam please.",
+    "Thursday of next week, 2:45, pump 200, that's the Utrecht one. Can you book that in for us?",
+    "Good morning, it's Priya from Acme, I was hoping you could squeeze in a service on P-100 "
+    "sometime early afternoon, Friday the 18th if possible, we've had a bit of a leak.",
+    "Tuesday the 5th of January, first thing, would that be doable for the pump we've got in "
+    "Utrecht?",
+    "I'd like to move the Rotterdam pump visit, could we make it a week tomorrow, in the morning"
+    " if that's alright with you?",
+    "Book P-100 for the 22nd, I tell a lie, the 21st, that's the Monday, sometime in the "
+    "morning.",
+    "So the inspector was round and he reckons the Utrecht pump wants a proper service, so, um, "
+    "the 4th, that's the Friday, mornings are no good for us, maybe early afternoon, about half "
+    "one?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
                  HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
-                 HELD_OUT_VALUES_13)
+                 HELD_OUT_VALUES_13, HELD_OUT_VALUES_14)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -563,3 +563,22 @@ def test_a_later_asset_after_words_of_taking_back_is_the_one_meant(words):
 def test_one_of_a_place_after_a_or_our_names_the_asset_there(said, value):
     proposal = propose(f"It's {said} we need looked at tomorrow.", context())
     assert proposal.slot("asset").value == value
+
+
+def test_a_month_and_first_thing_with_the_comma_lost_is_no_first_of_the_month():
+    # "Tuesday the 5th of January, first thing" heard as "... of January 1st thing"
+    proposal = propose("P-100 on the standard ifs of January 1st thing please.", context())
+    assert proposal.slot(VISIT_DATE) is None or proposal.slot(VISIT_DATE).value != "2027-01-01"
+    assert proposal.slot(VISIT_WINDOW).value == "morning"
+
+
+@pytest.mark.parametrize("opening", ["It's Priya from Acme.", "Sam here from the Rotterdam site,"])
+def test_from_in_an_introduction_says_nothing_about_two_values_later(opening):
+    proposal = propose(f"{opening} P-100 sometime early afternoon, Friday morning.", context())
+    assert proposal.slot(VISIT_WINDOW).value is None
+    assert set(proposal.slot(VISIT_WINDOW).candidates) == {"morning", "afternoon"}
+
+
+def test_from_right_before_the_first_value_still_says_it_is_the_old_one():
+    proposal = propose("Move P-100 from the 2nd to the 4th.", context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-04"

@@ -489,3 +489,10 @@ def test_minutes_after_the_hour_are_past_it(said, value):
 
 def test_after_an_hour_alone_is_still_a_bound():
     assert read_times(normalise("any time after 2 on Friday")) == ()
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("hmm, no, make it nine-thirty", "09:30"), ("at two-forty-five", "14:45"),
+    ("at ten-fifteen please", "10:15"), ("at nine-oh-five", "09:05")])
+def test_an_hour_and_its_minutes_written_with_a_hyphen_are_a_clock(said, value):
+    assert only(said) == (value, ())

@@ -713,3 +713,39 @@ def test_a_date_followed_by_but_and_no_value_or_clause_is_checked(text, clear):
     assert verdict.clear is clear, (verdict, read_slots(text))
     if not clear:
         assert verdict.reason == "a word after the date introduces no value"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "early afternoon, Friday the 18th" heard as "early afternoon. Friday morning"
+    ("It's Priya from Acme, could you service P 100 sometime early afternoon. Friday morning, "
+     "if possible?", False),
+    # alternatives the caller offers are no contradiction
+    ("Could you service P 100 on Friday, morning or afternoon?", True),
+    ("Could you service P 100 on Friday, either morning or afternoon?", True),
+])
+def test_two_values_of_a_field_with_nothing_saying_which_is_meant_are_checked(text, clear):
+    slots = read_slots(text)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, (verdict, slots)
+    if not clear:
+        assert verdict.reason == "two values of one field and nothing says which is meant"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    ("It's the one in Utrecht, Wednesday, but I'm early afternoon please.", False),
+    ("It's P 200, Wednesday but I'm in the afternoon, yeah?", False),
+    ("It's P 200, Wednesday, but I'm flexible about the time.", True),
+    ("It's P 200, Wednesday, but I'm only free in the afternoon.", True),
+])
+def test_but_i_am_going_straight_to_a_value_after_a_date_is_checked(text, clear):
+    slots = read_slots(text)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, (verdict, slots)
+    if not clear:
+        assert verdict.reason == "a word after the date introduces no value"
+
+
+def test_or_actually_takes_back_what_came_before():
+    text = "The pump we have in Utrecht, on the 10th or actually did it when after lunch."
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert verdict.reason == "a value is taken back and none of its kind follows"

@@ -28,6 +28,8 @@ _MONTH_BETWEEN = re.compile(rf"(?<![\d:.])\b(\d{{1,2}}) (?:{lexicon.MONTHS}) (\d
                             r"(?![:.]?\d| \d| ?(?:am|pm|oclock)\b)")
 # Words after a date that introduce a value ("that": a hurried "the", as recognisers write it)
 _INTRODUCES = ("the", "at", "that")
+# Words that lead into a part of the day ("early afternoon", "in the morning")
+_DAY_PART_LEADS = frozenset(("early", "late", "in", "first", "after", "before", "end"))
 # Words between such a word and its value that hedge it ("at about ten", "at a quarter past")
 _HEDGES = frozenset("a an about around roughly approximately say maybe perhaps like "
                     "um umm uh er erm".split())
@@ -89,6 +91,12 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
                 then = tokens[i + 2] if i + 2 < len(tokens) else ""
                 if then and then not in lexicon.ORDINAL_DATE_FOLLOWERS \
                         and not _VALUE_WORD.fullmatch(then):
+                    return True
+                # "Wednesday but I'm early afternoon": a clause that goes from "but I'm"
+                # straight to a value says nothing; its words were the day's ("the 9th")
+                rest = [t for t in tokens[i + 4:i + 6] if t not in _HEDGES]
+                if tokens[i + 2:i + 4] == ["i", "m"] and rest and (
+                        _VALUE_WORD.fullmatch(rest[0]) or rest[0] in _DAY_PART_LEADS):
                     return True
                 continue
             if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):

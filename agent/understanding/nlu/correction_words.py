@@ -18,9 +18,10 @@ REPLACE_MARKERS = (
     r"|i tell a lie|what am i saying"
 )
 # Words that take back what came before them in the turn (agent/understanding/trust.py); "no",
-# "wait", "hang on" and "actually" only where they open a clause ("P-100 can wait till Friday",
-# "Thursday works actually" take nothing back), "actually" only with words after it
-TAKES_BACK = (r"(?:^|,) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
+# "wait", "hang on" and "actually" only where they open a clause or follow "or" ("the 10th or
+# actually the 11th"; "P-100 can wait till Friday", "Thursday works actually" take nothing
+# back), "actually" only with words after it
+TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
               r"|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean|meant to say"
               r"|no wait|scratch that|correction|oops|my mistake|make that|or rather"
               r"|on 2nd thoughts?|come to think of it|i tell a lie|what am i saying)\b")

@@ -77,7 +77,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r" of (?:the )?(?P<which>next|this|following|coming) month\b")),
     ("month_end", re.compile(r"\b(?:the )?end of (?:the|this) month\b")),
     ("month_day", re.compile(
-        rf"\b{_MONTH} (?:the )?\d{{1,2}}{_ORD}?\b{_YEAR}(?! (?:{lexicon.UNIT_NOUNS})\b)"
+        # not "January 1st thing": "first thing" with the comma before it lost is a window
+        rf"\b{_MONTH} (?:the )?\d{{1,2}}{_ORD}?\b{_YEAR}(?! (?:{lexicon.UNIT_NOUNS}|thing)\b)"
         rf"|\b(?:the )?\d{{1,2}}{_ORD}? (?:of )?{_MONTH}\b{_YEAR}"
     )),
     # end of the week, start of next week, early next week, the weekend

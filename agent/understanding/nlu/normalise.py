@@ -37,6 +37,12 @@ _WEEK_HOMOPHONE = re.compile(
 _HYPHENED_CLOCK = re.compile(
     r"\b(half|quarter)-(?:(past|to)-)?(?=(?:past|to|\d+|one|two|three|four|five|six|seven|eight"
     r"|nine|ten|eleven|twelve)\b)")
+# "nine-thirty", "two-forty-five", "ten-fifteen": an hour and its minutes written with a hyphen
+# are two numbers ("twenty-five" stays one)
+_HYPHENED_HOUR = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)-(?=(?:oh|o|five|ten"
+    r"|fifteen|twenty|thirty|forty|fifty)\b)|\b(oh|o)-(?=(?:one|two|three|four|five|six|seven"
+    r"|eight|nine)\b)")
 # "tenish", "tennish", "elevenish": the number word with "-ish" glued on, parted so it is read as
 # a number
 _GLUED_ISH = re.compile(
@@ -126,6 +132,7 @@ def normalise(text: str) -> str:
         else "eight", out)
     out = _HYPHENED_CLOCK.sub(lambda m: " ".join(w for w in m.groups() if w) + " ", out)
     out = _GLUED_ISH.sub(r"\1 ish", out)
+    out = _HYPHENED_HOUR.sub(lambda m: (m.group(1) or m.group(2)) + " ", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _QUARTER_HOMOPHONE.sub("quarter ", out)

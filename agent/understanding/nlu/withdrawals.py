@@ -120,8 +120,11 @@ _REPLACES_BETWEEN = re.compile(
     r"|my bad|on 2nd thoughts?|come to think of it|thinking about it|wait|hang on|hold on"
     r"|i tell a lie|what am i saying)\b")
 _REPLACES_BEFORE = re.compile(
-    r"\b(?:from|swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
-    r"|you've got|you put|told you|it says|instead of|rather than)\b")
+    r"\b(?:swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
+    r"|you've got|you put|told you|it says|instead of|rather than)\b"
+    # "from" only right before the first value: "from the 2nd to the 4th", not "it's Priya
+    # from Acme, ... the afternoon, Friday morning" (two windows there stay candidates)
+    r"|\bfrom(?: (?:the|my|our|a|an|on|at|this|next))?[\s,]*$")
 _FOR_THE_ASSET = re.compile(r"\bfor (?:the |our |my )?$")
 _TARGET_OPENS = re.compile(r"(?:to|till|until|into)\b")  # "to 11" read as one mention
 _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
