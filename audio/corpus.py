@@ -497,12 +497,50 @@ HELD_OUT_VALUES_14 = (
     "one?",
 )
 
+# A fifteenth held-out set, written on 2026-12-05 from ``docs/`` alone by someone who had read
+# no code, after the rules the fourteenth set shaped; said by audio.voices.HELD_OUT_BASES_15.
+HELD_OUT_VALUES_15 = (
+    "Hi there, quick question: can you get an engineer out to the Utrecht pump on December the "
+    "ninth, at about quarter to twelve?",
+    "The Rotterdam pump's been knocking since last night and it's driving us mad. Can someone "
+    "come Wednesday, my mistake, Thursday, sometime before lunch?",
+    "Morning, this is Priya Nair, site engineer at Acme. Ten a.m. on the dot, Thursday the "
+    "tenth, pump P-200. Could you book that in?",
+    "Can you pencil P-100 in for the start of next week, afternoon please? Ooh, let's swap the "
+    "afternoon for the morning, the yard's quieter then.",
+    "Is Friday the eighteenth free for pump 200 at one pm? Hmm, let's say half three rather than"
+    " one pm, if you can.",
+    "We need the two hundred pump seen to, but Monday's no good for us, so Tuesday next week, "
+    "any time after one.",
+    "Hello, your engineer's job sheet says P-100 needs a follow-up. Could we do eleven thirty on"
+    " the fourteenth? Forget the fourteenth, the fifteenth, same time.",
+    "For pump P-200, the Thursday after next at quarter past one. Mind you, Thursday doesn't "
+    "work for the crew, could we do Friday week instead?",
+    "Could somebody look at our Rotterdam one the day after tomorrow, around ten? Never mind the"
+    " ten o'clock, twenty past nine is better.",
+    "Hiya, pee one hundred is due its service. I was thinking the 9th, Wednesday. Nobody's in on"
+    " the 9th though, so the 10th, later in the day?",
+    "Can we get our pump in Utrecht looked at on January the fifth, hold on, the sixth? Any time"
+    " after two would be grand.",
+    "Hello, it's Tom Berg from Acme maintenance. P-100, Friday at eight thirty, but I'm away "
+    "Friday, so Monday instead please.",
+    "Is there a slot at 3 o'clock on Thursday week for the pump we have in Utrecht? It's making "
+    "a horrible grinding noise.",
+    "We've had a pressure alarm on P-100 twice this week. End of next week, ten after three, if "
+    "your engineer's free.",
+    "Quarter past two on Thursday the 17th for P-100, please. I tell a lie, it's P-200 that's "
+    "overdue, same slot.",
+    "Any chance of a technician for pee two hundred on the twenty-second, sometime before "
+    "eleven? Our yard gate's locked after that.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
                  HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
-                 HELD_OUT_VALUES_13, HELD_OUT_VALUES_14)
+                 HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
+                 HELD_OUT_VALUES_15)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

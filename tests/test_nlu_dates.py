@@ -582,3 +582,18 @@ def test_from_in_an_introduction_says_nothing_about_two_values_later(opening):
 def test_from_right_before_the_first_value_still_says_it_is_the_old_one():
     proposal = propose("Move P-100 from the 2nd to the 4th.", context())
     assert proposal.slot(VISIT_DATE).value == "2026-12-04"
+
+
+@pytest.mark.parametrize(("said", "field", "value"), [
+    # a value ruled out later in the turn is no candidate where it was said first
+    ("Is Friday free for P-100 at 1 pm? Hmm, let's say half 3 rather than 1 pm.",
+     VISIT_TIME, "15:30"),
+    ("Could we do 11 30 on the 14th for P-100? Forget the 14th, the 15th, same time.",
+     VISIT_DATE, "2026-12-15"),
+    ("P-100, I was thinking the 9th, Wednesday. Nobody's in on the 9th though, so the 10th.",
+     VISIT_DATE, "2026-12-10"),
+    ("P-100 on the 9th? We're shut on the 9th, so the 10th.", VISIT_DATE, "2026-12-10"),
+])
+def test_a_value_ruled_out_later_is_no_candidate_where_it_was_said_first(said, field, value):
+    proposal = propose(said, context())
+    assert proposal.slot(field).value == value, proposal.slot(field)

@@ -749,3 +749,34 @@ def test_or_actually_takes_back_what_came_before():
     text = "The pump we have in Utrecht, on the 10th or actually did it when after lunch."
     verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
     assert verdict.reason == "a value is taken back and none of its kind follows"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "eleven thirty on the fourteenth" heard as "11.14"
+    ("Could we do P 100 at 11.14? Forget the 14th, the 15th, same time.", False),
+    ("Could we do P 100 on the 15th at 11.15?", True),
+    ("Could we do P 100 on the 15th at 10 to 4?", True),
+])
+def test_a_time_whose_minutes_are_no_multiple_of_five_is_checked(text, clear):
+    slots = read_slots(text)
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
+    assert verdict.clear is clear, (verdict, slots)
+    if not clear:
+        assert verdict.reason == "a time whose minutes are no multiple of five"
+
+
+def test_a_month_said_by_its_short_name_with_a_date_read_outside_it_is_checked():
+    # "January the fifth, hold on, the sixth" heard as "Jan knew him in the fifth, ... the sixth"
+    text = "Can we get P 200 looked at on Jan knew him in the 5th, hold on, the 6th?"
+    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
+    assert verdict.reason == "a month was said that the date read is not in"
+
+
+def test_a_value_the_turn_ruled_out_and_read_is_checked():
+    slots = (SlotValue(ASSET, "P-200", "p 200"), SlotValue(VISIT_DATE, "2026-12-04", "the 4th"))
+    text = "P 200 on the 4th, that's the Friday morning's are no good, early afternoon."
+    verdict = trust.judge(heard(text, 0.9), slots, EXPECT,
+                          withdrawn=((VISIT_DATE, "2026-12-04"),))
+    assert verdict.reason == "a value read is one the turn ruled out"
+    assert trust.judge(heard(text, 0.9), slots, EXPECT,
+                       withdrawn=((VISIT_WINDOW, "morning"),)).clear

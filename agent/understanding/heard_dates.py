@@ -49,6 +49,9 @@ _ORDINAL_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
 _WEEK_REACH = 3  # how many words either side of a weekday a word about its week can stand
 _MONTH_NUMBER = {name: number for number, name in enumerate(lexicon.MONTH_NAMES, start=1)
                  if name != "may"}
+# "Jan", "Sept": a month's short name says it too ("mar" and "may" are mostly other words)
+_MONTH_NUMBER |= {name[:3]: number for name, number in _MONTH_NUMBER.items() if name != "march"}
+_MONTH_NUMBER["sept"] = 9
 
 
 def month_left_out(text: str, values: Sequence[SlotValue]) -> bool:

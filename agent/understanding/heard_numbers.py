@@ -87,6 +87,15 @@ def minutes_teen_or_ty(values: Sequence[SlotValue]) -> bool:
                for s in values for part in s.text.split("/")[-1:])
 
 
+def minutes_off_the_clock_face(values: Sequence[SlotValue]) -> bool:
+    """A time was read whose minutes are no multiple of five ("11.14", misheard from "eleven
+    thirty on the fourteenth"): callers book visits at five-minute steps, and a recogniser that
+    runs two numbers together makes such a time."""
+    return any(s.field == VISIT_TIME and s.value is not None
+               and re.fullmatch(r"\d{1,2}:\d{2}", s.value) and int(s.value[-2:]) % 5
+               for s in values)
+
+
 def _numbers(text: str) -> set[str]:
     return {m.group(1) for m in _NUMBER.finditer(normalise(text))}
 

@@ -228,6 +228,10 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a number was heard that no value was read from")
     if heard_numbers.minutes_teen_or_ty(values):
         return Hearing(False, "minutes heard as 40 or 50 may have been 14 or 15")
+    if heard_numbers.minutes_off_the_clock_face(values):
+        return Hearing(False, "a time whose minutes are no multiple of five")
+    if any((s.field, s.value) in set(withdrawn) for s in values):
+        return Hearing(False, "a value read is one the turn ruled out")
     if contradicts_itself(utterance.text, slots):
         return Hearing(False, "two values of one field and nothing says which is meant")
     spans = [_value_span(_acted_on(s, replaced), utterance.words) for s in values]

@@ -27,7 +27,7 @@ TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
               r"|on 2nd thoughts?|come to think of it|i tell a lie|what am i saying)\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
-         r"|tomorrow|today|\d")
+         r"|tomorrow|today|\d+(?:st|nd|rd|th)?")
 # A negation reaches to the end of its clause: "not X", "instead of X", "skip X", a negated verb of
 # doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
 # on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.

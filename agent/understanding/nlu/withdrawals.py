@@ -67,7 +67,7 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
             positive = without
     positive = " ".join(positive.split())
     reading = read(positive, context)
-    reading, replaced = _sequences(positive, reading)
+    reading, replaced = _sequences(positive, reading, withdrawn)
     return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
 
 
@@ -140,19 +140,28 @@ _PREFERRED_AFTER = re.compile(
 _SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
 
 
-def _sequences(text: str, reading: Reading) -> tuple[Reading, list[tuple[str, str]]]:
+def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | None = None,
+               ) -> tuple[Reading, list[tuple[str, str]]]:
     """Two values of one field in one turn: the last one said is meant, the earlier replaced.
 
     "from the 2nd to the 4th", "I said Wednesday, I meant Thursday", "swap the morning for the
     afternoon", "Thursday? no, Friday": the order says which value is old. Values joined by
     "or" stay alternatives (one ambiguous slot), and two words for one value ("Thursday the
-    10th") stay one mention. Explicit negation ("not X", "instead of X") was read before this.
-    """
+    10th") stay one mention. Explicit negation ("not X", "instead of X") was read before this:
+    a value it ruled out (``negated``) is no candidate where it was said before ("at one pm?
+    ... half three rather than one pm", "on the 14th? Forget the 14th, the 15th")."""
     slots = {s.field: s for s in reading.slots}
     replaced: list[tuple[str, str]] = []
     for name in _SEQUENCED:
         said = [m for m in reading.mentions if m.field == name]
         slot = slots.get(name)
+        ruled_out = {value for field, value in negated or () if field == name}
+        kept = [m for m in said if m.value not in ruled_out]
+        if slot is not None and kept and len(kept) < len(said):
+            if len({(m.value, m.candidates) for m in kept}) == 1 and kept[-1].value:
+                slots[name] = SlotValue(name, kept[-1].value, slot.text, slot.confidence)
+                continue
+            said = kept
         if len(said) < 2 or slot is None or not (said[-1].value or said[-1].candidates) \
                 or len({(m.value, m.candidates) for m in said}) < 2:
             continue
