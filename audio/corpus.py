@@ -534,13 +534,46 @@ HELD_OUT_VALUES_15 = (
     "eleven? Our yard gate's locked after that.",
 )
 
+# A sixteenth held-out set, written on 2026-12-05 from ``docs/`` alone by someone who had read
+# no code, after the rules the fifteenth set shaped; said by audio.voices.HELD_OUT_BASES_16.
+HELD_OUT_VALUES_16 = (
+    "Hi, a service for P-100 next Monday, before lunch please.",
+    "Can you pencil in the Rotterdam pump for the ninth, first thing? Ooh, swap the ninth for "
+    "the tenth, if that's alright.",
+    "Right, we need pump two hundred looked at, end of the week, ten o'clock, no, I tell a lie, "
+    "quarter to eleven.",
+    "Monday the fourteenth is no good for us any more, so could you get someone out to P-100 on "
+    "Tuesday the fifteenth, after lunch if possible?",
+    "Our yard's shut on Friday, so would Thursday work for the Utrecht pump, about two o'clock?",
+    "Book P-200 for the seventeenth at nine, correction, nine forty-five.",
+    "Morning, I'm after a service visit for the Utrecht pump, oh, my mistake, it's the one in "
+    "Rotterdam, December the sixteenth at ten a.m.",
+    "Could we get an engineer to P-100 on Tuesday of next week, in the afternoon instead of the "
+    "morning like last time?",
+    "I'd like pee two hundred serviced on the twenty-ninth, erm, skip the twenty-ninth, the "
+    "thirtieth at half one.",
+    "Please don't send the engineer on Monday, Wednesday suits us better, it's for the pump we "
+    "have in Rotterdam, ten o'clock.",
+    "In a couple of days, could someone check over P one hundred, say three p.m.? Mornings are "
+    "all booked up for us.",
+    "Can we do P two hundred on the fourth of January, any time before eleven?",
+    "Hello, this is Marta, one of the technicians with Acme, and I was hoping to get our Utrecht"
+    " one booked in for its service at the end of next week, sometime later in the day would be "
+    "ideal.",
+    "There's a drip coming off P-200, can somebody come tomorrow, no, Friday, no, no, tomorrow's"
+    " better, early in the day.",
+    "Need P 200 done in a week, twenty to three.",
+    "Good morning, I'd like to arrange a service visit for pump one hundred on December the "
+    "twenty-second, somewhere between nine and eleven, if the engineer can manage that.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
                  HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
-                 HELD_OUT_VALUES_15)
+                 HELD_OUT_VALUES_15, HELD_OUT_VALUES_16)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -597,3 +597,20 @@ def test_from_right_before_the_first_value_still_says_it_is_the_old_one():
 def test_a_value_ruled_out_later_is_no_candidate_where_it_was_said_first(said, field, value):
     proposal = propose(said, context())
     assert proposal.slot(field).value == value, proposal.slot(field)
+
+
+@pytest.mark.parametrize(("said", "field", "value"), [
+    ("P-100 in a couple of days, say 3 pm? Mornings are all booked up for us.",
+     VISIT_TIME, "15:00"),
+    ("P-100 on Friday at 10? Friday's pretty full, Thursday then.", VISIT_DATE, "2026-12-03"),
+])
+def test_a_busy_value_with_an_adverb_before_its_word_is_ruled_out(said, field, value):
+    assert propose(said, context()).slot(field).value == value
+
+
+def test_a_number_that_is_no_day_of_the_month_after_off_rules_nothing_out():
+    # "a drip coming off the 200, can somebody come tomorrow": "off" before "the 200" is no
+    # "we're off on the 9th"
+    proposal = propose("There's a drip coming off the 200, can somebody come tomorrow?",
+                       context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-02"

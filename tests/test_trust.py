@@ -780,3 +780,39 @@ def test_a_value_the_turn_ruled_out_and_read_is_checked():
     assert verdict.reason == "a value read is one the turn ruled out"
     assert trust.judge(heard(text, 0.9), slots, EXPECT,
                        withdrawn=((VISIT_WINDOW, "morning"),)).clear
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "say 3 pm? Mornings are all booked up" heard with the booked-up lost
+    ("In a couple of days, could someone check over P 100, say 3 pm. Morning's are all hooked "
+     "up for us.", False),
+    ("P 100 on Thursday at 3 pm, in the afternoon.", True),
+])
+def test_a_window_read_against_the_time_the_turn_says_is_checked(text, clear):
+    proposal = RuleProposer(NOW).propose(Utterance(text), ProposalContext(
+        now=NOW, ledger=Ledger("q-trust").current, caller=CALLER))
+    verdict = trust.judge(heard(text, 0.9), proposal.slots, EXPECT,
+                          withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
+    if not clear:
+        assert verdict.reason == "the window read is not the time's"
+
+
+def test_a_time_corrected_to_the_other_window_is_no_window_against_the_time():
+    # the correcting word says the window replaces the time set aside
+    text = "P 100 on Thursday at 10, no, make it the afternoon."
+    proposal = RuleProposer(NOW).propose(Utterance(text), ProposalContext(
+        now=NOW, ledger=Ledger("q-trust").current, caller=CALLER))
+    assert (VISIT_TIME, "10:00") in proposal.withdrawn
+    verdict = trust.judge(heard(text, 0.9), proposal.slots, EXPECT,
+                          withdrawn=proposal.withdrawn)
+    assert verdict.reason != "the window read is not the time's"
+
+
+def test_the_window_before_instead_that_is_not_the_window_read_is_checked():
+    # "in the afternoon instead of the morning" heard as "instead on the morning"
+    text = "Could we get an engineer to P 100 on Tuesday next week in the afternoon instead on " \
+        "the morning like last time?"
+    slots = read_slots(text)
+    assert trust.judge(heard(text, 0.9), slots, EXPECT).reason \
+        == "the day said before 'instead' is not the date read"

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 
 from agent.core.names import VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.understanding.nlu import lexicon
+from agent.understanding.nlu import correction_words, lexicon, times
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import SlotValue
 
@@ -44,6 +44,8 @@ _WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights", "wake", "we
 # Words a weekday may follow however faintly heard: closed-class words and words of which week
 _BEFORE_A_DAY = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
     ("next", "last", "coming", "every", "following", *_WEEK_WORDS))
+_CORRECTING = re.compile(
+    rf"\b(?:{correction_words.REPLACE_MARKERS})\b|{correction_words.TAKES_BACK}")
 _INSTEAD_REACH = 3  # how many words before "instead" the day it marks can stand ("Friday morning")
 _ORDINAL_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
 _WEEK_REACH = 3  # how many words either side of a weekday a word about its week can stand
@@ -158,23 +160,43 @@ def day_after_tomorrow_lost(text: str, values: Sequence[SlotValue], today: date 
 
 
 def instead_not_read(text: str, values: Sequence[SlotValue]) -> bool:
-    """A day said just before "instead" ("push it to Friday morning instead", not "instead
-    of") is the day meant, and the date read is another: the words that made it the meant
-    one were misheard ("push that to Friday" heard as "push not to Friday", read as a day
-    ruled out, or "push after Friday", read as a bound), so the date read is the old one."""
-    dates = [s for s in values if s.field == VISIT_DATE]
-    if not dates:
-        return False
-    read = {t for s in dates for t in _tokens(s.text.split("/")[-1])}
+    """A day or a part of the day said just before "instead" ("push it to Friday morning
+    instead", "the afternoon instead"; not "instead of") is the one meant, and the value read
+    is another: the words that made it the meant one were misheard ("push that to Friday"
+    heard as "push not to Friday", read as a day ruled out, or "push after Friday", read as a
+    bound; "the afternoon instead of the morning" heard as "instead on the morning"), so the
+    value read is the old one."""
+    read_days = {t for s in values if s.field == VISIT_DATE
+                 for t in _tokens(s.text.split("/")[-1])}
+    read_windows = {s.value for s in values if s.field == VISIT_WINDOW}
     tokens = _tokens(text)
     for i, token in enumerate(tokens):
         if token != "instead" or tokens[i + 1:i + 2] == ["of"]:
             continue
-        days = [t for t in tokens[max(0, i - _INSTEAD_REACH):i]
-                if t in lexicon.WEEKDAYS or _ORDINAL_DAY.fullmatch(t)]
-        if days and days[-1] not in read:
+        before = tokens[max(0, i - _INSTEAD_REACH):i]
+        days = [t for t in before if t in lexicon.WEEKDAYS or _ORDINAL_DAY.fullmatch(t)]
+        if read_days and days and days[-1] not in read_days:
+            return True
+        windows = [t for t in before if t in _WINDOWS]
+        if read_windows and windows and windows[-1] not in read_windows:
             return True
     return False
+
+
+def window_against_time(text: str, values: Sequence[SlotValue],
+                        withdrawn: Collection[tuple[str, str]] = ()) -> bool:
+    """The window read is not the window of a time the turn says: of the time read, or of one
+    it set aside with no word of correcting anywhere in the turn ("say 3 pm, mornings are all
+    booked up" heard as "say 3 pm. Morning's are all hooked up": the morning read, 15:00 set
+    aside). One of the two was misheard. "At 10, no, make it the afternoon" is a correction."""
+    windows = {s.value for s in values if s.field == VISIT_WINDOW and s.value in _WINDOWS}
+    if not windows:
+        return False
+    said = [s.value for s in values if s.field == VISIT_TIME and s.value]
+    if not _CORRECTING.search(normalise(text)):
+        said += [value for field, value in withdrawn if field == VISIT_TIME]
+    return any(re.fullmatch(r"\d{2}:\d{2}", value) and times.window_of(value) is not None
+               and times.window_of(value) not in windows for value in said)
 
 
 def definite_weekday_alone(text: str, values: Sequence[SlotValue],

@@ -208,6 +208,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "'after tomorrow' was said and no date was read from it")
     if heard_dates.instead_not_read(utterance.text, values):
         return Hearing(False, "the day said before 'instead' is not the date read")
+    if heard_dates.window_against_time(utterance.text, values, withdrawn):
+        return Hearing(False, "the window read is not the time's")
     if heard_dates.definite_weekday_alone(utterance.text, values, expect.offered):
         return Hearing(False, "a weekday after 'the' was read without what made it one day")
     if heard_dates.value_lost_after_date(utterance.text, values):

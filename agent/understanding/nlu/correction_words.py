@@ -27,7 +27,8 @@ TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
               r"|on 2nd thoughts?|come to think of it|i tell a lie|what am i saying)\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
-         r"|tomorrow|today|\d+(?:st|nd|rd|th)?")
+         # a day of the month, not "the 200" ("a drip coming off the 200 ... tomorrow")
+         r"|tomorrow|today|(?:[12]\d|3[01]|[1-9])(?:st|nd|rd|th)?")
 # A negation reaches to the end of its clause: "not X", "instead of X", "skip X", a negated verb of
 # doing or coming ("please don't come on Monday", "don't book Friday", "we can't have anyone
 # on the 3rd"). "Don't mind", "don't worry" and "don't care" are not negations of a value.
@@ -67,13 +68,16 @@ _BAD = (r"no good|not good|not any good|bad|out|off|impossible|not possible|no u
         # "the afternoon's filling up", "Friday is getting busy", "mornings are booked up"
         r"|(?:filling|getting|looking) (?:up|full|busy|booked up|packed|tight)|booked up"
         r"|fully booked|busy|packed|chock-a-block|rammed|hectic|tight")
+_DEGREE = r"(?:all|completely|totally|fully|pretty|really|quite|very|a bit|a little|rather)"
 NEGATION_AFTER = (
     r"(?:doesn'?t|does not|won'?t|will not|wouldn'?t|would not|isn'?t|is not|aren'?t|are not"
     r"|can'?t|cannot) (?:\w+ )?(?:work|suit|do|happen|possible|good|ok|okay|ideal|great"
     r"|convenient|fine)"
-    rf"|(?:is|are|was|looks|seems) (?:{_BAD})"
+    # "mornings are all booked up", "Friday is pretty full": an adverb may stand between
+    rf"|(?:is|are|was|looks|seems)(?: {_DEGREE})? (?:{_BAD})"
 )
-NEGATION_AFTER_CLITIC = rf"(?:'s|'re) (?:{_BAD}|not (?:\w+ )?(?:work|suit|possible|good|ok|okay))"
+NEGATION_AFTER_CLITIC = (rf"(?:'s|'re)(?: {_DEGREE})? (?:{_BAD}"
+                         r"|not (?:\w+ )?(?:work|suit|possible|good|ok|okay))")
 # A constraint dropped: any day, whichever window, not fussed about the time.
 _RELAXED = (r"(?:not fussed|not bothered|don'?t mind|do not mind|don'?t care|do not care"
             r"|don'?t worry|do not worry|easy|flexible|relaxed|happy|open)"
