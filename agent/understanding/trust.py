@@ -22,8 +22,8 @@ weekday with a word about the week beside it that the date was not read with ("a
 Friday" heard as "bumper week on Friday", "taking to wake on Wednesday"), "after tomorrow" with
 no date read from it ("Monday after tomorrow"), a day said before "instead" that is not the date
 read ("push not to Friday morning instead"; a window likewise), a weekday after "the" or "a"
-read alone ("the Friday after next" heard as "the Friday afternoon"), a date followed by "the", "at" or "that"
-(a hurried "the") that introduces no value (the day of the month or the time after it was not
+read alone ("the Friday after next" heard as "the Friday afternoon"), a date followed by
+"the", "at" or "that" (a hurried "the") that introduces no value (the day of the month or the time after it was not
 heard; "that works" is the day itself, "at about ten" a hedged value) or by "but" and a word
 that starts neither a value nor a clause ("Thursday but end"), a weekday followed by a word no
 day is followed by ("Wednesday behind", misheard from "Wednesday the ninth") or by a word heard
