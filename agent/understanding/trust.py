@@ -17,26 +17,26 @@ looks at what matters:
 
 The verdict, in order: a turn that may be no speech, a value the call does not expect, a date
 read while the turn names a month it is not in, or a time or window read with no date while it
-names one (the reading left out a word that says when), a
-weekday with a word about the week beside it that the date was not read with ("a week on
-Friday" heard as "bumper week on Friday", "taking to wake on Wednesday"), "after tomorrow" with
-no date read from it ("Monday after tomorrow"), a day said before "instead" that is not the date
-read ("push not to Friday morning instead"; a window likewise), a weekday after "the" or "a"
-read alone ("the Friday after next" heard as "the Friday afternoon"), a date followed by
-"the", "at" or "that" (a hurried "the") that introduces no value (the day of the month or the time after it was not
-heard; "that works" is the day itself, "at about ten" a hedged value) or by "but" and a word
-that starts neither a value nor a clause ("Thursday but end"), a weekday followed by a word no
-day is followed by ("Wednesday behind", misheard from "Wednesday the ninth") or by a word heard
-below :data:`FAINT_AFTER_DAY` ("Wednesday, but I'm"), or following such a faint word that is no
+names one (the reading left out a word that says when), a weekday with a word about the week
+beside it that the date was not read with ("a week on Friday" heard as "bumper week on Friday",
+"taking to wake on Wednesday"), "after tomorrow" with no date read from it ("Monday after
+tomorrow"), a day said before "instead" that is not the date read ("push not to Friday morning
+instead"; a window likewise), a weekday after "the" or "a" read alone ("the Friday after next"
+heard as "the Friday afternoon"), a date followed by "the", "at" or "that" (a hurried "the")
+that introduces no value (the day of the month or the time after it was not heard; "that works"
+is the day itself, "at about ten" a hedged value) or by "but" and a word that starts neither a
+value nor a clause ("Thursday but end"), a weekday followed by a word no day is followed by
+("Wednesday behind", misheard from "Wednesday the ninth") or by a word heard below
+:data:`FAINT_AFTER_DAY` ("Wednesday, but I'm"), or following such a faint word that is no
 closed-class word ("to be gone Wednesday", misheard from "a week on Wednesday"), a word in the
-day's place before a month ("the fall on February"), a month between two numbers that could
-each be its day ("4 January 12"; these in :mod:`heard_dates`), a value followed by a word that
-takes it back ("no", "sorry", "I meant", "wait", "make that") with none of its field named after
-that word (the correction was not heard: :func:`taken_back`), a number no value was read from
-("the 17th artillery at 1.15", "FEM3rd"), minutes heard as 40 or 50 ("9.50am", misheard from
-"nine fifteen") or as no multiple of five ("11.14"; these in :mod:`heard_numbers`), a window
-read that is not the window of a time the turn says, a value read that the turn itself ruled
-out, two values of one field with nothing saying which is meant and no "or" between them
+day's place before a month ("the fall on February"), a month between two numbers that could each
+be its day ("4 January 12"; these in :mod:`heard_dates`), a value followed by a word that takes
+it back ("no", "sorry", "I meant", "wait", "make that") with none of its field named after that
+word (the correction was not heard: :func:`taken_back`), a number no value was read from ("the
+17th artillery at 1.15", "FEM3rd"), minutes heard as 40 or 50 ("9.50am", misheard from "nine
+fifteen") or as no multiple of five ("11.14"; these in :mod:`heard_numbers`), a window read that
+is not the window of a time the turn says, a value read that the turn itself ruled out, two
+values of one field with nothing saying which is meant and no "or" between them
 (:func:`contradicts_itself`), or a value word heard below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
