@@ -218,6 +218,18 @@ def read_slots(text: str) -> tuple[SlotValue, ...]:
     return RuleProposer(NOW).propose(Utterance(text), context).slots
 
 
+def judged_as(text: str, clear: bool, reason: str) -> None:
+    """``text`` heard clearly (every word at 0.9), read by the rule proposer and judged with what
+    the turn withdrew, as in a call: clear or not, and when not, for ``reason``."""
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    proposal = RuleProposer(NOW).propose(Utterance(text), context)
+    verdict = trust.judge(heard(text, 0.9), proposal.slots, EXPECT,
+                          withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
+    if not clear:
+        assert verdict.reason == reason, (verdict, proposal.slots)
+
+
 async def _turn(c, utterance: Utterance) -> str:
     """One final turn as the audio adapter hands it over; what the agent said back."""
     before = len(c.sink.plans)
@@ -601,10 +613,7 @@ def test_a_number_left_unread_in_a_turn_without_values_is_nothing_to_check():
     ("P 100 on Thursday at 9:45.", True),
 ])
 def test_minutes_heard_as_forty_or_fifty_are_checked(text, clear):
-    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
-    assert verdict.clear is clear, (verdict, read_slots(text))
-    if not clear:
-        assert verdict.reason == "minutes heard as 40 or 50 may have been 14 or 15"
+    judged_as(text, clear, "minutes heard as 40 or 50 may have been 14 or 15")
 
 
 @pytest.mark.parametrize(("text", "clear"), [
@@ -631,11 +640,7 @@ def test_after_tomorrow_with_no_date_read_from_it_is_checked(text, clear):
     ("P 100 this week, tomorrow at half 2.", True),
 ])
 def test_a_week_heard_as_wake_or_weak_beside_the_day_is_checked(text, clear):
-    slots = read_slots(text)
-    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
-    assert verdict.clear is clear, (verdict, slots)
-    if not clear:
-        assert verdict.reason == "a word about the week was not read with the weekday"
+    judged_as(text, clear, "a word about the week was not read with the weekday")
 
 
 @pytest.mark.parametrize("text", [
@@ -679,10 +684,7 @@ def test_a_faint_word_right_before_the_weekday_is_checked(text, faint, clear):
     ("Could you book V100, sorry, P 100, on the 5th in the morning?", True),  # taken back
 ])
 def test_a_number_glued_to_a_misheard_word_is_checked(text, clear):
-    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
-    assert verdict.clear is clear, (verdict, read_slots(text))
-    if not clear:
-        assert verdict.reason == NUMBER_LEFT
+    judged_as(text, clear, NUMBER_LEFT)
 
 
 @pytest.mark.parametrize(("text", "clear"), [
@@ -696,10 +698,7 @@ def test_a_number_glued_to_a_misheard_word_is_checked(text, clear):
     ("Not Thursday, P 100 on the 11th instead.", True),
 ])
 def test_the_day_before_instead_that_is_not_the_date_read_is_checked(text, clear):
-    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
-    assert verdict.clear is clear, (verdict, read_slots(text))
-    if not clear:
-        assert verdict.reason == "the day said before 'instead' is not the date read"
+    judged_as(text, clear, "the day said before 'instead' is not the date read")
 
 
 @pytest.mark.parametrize(("text", "clear"), [
@@ -709,10 +708,7 @@ def test_the_day_before_instead_that_is_not_the_date_read_is_checked(text, clear
     ("Can I book P 100 for Thursday, but I'm flexible?", True),
 ])
 def test_a_date_followed_by_but_and_no_value_or_clause_is_checked(text, clear):
-    verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
-    assert verdict.clear is clear, (verdict, read_slots(text))
-    if not clear:
-        assert verdict.reason == "a word after the date introduces no value"
+    judged_as(text, clear, "a word after the date introduces no value")
 
 
 @pytest.mark.parametrize(("text", "clear"), [
@@ -724,11 +720,7 @@ def test_a_date_followed_by_but_and_no_value_or_clause_is_checked(text, clear):
     ("Could you service P 100 on Friday, either morning or afternoon?", True),
 ])
 def test_two_values_of_a_field_with_nothing_saying_which_is_meant_are_checked(text, clear):
-    slots = read_slots(text)
-    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
-    assert verdict.clear is clear, (verdict, slots)
-    if not clear:
-        assert verdict.reason == "two values of one field and nothing says which is meant"
+    judged_as(text, clear, "two values of one field and nothing says which is meant")
 
 
 @pytest.mark.parametrize(("text", "clear"), [
@@ -738,11 +730,7 @@ def test_two_values_of_a_field_with_nothing_saying_which_is_meant_are_checked(te
     ("It's P 200, Wednesday, but I'm only free in the afternoon.", True),
 ])
 def test_but_i_am_going_straight_to_a_value_after_a_date_is_checked(text, clear):
-    slots = read_slots(text)
-    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
-    assert verdict.clear is clear, (verdict, slots)
-    if not clear:
-        assert verdict.reason == "a word after the date introduces no value"
+    judged_as(text, clear, "a word after the date introduces no value")
 
 
 def test_or_actually_takes_back_what_came_before():
@@ -758,11 +746,7 @@ def test_or_actually_takes_back_what_came_before():
     ("Could we do P 100 on the 15th at 10 to 4?", True),
 ])
 def test_a_time_whose_minutes_are_no_multiple_of_five_is_checked(text, clear):
-    slots = read_slots(text)
-    verdict = trust.judge(heard(text, 0.9), slots, EXPECT)
-    assert verdict.clear is clear, (verdict, slots)
-    if not clear:
-        assert verdict.reason == "a time whose minutes are no multiple of five"
+    judged_as(text, clear, "a time whose minutes are no multiple of five")
 
 
 def test_a_month_said_by_its_short_name_with_a_date_read_outside_it_is_checked():
