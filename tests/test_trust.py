@@ -130,7 +130,9 @@ def test_value_words_that_cannot_be_found_fall_back_to_the_confidence_floor():
 def test_a_value_is_found_across_the_words_the_recogniser_split_it_into():
     at_two = (SlotValue(VISIT_TIME, "14:00", "2 pm"), SlotValue(VISIT_WINDOW, "afternoon", "2 pm"))
     assert trust.judge(heard("tomorrow at 2 p m", 0.5, {"tomorrow": 0.3}), at_two, EXPECT).clear
-    assert not trust.judge(heard("tomorrow at 2 p m", 0.9, {"p": 0.2}), at_two, EXPECT).clear
+    assert not trust.judge(heard("tomorrow at 2 p m", 0.9, {"2": 0.2}), at_two, EXPECT).clear
+    # ... though a faint "p" of "2 p m" carries nothing: "2" alone is 14:00 too
+    assert trust.judge(heard("tomorrow at 2 p m", 0.9, {"p": 0.2}), at_two, EXPECT).clear
     one_word = (SlotValue(ASSET, "P-200", "p 200"),)
     assert trust.judge(heard("book P-200", 0.5), one_word, EXPECT).clear
 
@@ -800,3 +802,17 @@ def test_the_window_before_instead_that_is_not_the_window_read_is_checked():
     slots = read_slots(text)
     assert trust.judge(heard(text, 0.9), slots, EXPECT).reason \
         == "the day said before 'instead' is not the date read"
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # "3 pm" is 15:00 with or without its "pm": a faint "pm" carries nothing
+    ("P 100 on Thursday at 3 pm.", "pm.", True),
+    ("P 100 on Thursday at 9 am.", "am.", True),
+    # "8 pm" is not "8" (08:00): its "pm" carries the value
+    ("P 100 on Thursday at 8 pm.", "pm.", False),
+    # the hour itself heard faintly is checked
+    ("P 100 on Thursday at 3 pm.", "3", False),
+])
+def test_a_faint_am_or_pm_that_changes_nothing_carries_nothing(text, faint, clear):
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.1}), read_slots(text), EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))

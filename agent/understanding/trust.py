@@ -40,7 +40,9 @@ values of one field with nothing saying which is meant and no "or" between them
 (:func:`contradicts_itself`), or a value word heard below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
-its own name is carried by that name ("first thing in the *morning*").
+its own name is carried by that name ("first thing in the *morning*"), and the "am" or "pm" of
+a time is carried by nothing when the hour alone gives the same value ("3 pm": 3 am is no visit
+time, so a faint "pm" changes nothing).
 Otherwise a turn at or above the confidence floor is **clear**, as before; one below it is
 clear only when it is made of
 expected values alone, every value word heard at :data:`VOUCH_WORD` or better, every cue word
@@ -117,7 +119,7 @@ from datetime import date, timedelta
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
 from agent.understanding import heard_dates, heard_numbers
-from agent.understanding.nlu import asset_ids, correction_words, intent_words
+from agent.understanding.nlu import asset_ids, correction_words, intent_words, times
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -138,6 +140,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 # Words inside a value's text that carry none of it ("at" and "on" do: "at one" may be a time)
 _GLUE = frozenset(("the", "of", "in"))
 _TAKES_BACK = re.compile(correction_words.TAKES_BACK)  # see taken_back
+_MERIDIEM = frozenset(("am", "pm", "a", "p", "m"))
 _OFFERS_ALTERNATIVES = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
 _REPLACEABLE = (ASSET, VISIT_DATE, VISIT_TIME)  # fields whose replaced value's words carry none
 _JOINED_WORDS = 4  # the most words a value's text is looked for in, normalised together
@@ -363,12 +366,29 @@ def _carrying(slot: SlotValue, span: list[int], words: Sequence[tuple[str, float
     14th", "*in* the morning": another word in their place names the same day)."""
     if slot.field == ASSET and _number_names_one(slot.value or "", expect.assets):
         return [i for i in span if any(c.isdigit() for c in words[i][0])] or span
+    if slot.field in (VISIT_TIME, VISIT_WINDOW) and _half_says_nothing(slot):
+        # "3 pm": 15:00 whether or not the "pm" was heard (3 am is no visit time), so a faint
+        # "pm" carries nothing of the value
+        span = [i for i in span if not set(_tokens(words[i][0])) <= _MERIDIEM] or span
     if slot.field == VISIT_WINDOW:
         # "first thing in the morning": a window named by its own name is carried by it
         named = [i for i in span if slot.value in _tokens(words[i][0])]
         if named:
             return named
     return [i for i in span if not set(_tokens(words[i][0])) <= _GLUE] or span
+
+
+def _half_says_nothing(slot: SlotValue) -> bool:
+    """Whether the "am" or "pm" of a time's words gives the value the hour alone gives ("3 pm"
+    and "3" are both 15:00, as the working day fixes an hour said alone; "8 pm" is not "8")."""
+    said = _tokens(slot.text.split("/")[-1])
+    hours = [t for t in said if t.isdigit() and 1 <= int(t) <= 12]
+    time = slot.value if slot.field == VISIT_TIME else None
+    if not (_MERIDIEM & set(said)) or len(hours) != 1:
+        return False
+    alone, _ = times.resolve_hour(int(hours[0]), 0)
+    with_half, _ = times.resolve_hour(int(hours[0]), 0, "pm" if "pm" in said else "am")
+    return alone is not None and alone == with_half and (time is None or time[:2] == alone[:2])
 
 
 def _number_names_one(asset: str, assets: frozenset[str]) -> bool:
