@@ -69,6 +69,8 @@ class TextPlayer:
         self._wake = asyncio.Event()
         self._cut = asyncio.Event()
         self._cut_reason = ""
+        self._cut_clock = 0.0  # trace time of the last cut
+        self._cut_loop = 0.0  # loop time of the last cut
         self._playing: SpeechPlan | None = None
         self._closed = False
         self._silent = asyncio.Event()
@@ -94,8 +96,7 @@ class TextPlayer:
             self._record(plan, 0, None, None, "dropped")
         if self._playing is not None and self._playing.generation <= generation \
                 and not self._cut.is_set():  # a barge-in that already cut it keeps its reason
-            self._cut_reason = "invalidated"
-            self._cut.set()
+            self._cut_now("invalidated")
         self._update_silence()
 
     # -- caller side ----------------------------------------------------------------------------
@@ -107,8 +108,7 @@ class TextPlayer:
             self._queue.remove(plan)
             self._record(plan, 0, None, None, "dropped")
         if self._playing is not None:
-            self._cut_reason = "barge_in"
-            self._cut.set()
+            self._cut_now("barge_in")
         self._update_silence()
 
     @property
@@ -126,8 +126,7 @@ class TextPlayer:
 
     async def close(self) -> None:
         """Stop playback; whatever is playing is cut and recorded as closed."""
-        self._cut_reason = "closed"
-        self._cut.set()
+        self._cut_now("closed")
         for plan in list(self._queue):
             self._record(plan, 0, None, None, "dropped")
         self._queue.clear()
@@ -135,6 +134,16 @@ class TextPlayer:
         self._closed = True
         self._wake.set()
         await self._task
+
+    def _cut_now(self, reason: str) -> None:
+        """Cut the playing plan at this instant. The playback task records the cut as of now,
+        not as of when it next runs: on a busy machine it may run a while later, and the
+        caller stopped hearing the plan when it was cut (the player is the harness's speaker:
+        its own lateness is no stale audio of the agent's)."""
+        self._cut_reason = reason
+        self._cut_clock = self.trace.clock()
+        self._cut_loop = asyncio.get_running_loop().time()
+        self._cut.set()
 
     # -- playback -------------------------------------------------------------------------------
     async def _run(self) -> None:
@@ -169,11 +178,11 @@ class TextPlayer:
                 position = match.end()
                 continue
             reason = self._cut_reason or "invalidated"
-            cut_at = max(position, min(len(text), int((loop.time() - begin) * self.cps)))
+            cut_at = max(position, min(len(text), int((self._cut_loop - begin) * self.cps)))
             self._hear(text[position:cut_at])
             position = cut_at
             break
-        stopped = self.trace.clock()
+        stopped = self._cut_clock if reason != "completed" else self.trace.clock()
         self._record(plan, position, started, stopped, reason)
         self._emit("agent_speech_stopped", plan, completed=reason == "completed",
                    cut_at=position, chars=len(text), reason=reason)
