@@ -17,7 +17,6 @@ from agent.core.speech import SpeechPlan
 from agent.core.trace import Trace
 from audio.calls.player import TextPlayer
 
-
 pytestmark = pytest.mark.anyio
 
 
