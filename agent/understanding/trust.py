@@ -95,19 +95,19 @@ them (``docs/hearing.md``). Adopted after it: the words of a value the turn repl
 window beside its own name carry nothing (held-out sets' recorded transcripts: checks on
 correct ones 0.307 -> 0.295, on word-for-word ones 0.107 -> 0.090, wrong values unchanged).
 Not adopted: the same for windows (a greeting "Morning," read as a window replaced by "after
-lunch" had been the only check on two turns whose week was lost). Adopted 2026-12-05
-(later), from the misses of every set's recorded transcripts and of a twelfth to a sixteenth
-set, each written blind after the fixes the one before it led to (blind: 12, 10, 5, 3 and 6
-wrong values in 208 turns): a number no value was read from, minutes heard as 40 or 50 or off
-the five-minute steps, "after tomorrow" with no date read from it, "wake"/"weak" beside the
-day, a faint content word before the weekday, the day or window before "instead", "but" after
-a date, a value the turn ruled out, two values of a field with nothing saying which is meant,
-a window against the time, more words that take a value back; with the reading's fixes, on
-one recording of all sixteen held-out sets, wrong values 65 -> 10 and checks on correct
-transcripts 0.269 -> 0.262 (with the am/pm rule below; of the new checks only two, "or
-actually" and a value the turn ruled out, each fell on one correct transcript, both of the
-fourteenth set). Not adopted: checking every turn with a word of correcting below a confidence of 0.75 (it
-caught 1 wrong value for 110 checks on correct transcripts). Pure: no I/O, no state.
+lunch" had been the only check on two turns whose week was lost). Adopted 2026-12-05 (later),
+from the misses of every set's recorded transcripts and of a twelfth to a sixteenth set, each
+written blind after the fixes the one before it led to (blind: 12, 10, 5, 3 and 6 wrong values
+in 208 turns): a number no value was read from, minutes heard as 40 or 50 or off the five-minute
+steps, "after tomorrow" with no date read from it, "wake"/"weak" beside the day, a faint content
+word before the weekday, the day or window before "instead", "but" after a date, a value the
+turn ruled out, two values of a field with nothing saying which is meant, a window against the
+time, more words that take a value back; with the reading's fixes, on one recording of all
+sixteen held-out sets, wrong values 65 -> 10 and checks on correct transcripts 0.269 -> 0.262
+(with the am/pm rule below; of the new checks only two, "or actually" and a value the turn ruled
+out, each fell on one correct transcript, both of the fourteenth set). Not adopted: checking
+every turn with a word of correcting below a confidence of 0.75 (it caught 1 wrong value for 110
+checks on correct transcripts). Pure: no I/O, no state.
 """
 
 from __future__ import annotations
