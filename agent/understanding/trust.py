@@ -104,7 +104,7 @@ word before the weekday, the day or window before "instead", "but" after a date,
 turn ruled out, two values of a field with nothing saying which is meant, a window against the
 time, more words that take a value back; with the reading's fixes, on one recording of all
 sixteen held-out sets, wrong values 65 -> 10 and checks on correct transcripts 0.269 -> 0.262
-(with the am/pm rule below; of the new checks only two, "or actually" and a value the turn ruled
+(with the am/pm rule above; of the new checks only two, "or actually" and a value the turn ruled
 out, each fell on one correct transcript, both of the fourteenth set). Not adopted: checking
 every turn with a word of correcting below a confidence of 0.75 (it caught 1 wrong value for 110
 checks on correct transcripts). Pure: no I/O, no state.
