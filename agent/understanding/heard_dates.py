@@ -195,8 +195,8 @@ def window_against_time(text: str, values: Sequence[SlotValue],
     said = [s.value for s in values if s.field == VISIT_TIME and s.value]
     if not _CORRECTING.search(normalise(text)):
         said += [value for field, value in withdrawn if field == VISIT_TIME]
-    return any(re.fullmatch(r"\d{2}:\d{2}", value) and times.window_of(value) is not None
-               and times.window_of(value) not in windows for value in said)
+    implied = {times.window_of(value) for value in said if re.fullmatch(r"\d{2}:\d{2}", value)}
+    return bool(implied - windows - {None})
 
 
 def definite_weekday_alone(text: str, values: Sequence[SlotValue],

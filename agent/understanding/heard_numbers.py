@@ -57,11 +57,12 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
     known = {n for s in values for part in s.text.split("/") for n in _numbers(part)}
     known |= {n for field, value in withdrawn for n in _numbers_of_value(field, value)}
     known |= {asset_ids.id_digits(a) for a in assets}
-    taken_back = [m.start() for m in _TAKES_BACK.finditer(said)]
+    # a number before the last word that takes something back was taken back
+    taken_back = max((m.start() for m in _TAKES_BACK.finditer(said)), default=-1)
     found = list(_NUMBER.finditer(said))
     for index, number in enumerate(found):
         digits, word = number.group(1), number.group(0)
-        if digits in known or any(number.end() <= at for at in taken_back):
+        if digits in known or number.end() <= taken_back:
             continue
         if word in _WORDS_TOO or (word in _ORDINAL_WORDS
                                   and not said[:number.start()].endswith("the ")):
@@ -74,7 +75,7 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
         return True
     # "Feb 3rd" heard as "FEM3rd", "m3rd": a number glued to the letters of a misheard word
     return any(glued.group(1) not in known and glued.group(1) not in _WORDS_TOO
-               and not any(glued.end() <= at for at in taken_back)
+               and glued.end() > taken_back
                for glued in _GLUED.finditer(said))
 
 

@@ -142,7 +142,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 _GLUE = frozenset(("the", "of", "in"))
 _TAKES_BACK = re.compile(correction_words.TAKES_BACK)  # see taken_back
 _MERIDIEM = frozenset(("am", "pm", "a", "p", "m"))
-_OFFERS_ALTERNATIVES = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
+_OFFERS_ALTERNATIVES = re.compile(correction_words.ALTERNATIVES)
 _REPLACEABLE = (ASSET, VISIT_DATE, VISIT_TIME)  # fields whose replaced value's words carry none
 _JOINED_WORDS = 4  # the most words a value's text is looked for in, normalised together
 
@@ -240,7 +240,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "minutes heard as 40 or 50 may have been 14 or 15")
     if heard_numbers.minutes_off_the_clock_face(values):
         return Hearing(False, "a time whose minutes are no multiple of five")
-    if any((s.field, s.value) in set(withdrawn) for s in values):
+    if any((s.field, s.value) in withdrawn for s in values):
         return Hearing(False, "a value read is one the turn ruled out")
     if contradicts_itself(utterance.text, slots):
         return Hearing(False, "two values of one field and nothing says which is meant")

@@ -17,6 +17,9 @@ REPLACE_MARKERS = (
     r"|on 2nd thoughts?|come to think of it|thinking about it|did i say|hang on|hold on"
     r"|i tell a lie|what am i saying"
 )
+# Words that offer two values as alternatives ("Monday or Thursday", "maybe Friday"): two values
+# with one of these between them are no correction of one by the other
+ALTERNATIVES = r"\b(?:or|either|maybe|perhaps|possibly)\b"
 # Words that take back what came before them in the turn (agent/understanding/trust.py); "no",
 # "wait", "hang on" and "actually" only where they open a clause or follow "or" ("the 10th or
 # actually the 11th"; "P-100 can wait till Friday", "Thursday works actually" take nothing

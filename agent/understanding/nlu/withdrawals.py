@@ -21,7 +21,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.understanding.nlu import corrections, lexicon, ordinals, times
+from agent.understanding.nlu import correction_words, corrections, lexicon, ordinals, times
 from agent.understanding.nlu.reading import Mention, Reading, read
 from agent.understanding.nlu.slots import known_site_named
 from agent.understanding.proposals import ProposalContext, SlotValue
@@ -108,7 +108,7 @@ def _first_value_only(text: str, stretch: corrections.Stretch, context: Proposal
                                           offset + cut)
             return shorter, read(shorter.text, context)
     return stretch, reading
-_ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b")
+_ALTERNATIVE = re.compile(correction_words.ALTERNATIVES)
 # The words that say the later of two values replaces the earlier: said between them ("from
 # X to Y", "swap X for Y", "X? no, Y", "I said X but meant Y", "X is out, Y works") or before
 # the first ("from X...", "I said X...", "swap X..."). Without one, two values stay two
