@@ -408,7 +408,8 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
 
 
 _NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth")
+        "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+        "seventeenth")
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:

@@ -567,13 +567,42 @@ HELD_OUT_VALUES_16 = (
     "twenty-second, somewhere between nine and eleven, if the engineer can manage that.",
 )
 
+HELD_OUT_VALUES_17 = (
+    "Hello, er, could I get someone out to the Utrecht pump next Tuesday, at twenty past two?",
+    "Hiya, it's Priya at Acme. Can we book P-100 for Monday the fourteenth, two-ish?",
+    "Um, yeah, the pump over in Rotterdam is due a service. Would the seventh of January "
+    "work, around half nine?",
+    "Could you pop round to pee two hundred the day after tomorrow, some time in the "
+    "afternoon?",
+    "Morning, we'd like P one hundred serviced a week on Thursday, first thing.",
+    "Can I book the two hundred pump for this Friday, ten to four?",
+    "Book P-200 for Wednesday the ninth at eleven, actually, make that half eleven.",
+    "Could you send someone to the Utrecht pump not on the tenth but on the eleventh, in the "
+    "afternoon?",
+    "Put the Rotterdam pump down for tomorrow morning, I mean the Utrecht one, sorry.",
+    "For P-100, Monday afternoon's no good after all, Wednesday morning would suit us better.",
+    "Can I get P-200 booked for the fifteenth in the morning? Sorry, I meant P-100, and the "
+    "seventeenth, same morning slot.",
+    "Pencil in the Utrecht pump for Monday the twenty-first in the afternoon. Hmm, wait, the "
+    "morning's easier for us.",
+    "For P one hundred, Wednesday the sixteenth at ten a.m., oh no, not the sixteenth, the "
+    "twenty-third.",
+    "P-100's site is shut on Thursday the seventeenth, so could we go for Friday the "
+    "eighteenth at eleven instead?",
+    "The afternoons are getting busy at our end, so for pee two hundred on the twenty-second,"
+    " could you do tenish?",
+    "Book P-100 for tomorrow afternoon, oh, never mind the afternoon, the morning, and not "
+    "tomorrow either, Thursday.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
                  HELD_OUT_VALUES_8, HELD_OUT_VALUES_9, HELD_OUT_VALUES_10,
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
-                 HELD_OUT_VALUES_15, HELD_OUT_VALUES_16)
+                 HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
+                 HELD_OUT_VALUES_17)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:
