@@ -518,7 +518,8 @@ async def bare_vad_stop(samples: Any, *, start_secs: float, stop_secs: float) ->
 
 def whisper_alone(sample: TurnSample, *, words: bool = True) -> float:
     """Seconds to recognise the turn's audio, alone, as the pipeline does (biased; each word
-    scored for calibrated trust); ``words=False``: the text alone, which is faster."""
+    scored for calibrated trust); ``words=False``: the text alone (decoded and aligned, its
+    words not scored other ways), which is faster."""
     from audio import services
 
     start = time.perf_counter()

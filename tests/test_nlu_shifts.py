@@ -193,6 +193,13 @@ def test_an_exception_is_never_the_value(said, day):
     assert not any(s.field == "visit_date" and s.value == day for s in p.slots), (said, p)
 
 
+@pytest.mark.parametrize("said, time", [("Friday, anything but 3 o'clock", "15:00"),
+                                        ("Friday, any slot but half 2", "14:30")])
+def test_an_exception_to_anything_is_never_the_time(said, time):
+    p = propose(said, context(values={"asset": "P-100"}))
+    assert not any(s.field == "visit_time" and s.value == time for s in p.slots), (said, p)
+
+
 def test_a_held_constraint_cleared_is_still_a_correction():
     p = propose("actually any day is fine", context(values={"asset": "P-100",
                                                               "visit_date": "2026-12-04"}))

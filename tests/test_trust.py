@@ -477,14 +477,19 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
     ("P 200 on Thursday, actually the afternoon suits.", False),
     ("P 200 on Thursday, actually Friday.", True),  # the correction heard
     ("P 200 on Thursday works actually.", True),  # opens no clause
+    # a last "sorry" apologises for the correction heard before it; with none heard it may be
+    # a correction lost
+    ("Put P 100 down for tomorrow morning. I mean P 200. Sorry.", True),
+    ("Put P 100 down for tomorrow morning, sorry.", False),
+    ("P 100 on Thursday, I mean Friday, sorry, the afternoon.", False),
 ])
 def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
-    slots = RuleProposer(NOW).propose(Utterance(text), context).slots
-    values = [s for s in slots if s.value is not None and s.field in trust.VALUE_FIELDS]
+    proposal = RuleProposer(NOW).propose(Utterance(text), context)
+    values = [s for s in proposal.slots if s.value is not None and s.field in trust.VALUE_FIELDS]
     assert values, text
-    verdict = trust.judge(heard(text, 0.9), values, EXPECT)
-    assert verdict.clear is clear, (text, verdict, slots)
+    verdict = trust.judge(heard(text, 0.9), values, EXPECT, withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (text, verdict, proposal.slots)
     if not clear:
         assert verdict.reason == "a value is taken back and none of its kind follows"
 
@@ -576,6 +581,8 @@ NUMBER_LEFT = "a number was heard that no value was read from"
     "Um, can you pencil P 100 in for next week? Use the 11 15th.",  # "Tuesday, 11 15"
     "We'd like an engineer at the pump down in Rotterdam on January 7th crash at 8 at 1430.",
     "Let's pencil in Thursday that went to date of January 11, 15 for pump P 200.",
+    # "P-100, or rather P-200": the asset corrected to was heard as an id of no one's
+    "I'd like to book a service visit for the 100 or RAP 200, the day after tomorrow.",
 ])
 def test_a_number_no_value_was_read_from_is_checked(text):
     verdict = trust.judge(heard(text, 0.9), read_slots(text), EXPECT)
@@ -599,6 +606,18 @@ def test_every_number_read_withdrawn_or_taken_back_leaves_the_turn_clear(text):
     verdict = trust.judge(heard(text, 0.9), proposal.slots, EXPECT,
                           withdrawn=proposal.withdrawn)
     assert verdict.clear, (verdict, proposal.slots, proposal.withdrawn)
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "would Thursday work ... about two o'clock" heard as "what does they work ... An out to a
+    # clock?": the hour was lost, and the day read (Friday, ruled out) is wrong
+    ("Our yards shot on Friday, so what does they work for P 200? An out to a clock?", False),
+    ("P 200 on Friday at 2 o'clock.", True),
+    ("P 200 on Friday, we work around the clock.", True),
+    ("P 200 on Friday afternoon, anything but 3 o'clock.", True),  # a time withdrawn
+])
+def test_o_clock_with_no_time_read_is_checked(text, clear):
+    judged_as(text, clear, "'o'clock' was said and no time was read")
 
 
 def test_a_number_left_unread_in_a_turn_without_values_is_nothing_to_check():
@@ -708,6 +727,11 @@ def test_the_day_before_instead_that_is_not_the_date_read_is_checked(text, clear
     ("Can I book P 100 for Thursday, but not too early?", True),
     ("Can I book P 100 for Thursday, but after lunch please?", True),
     ("Can I book P 100 for Thursday, but I'm flexible?", True),
+    # "not on the tenth but on the eleventh" heard as "out on the 10th but on the relevant"
+    ("Could you send someone to P 200 out on the 10th but on the relevant India afternoon?",
+     False),
+    ("Could you send someone to P 200 not on the 10th but on the 11th, in the afternoon?", True),
+    ("Could you send someone to P 200 on the 10th, but at about 9 please?", True),
 ])
 def test_a_date_followed_by_but_and_no_value_or_clause_is_checked(text, clear):
     judged_as(text, clear, "a word after the date introduces no value")
@@ -733,6 +757,20 @@ def test_two_values_of_a_field_with_nothing_saying_which_is_meant_are_checked(te
 ])
 def test_but_i_am_going_straight_to_a_value_after_a_date_is_checked(text, clear):
     judged_as(text, clear, "a word after the date introduces no value")
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "The afternoons are getting busy" heard as "The afternoon is on getting really"
+    ("The afternoon is on getting really at our end, so for P 200 on the 22nd, can you do "
+     "tennis?", False),
+    ("Thursday is when the lads are in, so P 200 then.", False),
+    ("The afternoon is fine for P 200 on the 22nd.", True),
+    ("P 200, Thursday's good for us.", True),
+    ("P 200 on the 22nd, the morning's all booked up, so the afternoon.", True),
+    ("P 200, the 9th is a Wednesday, isn't it?", True),
+])
+def test_what_is_said_of_a_day_or_window_that_holds_no_judgement_is_checked(text, clear):
+    judged_as(text, clear, "what was said of a day or window was not read")
 
 
 def test_or_actually_takes_back_what_came_before():

@@ -26,6 +26,12 @@ _VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
     (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
 _MONTH_BETWEEN = re.compile(rf"(?<![\d:.])\b(\d{{1,2}}) (?:{lexicon.MONTHS}) (\d{{1,2}})\b"
                             r"(?![:.]?\d| \d| ?(?:am|pm|oclock)\b)")
+# Words that say how a day or a part of the day suits: good or bad, free or busy (see
+# said_of_it_unread; nlu/correction_words.py reads the bad ones as a value ruled out)
+_JUDGES = frozenset("""fine ok okay good great better best perfect ideal works work suits suit
+    free open available clear easier easiest easy possible convenient handy preferred no not
+    bad worse out off busy full booked taken tricky difficult impossible packed tight rammed
+    hectic problem quiet quieter shut closed filling""".split())
 # Words after a date that introduce a value ("that": a hurried "the", as recognisers write it)
 _INTRODUCES = ("the", "at", "that")
 # Words that lead into a part of the day ("early afternoon", "in the morning")
@@ -33,6 +39,8 @@ _DAY_PART_LEADS = frozenset(("early", "late", "in", "first", "after", "before", 
 # Words between such a word and its value that hedge it ("at about ten", "at a quarter past")
 _HEDGES = frozenset("a an about around roughly approximately say maybe perhaps like "
                     "um umm uh er erm".split())
+# Words between "but" and the day or time it brings ("but on the 11th", "but at about 10")
+_LEADS_TO_A_DAY = frozenset(("on", "at", "the", "for")) | _HEDGES
 # What "that" after a date is followed by when it stands for the day ("Wednesday, that works",
 # "Friday that's fine", "the 9th, that would be great")
 _SAYS_IT_SUITS = frozenset("works work would will is s was should could might may can suits suit "
@@ -83,7 +91,8 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
     the date read may be only part of what was said. Words that hedge a value ("at *about*
     ten", "at *a* quarter past") are passed over to the word they lead to. "But" counts too
     ("Thursday the tenth" heard as "Thursday but end", "4 January but well") when the word
-    after it starts neither a value nor a clause ("but I'm", "but after lunch", "but not")."""
+    after it starts neither a value nor a clause ("but I'm", "but after lunch", "but not"),
+    or when words that lead to a value follow it and no value does ("but on the relevant")."""
     tokens = _tokens(text)
     for slot in values:
         if slot.field != VISIT_DATE:
@@ -96,6 +105,14 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
                 then = tokens[i + 2] if i + 2 < len(tokens) else ""
                 if then and then not in lexicon.ORDINAL_DATE_FOLLOWERS \
                         and not _VALUE_WORD.fullmatch(then):
+                    return True
+                # "not on the tenth but on the eleventh" heard as "on the 10th but on the
+                # relevant": "but" and words that lead to a value, then none
+                leads = tokens[i + 2:]
+                while leads and leads[0] in _LEADS_TO_A_DAY:
+                    leads = leads[1:]
+                if len(leads) < len(tokens) - i - 2 and leads \
+                        and not _VALUE_WORD.fullmatch(leads[0]):
                     return True
                 # "Wednesday but I'm early afternoon": a clause that goes from "but I'm"
                 # straight to a value says nothing; its words were the day's ("the 9th")
@@ -114,6 +131,29 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
                 continue  # "Wednesday, that works for me": "that" is the day, nothing lost
             if not _VALUE_WORD.fullmatch(then):
                 return True
+    return False
+
+
+def said_of_it_unread(text: str, values: Sequence[SlotValue]) -> bool:
+    """A day or a part of the day read is the subject of "is", "are" or "'s", and the words
+    after it in its clause hold no word that judges it (good or bad, free or busy, a value):
+    what the caller said of it was misheard, and it may have been ruled out ("The afternoons
+    are getting busy" heard as "The afternoon is on getting really", read as the afternoon
+    wanted). "Thursday is fine", "mornings are all booked up", "the 9th is a Wednesday" are
+    read; a possessive ("Monday's visit") is checked too, rarely said of a day by a caller."""
+    said = normalise(text)
+    for slot in values:
+        if slot.field not in (VISIT_DATE, VISIT_WINDOW):
+            continue
+        for part in slot.text.split("/"):
+            own = _tokens(part)[-1:]
+            if not own:
+                continue
+            for found in re.finditer(rf"\b{re.escape(own[0])}s?\b(?:'s| is| are| was)"
+                                     r"(?P<rest>[^,.?!]*)", said):
+                rest = _tokens(found.group("rest"))
+                if rest and not any(t in _JUDGES or _VALUE_WORD.fullmatch(t) for t in rest):
+                    return True
     return False
 
 

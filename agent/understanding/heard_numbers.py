@@ -14,8 +14,9 @@ another than the one said:
 
 These numbers are no value lost, and are left out:
 
-* the numbers of every value read, of every value the turn withdrew ("not P 200", "not half
-  ten") and of the caller's own assets ("the 200" is an asset heard without its letter);
+* the numbers of every value read and of every value the turn withdrew ("not P 200", "not
+  half ten"). The digits of one of the caller's assets that no value was read from count ("I
+  meant the 100 or RAP 200", said "P-100, or rather P-200": the asset corrected to was lost);
 * a number before a word that takes back what came before it ("I said the 8, I meant the
   15th": the caller took it back);
 * the tens of a day heard as two words ("20 second" is the 22nd);
@@ -42,21 +43,20 @@ _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
 _WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
 _ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
 _TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two words
+_CLOCK_SAID = re.compile(r"\b(?:oclock|a clock)\b")
 _TY_MINUTES = frozenset(("40", "50"))  # minutes a recogniser writes for "fourteen", "fifteen"
 
 
 def number_left_unread(text: str, values: Sequence[SlotValue],
-                       withdrawn: Collection[tuple[str, str]] = (),
-                       assets: Collection[str] = ()) -> bool:
+                       withdrawn: Collection[tuple[str, str]] = ()) -> bool:
     """Whether ``text`` holds a number that none of ``values`` was read from (see the module).
-    ``withdrawn``: the (field, value) pairs the turn withdrew; ``assets``: the caller's own
-    asset ids. A turn with no value read has nothing to check."""
+    ``withdrawn``: the (field, value) pairs the turn withdrew. A turn with no value read has
+    nothing to check."""
     if not values:
         return False
     said = normalise(text)
     known = {n for s in values for part in s.text.split("/") for n in _numbers(part)}
     known |= {n for field, value in withdrawn for n in _numbers_of_value(field, value)}
-    known |= {asset_ids.id_digits(a) for a in assets}
     # a number before the last word that takes something back was taken back
     taken_back = max((m.start() for m in _TAKES_BACK.finditer(said)), default=-1)
     found = list(_NUMBER.finditer(said))
@@ -77,6 +77,18 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
     return any(glued.group(1) not in known and glued.group(1) not in _WORDS_TOO
                and glued.end() > taken_back
                for glued in _GLUED.finditer(said))
+
+
+def clock_left_unread(text: str, values: Sequence[SlotValue],
+                      withdrawn: Collection[tuple[str, str]] = ()) -> bool:
+    """The turn says "o'clock" (or "a clock", as a recogniser writes a hurried one) and no time
+    was read or withdrawn: the hour said with it was misheard ("about two o'clock" heard as
+    "An out to a clock?"), and so may the words around it be. "Around the clock" is no
+    time. A turn with no value read has nothing to check."""
+    if not values or any(s.field == VISIT_TIME for s in values) \
+            or any(field == VISIT_TIME for field, _ in withdrawn):
+        return False
+    return bool(_CLOCK_SAID.search(normalise(text)))
 
 
 def minutes_teen_or_ty(values: Sequence[SlotValue]) -> bool:

@@ -4,7 +4,8 @@ Assets: the vocabulary is the caller's account, not a fixed shape. Every id the 
 (``context.caller.assets``: "P-200", "C-7", "AB-12", "K9"...) is matched however it is said
 (:mod:`agent.understanding.nlu.asset_ids`). A kind noun followed by digits ("pump 200", "the
 compressor 7"), or digits said as a name before one such noun ("the 200 pump", "our 7
-compressor"; "2 pumps" is a count), names the asset of that kind with those digits.
+compressor"; "2 pumps" is a count), names the asset of that kind with those digits, and so do
+three or more digits alone after "the" or "our" when one asset has them ("I meant the 100").
 
 An id-like token that is none of the caller's ("V-200", "Z-999") is *heard*, not refused: its
 candidates are the owned ids it is confusable with, or every owned id when none is. The agent
@@ -123,6 +124,16 @@ def find_assets(text: str, assets: tuple[Asset, ...],
         elif hits:
             add(AssetMention(text[start:end], start, end, None,
                              candidates=tuple(a.id for a in hits)))
+
+    # 2b. The digits alone after a determiner, when they are one asset's and no day, time or
+    # count ("the 200 pumps"): "I meant the 100" (P-100, misheard from "P one hundred" or
+    # said so). Three digits at least: "the 12" is a day of the month, "the 45" minutes.
+    for match in re.finditer(rf"(?<![\w'])(?:{_DETERMINERS}) (?P<digits>\d{{3,5}})(?![\w'])"
+                             rf"(?! ?(?:st|nd|rd|th)\b)(?! (?:{numbered})s\b){NOT_TIME}", text):
+        start, end = match.span("digits")
+        hits = [a for a in assets if id_digits(a.id) == match.group("digits")]
+        if len(hits) == 1 and _free(taken, start, end):
+            add(AssetMention(text[start:end], start, end, hits[0].id, confidence=0.8))
 
     # 3. Ids said that are none of the caller's: a question, never a match. A configuration
     # of the caller's assets ("C2") or a token named as one ("configuration C4") is no id.

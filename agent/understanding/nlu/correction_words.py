@@ -47,10 +47,12 @@ NEGATION_SPLIT = (
     r"|(?:the|our) (?:whole )?(?:team|crew|site|lads|office)))?"
     r"(?: (?:all round|on the whole|overall|really))? than\b"
     r"|\bno longer\b|\bscratch\b(?! that\b| this\b| it\b| what\b)"
-    # "any day but Monday", "except Friday", "other than mornings": the exception is negated
+    # "any day but Monday", "anything but 3 o'clock", "except Friday", "other than mornings":
+    # the exception is negated
     r"|\b(?:except(?: for| on)?|other than|apart from)\b"
     r"(?! (?:that|this|it|we|i|you|they|he|she|there|make|when|if)\b)|(?<=any day )but\b"
     r"|(?<=any day next week )but\b|(?<=any day this week )but\b|(?<=any time )but\b"
+    r"|(?<=anything )but\b|(?<=any slot )but\b|(?<=whenever )but\b"
     # a verb of dropping a value: "skip Friday", "forget the morning", "never mind Monday"
     r"|(?<!n't )(?<!not )\b(?:skip|scrap|ditch|forget(?: about)?|never mind|drop)\b"
     r"(?! by\b| in\b| off\b| round\b| over\b| it\b| that\b| this\b)"
