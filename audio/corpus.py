@@ -595,6 +595,34 @@ HELD_OUT_VALUES_17 = (
     "tomorrow either, Thursday.",
 )
 
+HELD_OUT_VALUES_18 = (
+    "Hi, um, could you send someone out to the Utrecht pump the day after tomorrow, in the "
+    "afternoon?",
+    "Er, I'd like P one hundred serviced on Thursday the 10th, quarter past nine if possible.",
+    "Could we book pee two hundred for next week Tuesday, half two?",
+    "Hello, Priya from Acme here, I need the pump we've got in Rotterdam looked at on the 7th"
+    " of January, first thing.",
+    "Can somebody service the pump on Canal Street in Utrecht on Monday at 1 pm, please?",
+    "I reckon the Rotterdam pump is due a service, maybe Wednesday the 16th of December, er, "
+    "two o'clock?",
+    "P one hundred on Wednesday at eleven, no, make that quarter to ten.",
+    "Um, the Utrecht pump on the 14th in the morning, actually the 15th would suit us better.",
+    "Book the Rotterdam pump for Friday afternoon, scratch that, it's the Utrecht one that "
+    "needs doing.",
+    "Could you do P one hundred on Thursday at ten? Sorry, I got that wrong, it should be "
+    "Friday at half past one.",
+    "It's not the Rotterdam pump, it's the one in Utrecht, could someone come out on the 18th"
+    " at eleven?",
+    "For the Rotterdam pump, the 10th is no good, can we do the 22nd at nine instead?",
+    "Pump two hundred, Thursday the 17th, at two, or rather half past three.",
+    "We're shut on Thursdays at our Rotterdam yard, so could the engineer see to P one "
+    "hundred on the Friday after next, say half nine?",
+    "For pee two hundred, our afternoons are all booked up, so could we say ten o'clock on "
+    "the 9th?",
+    "Pump one hundred on Monday the 14th, anything but the morning, the afternoon suits us "
+    "best.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -602,7 +630,7 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
-                 HELD_OUT_VALUES_17)
+                 HELD_OUT_VALUES_17, HELD_OUT_VALUES_18)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

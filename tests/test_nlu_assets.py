@@ -327,12 +327,23 @@ def test_the_kind_said_of_the_asset_the_call_is_about_is_that_asset():
 
 @pytest.mark.parametrize(("said", "asset_id"), [
     ("the Rotterdam pump", "P-100"), ("the one in Utrecht", "P-200"),
-    ("the pump at Canal Street", "P-200"), ("the Harbour Road one", "P-100")])
+    ("the pump at Canal Street", "P-200"), ("the Harbour Road one", "P-100"),
+    # "it's the Utrecht one" heard without its "the"
+    ("the Rotterdam pump, sorry, it's Utrecht one", "P-200")])
 def test_an_asset_is_named_by_its_site(said, asset_id):
     caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
                    asset("P-200", "pump", "4 Canal Street, Utrecht"))
     assert propose(f"book {said} for friday", context(caller=caller)).slot(ASSET).value \
         == asset_id
+
+
+@pytest.mark.parametrize("said", ["we're in Utrecht 1 day a week", "Utrecht 1 pm",
+                                  "one in Utrecht"])
+def test_one_after_a_place_that_counts_or_tells_the_time_names_no_asset(said):
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    slot = propose(f"{said}, friday", context(caller=caller)).slot(ASSET)
+    assert slot is None or slot.value is None, said
 
 
 # The place a few words away from the kind, with a word of location before it.

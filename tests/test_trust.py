@@ -561,6 +561,15 @@ def test_a_weekday_after_an_article_read_alone_is_checked(text, offered, clear):
         assert verdict.reason == "a weekday after 'the' was read without what made it one day"
 
 
+def test_a_weekday_after_an_article_is_judged_by_the_mention_the_date_was_read_from():
+    # "shut on Thursdays ..., the Friday after next" heard as "shot on Thursday ... the Friday
+    # afternoon": Thursday ruled out, the date read from "the Friday" alone
+    friday = SlotValue(VISIT_DATE, "2026-12-04", "thursday / friday")
+    text = "We're shot on Thursday, so could you see to P 100 on the Friday afternoon?"
+    verdict = trust.judge(heard(text, 0.9), (friday,), EXPECT)
+    assert verdict.reason == "a weekday after 'the' was read without what made it one day"
+
+
 def test_a_weekday_after_an_article_read_with_its_qualifier_is_not_this_rule():
     proposer = RuleProposer(NOW)
     context = ProposalContext(now=NOW, ledger=Ledger("q-the").current, caller=CALLER)
@@ -615,6 +624,10 @@ def test_every_number_read_withdrawn_or_taken_back_leaves_the_turn_clear(text):
     ("P 200 on Friday at 2 o'clock.", True),
     ("P 200 on Friday, we work around the clock.", True),
     ("P 200 on Friday afternoon, anything but 3 o'clock.", True),  # a time withdrawn
+    # "say half nine" heard as "say half line"
+    ("P 100 on the Friday after next, say half line.", False),
+    ("P 100 on Friday, at half past 9.", True),
+    ("P 100 on Friday, half the team is in.", True),
 ])
 def test_o_clock_with_no_time_read_is_checked(text, clear):
     judged_as(text, clear, "'o'clock' was said and no time was read")
@@ -771,6 +784,30 @@ def test_but_i_am_going_straight_to_a_value_after_a_date_is_checked(text, clear)
 ])
 def test_what_is_said_of_a_day_or_window_that_holds_no_judgement_is_checked(text, clear):
     judged_as(text, clear, "what was said of a day or window was not read")
+
+
+TWO_SITES = CallerProfile(
+    tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+    assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+            Asset("P-200", "C1", "EU", "4 Canal Street, Utrecht", kind="pump")))
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "..., scratch that, it's the Utrecht one" heard as "crash at it's Utrecht 1-2 doing"
+    ("Book the Rotterdam pump for Friday afternoon crash at it's Utrecht 1-2 doing.", False),
+    ("Book P 100 for Friday, we're over near Canal Street.", False),
+    ("Book the Rotterdam pump for Friday afternoon.", True),
+    ("Not the Rotterdam pump, the one in Utrecht, on Friday.", True),  # ruled out
+    ("Book the Rotterdam pump, the one on Harbour Road, for Friday.", True),  # the same asset
+])
+def test_the_site_of_another_asset_than_the_one_read_is_checked(text, clear):
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=TWO_SITES)
+    proposal = RuleProposer(NOW).propose(Utterance(text), context)
+    verdict = trust.judge(heard(text, 0.9), proposal.slots, trust.expected(context),
+                          withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
+    if not clear:
+        assert verdict.reason == "the site of another asset was said"
 
 
 def test_or_actually_takes_back_what_came_before():

@@ -247,7 +247,7 @@ def definite_weekday_alone(text: str, values: Sequence[SlotValue],
     "the Friday" points at."""
     tokens = _tokens(text)
     for slot in values:
-        own = _tokens(slot.text)
+        own = _tokens(slot.text.split("/")[-1])  # the mention the value was read from
         if slot.field != VISIT_DATE or slot.value in offered or len(own) != 1 \
                 or own[0] not in lexicon.WEEKDAYS:
             continue

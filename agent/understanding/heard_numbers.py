@@ -43,7 +43,10 @@ _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
 _WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
 _ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
 _TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two words
-_CLOCK_SAID = re.compile(r"\b(?:oclock|a clock)\b")
+# "o'clock" (or "a clock"), or "half" or "quarter" after a word that leads to a time and
+# before no hour ("say half line", said "say half nine")
+_CLOCK_SAID = re.compile(r"\b(?:oclock|a clock)\b"
+                         r"|\b(?:at|say|about|around) (?:a )?(?:half|quarter)\b(?! (?:past|to)\b)")
 _TY_MINUTES = frozenset(("40", "50"))  # minutes a recogniser writes for "fourteen", "fifteen"
 
 
@@ -81,10 +84,11 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
 
 def clock_left_unread(text: str, values: Sequence[SlotValue],
                       withdrawn: Collection[tuple[str, str]] = ()) -> bool:
-    """The turn says "o'clock" (or "a clock", as a recogniser writes a hurried one) and no time
-    was read or withdrawn: the hour said with it was misheard ("about two o'clock" heard as
-    "An out to a clock?"), and so may the words around it be. "Around the clock" is no
-    time. A turn with no value read has nothing to check."""
+    """The turn says "o'clock" (or "a clock", as a recogniser writes a hurried one), or "half"
+    or "quarter" after "at", "say", "about" or "around", and no time was read or withdrawn:
+    the hour said with it was misheard ("about two o'clock" heard as "An out to a clock?",
+    "say half nine" as "say half line"), and so may the words around it be. "Around the
+    clock" is no time. A turn with no value read has nothing to check."""
     if not values or any(s.field == VISIT_TIME for s in values) \
             or any(field == VISIT_TIME for field, _ in withdrawn):
         return False

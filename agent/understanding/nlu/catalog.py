@@ -165,6 +165,11 @@ def find_assets(text: str, assets: tuple[Asset, ...],
     return tuple(sorted(mentions, key=lambda m: m.start))
 
 
+def places_of(asset: Asset) -> tuple[str, ...]:
+    """The words of ``asset``'s site a caller names it by: "harbour road", "rotterdam"."""
+    return _places(asset)
+
+
 def _places(asset: Asset) -> tuple[str, ...]:
     """The words of an asset's site a caller names it by: "harbour road", "rotterdam"."""
     out = []
@@ -190,7 +195,9 @@ def _placed_elsewhere(text: str, ids: tuple[str, ...],
     return tuple(hits) if len(hits) == 1 else ()
 
 
-# The words before "<place> one" or "one in <place>" that make it one asset ("a Utrecht one")
+# What follows a "one" that counts or tells the time ("Utrecht 1 day a week", "1 pm")
+_COUNTED = re.compile(r" (?:\d|am\b|pm\b|oclock\b|of\b|(?:day|week|month|hour|minute|time)s?\b)")
+# The words before "one in <place>" that make it one asset ("the one in Utrecht")
 _ONE_OF_A_PLACE = ("the", "that", "this", "a", "our", "my")
 
 
@@ -217,8 +224,12 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
         where = match.group("pre") or match.group("post")
         if before in lexicon.NOT_ONE_ASSET or before.isdigit():
             continue
-        if said in ("one", "1") and (where is None or before not in _ONE_OF_A_PLACE):
-            continue  # "the one in Utrecht", "a Utrecht one" name an asset; "one" alone does not
+        if said in ("one", "1") and not (
+                where is not None and before in _ONE_OF_A_PLACE
+                or match.group("pre") and not _COUNTED.match(text, match.end())):
+            # "the one in Utrecht", "a Utrecht one", "it's Utrecht one" name an asset; "one"
+            # alone does not, nor "Utrecht 1 day a week"
+            continue
         if any(text.startswith(p, match.start("noun")) and len(p) > len(said) for p in phrases):
             continue  # "the pump seal": a procedure's name, not the pump
         ids = nouns.get(said, tuple(a.id for a in assets))
