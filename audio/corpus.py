@@ -623,6 +623,40 @@ HELD_OUT_VALUES_18 = (
     "best.",
 )
 
+HELD_OUT_VALUES_19 = (
+    "Hiya, the seal's gone again on our Rotterdam pump and it's dripping everywhere. Could "
+    "someone come out the day after tomorrow, after lunch ideally?",
+    "Service visit for P two hundred, Friday week, quarter to eleven please.",
+    "Reading off the work order here: asset pump one hundred, Harbour Road, Rotterdam, visit "
+    "date Thursday the seventeenth, fourteen hundred hours.",
+    "Um, hi, yeah, we'd need somebody to, er, have a look at the pump in Utrecht, um, "
+    "tomorrow, first thing if that's at all possible?",
+    "Could we get the two hundred booked in for the 4th of January, eleven o'clock? It's been"
+    " making a horrible grinding noise lately.",
+    "Can you pencil in P one hundred for next week Wednesday, half ten? The pressure keeps "
+    "dropping off and we'd like it checked.",
+    "Book the Canal Street pump for tomorrow at two, no, I tell a lie, twenty past three, "
+    "that's when the site manager's back.",
+    "Could somebody service the pump we've got in Rotterdam on the 15th, hang on, make it the"
+    " 16th, in the morning? The gland's weeping again.",
+    "Can you send an engineer to the Utrecht pump on Friday afternoon, sorry, I meant the one"
+    " in Rotterdam, it's leaking oil all over the floor.",
+    "Service visit for pump two hundred, Wednesday at quarter to eleven, no wait, not "
+    "Wednesday, Thursday, at 3 pm.",
+    "We'll want the one hundred serviced on the twelfth of January in the morning, or rather "
+    "the afternoon, if that's all the same to you.",
+    "Okay, from the job sheet: pump P one hundred, correction, P two hundred, site Canal "
+    "Street, visit Monday the 7th, first thing.",
+    "Um, our Rotterdam one, Monday the 14th at half nine, did I say half nine? I meant half "
+    "one, just after lunch.",
+    "Any chance of getting someone to the pump on Harbour Road? We're closed on Thursday, so "
+    "Friday first thing would be ideal.",
+    "P two hundred is due its quarterly service, a week on Friday if you can, but mornings "
+    "are no good for us, so after lunch please.",
+    "Honestly any day except Monday suits us, so let's say Tuesday the 8th, quarter past two,"
+    " for the Utrecht pump, the motor's rattling.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -630,7 +664,7 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
-                 HELD_OUT_VALUES_17, HELD_OUT_VALUES_18)
+                 HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -200,6 +200,24 @@ def test_an_exception_to_anything_is_never_the_time(said, time):
     assert not any(s.field == "visit_time" and s.value == time for s in p.slots), (said, p)
 
 
+@pytest.mark.parametrize("said, field, value", [
+    # a blind held-out turn: the day named after "any day except Monday" is the one meant
+    ("any day except Monday suits us, so let's say Tuesday the 8th", "visit_date", "2026-12-08"),
+    ("any time is fine, say 3 pm, on Friday", "visit_time", "15:00"),
+])
+def test_a_value_named_after_the_words_that_clear_its_field_is_kept(said, field, value):
+    p = propose(said, context(values={"asset": "P-100"}))
+    assert any(s.field == field and s.value == value for s in p.slots), (said, p)
+    assert field not in p.cleared
+
+
+@pytest.mark.parametrize("said, field", [("Tuesday the 8th, or any day really", "visit_date"),
+                                         ("Friday at 3, any time is fine", "visit_time")])
+def test_a_value_named_before_the_words_that_clear_its_field_is_cleared(said, field):
+    p = propose(said, context(values={"asset": "P-100"}))
+    assert field in p.cleared and not any(s.field == field for s in p.slots), (said, p)
+
+
 def test_a_held_constraint_cleared_is_still_a_correction():
     p = propose("actually any day is fine", context(values={"asset": "P-100",
                                                               "visit_date": "2026-12-04"}))

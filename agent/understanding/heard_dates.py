@@ -26,6 +26,10 @@ _VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
     (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
 _MONTH_BETWEEN = re.compile(rf"(?<![\d:.])\b(\d{{1,2}}) (?:{lexicon.MONTHS}) (\d{{1,2}})\b"
                             r"(?![:.]?\d| \d| ?(?:am|pm|oclock)\b)")
+# Parts of the day a caller names (see day_part_left_unread), and a greeting that opens a turn
+_DAY_PARTS = frozenset(("morning", "afternoon", "noon", "midday"))
+_GREETING = re.compile(r"^(?:\W*(?:hi|hello|hiya|yeah|um|er|okay|ok|right|oh|and)\b)*\W*"
+                       r"(?:good )?(?:morning|afternoon)\b")
 # Words that say how a day or a part of the day suits: good or bad, free or busy (see
 # said_of_it_unread; nlu/correction_words.py reads the bad ones as a value ruled out)
 _JUDGES = frozenset("""fine ok okay good great better best perfect ideal works work suits suit
@@ -155,6 +159,25 @@ def said_of_it_unread(text: str, values: Sequence[SlotValue]) -> bool:
                 if rest and not any(t in _JUDGES or _VALUE_WORD.fullmatch(t) for t in rest):
                     return True
     return False
+
+
+def day_part_left_unread(text: str, values: Sequence[SlotValue],
+                         withdrawn: Collection[tuple[str, str]] = ()) -> bool:
+    """A window or a time was read, and the turn names another part of the day ("morning",
+    "afternoons", "noon", "midday") that no value was read from and none withdrawn: the words
+    around it were misheard ("in the morning, or rather the afternoon" heard as "in the
+    morning, or remember they have to noon", read as the morning). A greeting that opens the
+    turn ("Good morning, ...") names none. ``values``: every slot read, candidates too."""
+    if not any(s.field in _BESIDE_A_DAY and s.value is not None for s in values):
+        return False
+    read = {_singular(t) for s in values for part in s.text.split("/") for t in _tokens(part)}
+    read |= {_singular(t) for _, value in withdrawn for t in _tokens(value)}
+    said = _GREETING.sub("", normalise(text))
+    return any(_singular(t) in _DAY_PARTS and _singular(t) not in read for t in _tokens(said))
+
+
+def _singular(token: str) -> str:
+    return token[:-1] if token.endswith("s") and token[:-1] in _DAY_PARTS else token
 
 
 def week_left_out(text: str, values: Sequence[SlotValue]) -> bool:

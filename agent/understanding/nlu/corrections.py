@@ -14,11 +14,12 @@ Pure functions over normalised text and the proposal context.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.understanding.nlu import authority_words, correction_words, intents, lexicon
-from agent.understanding.proposals import ProposalContext
+from agent.understanding.proposals import ProposalContext, SlotValue
 
 _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
@@ -76,13 +77,21 @@ def has_replace_marker(text: str) -> bool:
     return bool(_REPLACE.search(text) or _LEADING_NO.match(text))
 
 
-def cleared_fields(text: str) -> tuple[str, ...]:
-    """Constraints the caller removed ("any day is fine", "any time is fine")."""
+def cleared_fields(text: str, said: Sequence[SlotValue] = ()) -> tuple[str, ...]:
+    """Constraints the caller removed ("any day is fine", "any time is fine"), unless a value
+    of the field read from ``said`` is named after the words that removed it: "any day except
+    Monday suits us, so Tuesday the 8th" names the 8th."""
     out: list[str] = []
-    if _CLEAR[VISIT_DATE].search(text):
-        out.append(VISIT_DATE)
-    if _CLEAR[VISIT_WINDOW].search(text):
-        out.extend((VISIT_WINDOW, VISIT_TIME))
+    for field, also in ((VISIT_DATE, ()), (VISIT_WINDOW, (VISIT_TIME,))):
+        found = _CLEAR[field].search(text)
+        if found is None:
+            continue
+        after = text[found.end():]
+        if any(s.field in (field, *also) and s.value is not None and any(
+                re.search(rf"\b{re.escape(part.strip())}\b", after)
+                for part in s.text.split("/") if part.strip()) for s in said):
+            continue
+        out.extend((field, *also))
     return tuple(out)
 
 

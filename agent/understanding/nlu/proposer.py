@@ -52,7 +52,7 @@ class RuleProposer:
         boundary = corrections.authority_boundary(text, context, reading.foreign_assets)
         if boundary is not None:
             return authority_proposal(text, boundary, utterance, context)
-        cleared = corrections.cleared_fields(text)
+        cleared = corrections.cleared_fields(text, reading.slots)
         referent = corrections.find_referent(text, context)
         slots = list(reading.slots)
         if referent is not None:
