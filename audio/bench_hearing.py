@@ -322,7 +322,7 @@ def heard_as_in_a_call(audio: np.ndarray, hotwords: str | None) -> Utterance:
     tail = np.zeros(int(0.5 * 16000), dtype=np.float32)
     heard = services.recognise(np.concatenate([pad, audio, tail]), hotwords=hotwords)
     return Utterance(heard.text, heard.confidence, words=heard.words,
-                     no_speech=heard.no_speech)
+                     no_speech=heard.no_speech, answer=heard.answer)
 
 
 def trust_turns(voice_list: tuple[voices.Voice, ...],

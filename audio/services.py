@@ -736,6 +736,7 @@ class SharedWhisperSTT(WhisperSTTService):
                                          Language.EN, result={
                                              "confidence": heard.confidence, "cumulative": True,
                                              "words": heard.words, "no_speech": heard.no_speech,
+                                             "answer": heard.answer,
                                              "segment": number},
                                          finalized=True)
             yield SegmentHeardFrame(number=number)

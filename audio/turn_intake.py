@@ -75,6 +75,7 @@ class TurnIntake:
         # agent/understanding/trust.py).
         self._words: tuple[tuple[str, float], ...] = ()
         self._no_speech = 0.0
+        self._answer: float | None = None  # of the turn's first segment (Utterance.answer)
         self._hold: AudioTimer | None = None
         self._turns = asyncio.Lock()
         self._deliveries: set[asyncio.Task] = set()
@@ -89,10 +90,14 @@ class TurnIntake:
         self._recogniser.transcript_arrived()
         words = tuple(tuple(w) for w in result.get("words") or ())
         no_speech = float(result.get("no_speech", 0.0))
+        answer = result.get("answer")
+        answer = float(answer) if isinstance(answer, (int, float)) else None
         if result.get("cumulative"):  # the whole turn so far: replaces earlier segments
             self._segments = [(text.strip(), confidence)]
-            self._words, self._no_speech = words, no_speech
+            self._words, self._no_speech, self._answer = words, no_speech, answer
         else:
+            if not self._segments:
+                self._answer = answer  # only the turn's first words can open it
             self._segments.append((text.strip(), confidence))
             self._words, self._no_speech = self._words + words, max(self._no_speech, no_speech)
         self.transcripts.append((text.strip(), confidence))
@@ -168,8 +173,8 @@ class TurnIntake:
             voiced = self._stt.turn_voiced_secs()
             self._stt.reset_turn()
         text, segments = self._text(), self._segments
-        words, no_speech = self._words, self._no_speech
-        self._words, self._no_speech = (), 0.0
+        words, no_speech, answer = self._words, self._no_speech, self._answer
+        self._words, self._no_speech, self._answer = (), 0.0, None
         self._segments = []
         waiting = not self.gate.speaking and not self.handling
         overlapping, barged = self._barge.settle()
@@ -181,17 +186,18 @@ class TurnIntake:
             self._bridge.backchannel_ignored(text, self.gate.latest)
             return
         confidence = min(c for _, c in segments)
-        self.deliver(text, confidence, "voice", words=words, no_speech=no_speech)
+        self.deliver(text, confidence, "voice", words=words, no_speech=no_speech, answer=answer)
 
     # -- to the conversation ---------------------------------------------------------------
 
     def deliver(self, text: str, confidence: float, channel: str, *,
-                words: tuple[tuple[str, float], ...] = (), no_speech: float = 0.0) -> None:
+                words: tuple[tuple[str, float], ...] = (), no_speech: float = 0.0,
+                answer: float | None = None) -> None:
         """Hand one whole turn to the conversation (in order, one at a time)."""
         self.turn_texts.append((channel, text))
         last_voiced = self._voice.last_voiced if channel == "voice" else None
         self._bridge.turn_voiced(text, confidence, channel, last_voiced, self.gate.latest)
-        utterance = Utterance(text, confidence, words=words, no_speech=no_speech)
+        utterance = Utterance(text, confidence, words=words, no_speech=no_speech, answer=answer)
         task = self._spawn(self._user_turn(utterance), "user_turn")
         self._deliveries.add(task)
         task.add_done_callback(self._deliveries.discard)

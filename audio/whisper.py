@@ -60,6 +60,15 @@ _WORD_REACH_SECS = 0.3  # speech this close after the last word's aligned end is
 # (the noise floor) and at least this share of the loudest frame's
 _OVER_FLOOR = 4.0
 _OF_PEAK = 0.05
+# A turn that opens with a yes or a no: each answer however it may be written at the turn's
+# start. What a yes/no question needs to know is whether the caller said yes or no, and a
+# one-word answer is scored where the recogniser is least sure, at the start of a turn ("Yes."
+# in one espeak-ng voice: " Yes" 0.33, " yes" 0.15, " No" 0.008). Heard.answer is the share
+# of the answer written among both answers' forms.
+ANSWER_FORMS = {
+    "yes": (" Yes", " yes", " YES", " Yeah", " yeah", " Yep", " yep", " Yup", " yup"),
+    "no": (" No", " no", " NO", " Nope", " nope"),
+}
 
 
 def encoder_window_secs() -> float:
@@ -131,6 +140,9 @@ class Heard:
     words: tuple[tuple[str, float], ...] = ()  # each word with its probability, in order
     # seconds of speech after the last word that no decoding wrote words for (UNHEARD_SECS)
     unheard: float = 0.0
+    # when the first word is a yes or a no: its share of both answers' probability at the
+    # turn's start (ANSWER_FORMS); None otherwise
+    answer: float | None = None
 
 
 def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
@@ -168,7 +180,8 @@ def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
         if audio.size <= WINDOW_SAMPLES else None
     heard = Heard(text, round(min(1.0, confidence), 3),
                   round(max(s.no_speech_prob for s in kept), 3),
-                  aligned.words if aligned and words else ())
+                  aligned.words if aligned and words else (),
+                  answer=aligned.answer if aligned else None)
     if aligned is None or aligned.end is None:
         return heard
     unheard = speech_after(audio, aligned.end + _WORD_REACH_SECS)
@@ -205,7 +218,8 @@ def _joined(first: Heard, rest: Heard) -> Heard:
     weights = (len(first.text.split()), len(rest.text.split()))
     confidence = (first.confidence * weights[0] + rest.confidence * weights[1]) / sum(weights)
     return Heard(f"{first.text} {rest.text}", round(confidence, 3),
-                 max(first.no_speech, rest.no_speech), first.words + rest.words, rest.unheard)
+                 max(first.no_speech, rest.no_speech), first.words + rest.words, rest.unheard,
+                 first.answer)
 
 
 def as_sentence(hotwords: str | None) -> str | None:
@@ -226,6 +240,7 @@ class _Aligned:
 
     words: tuple[tuple[str, float], ...]  # each word with the mean probability of its tokens
     end: float | None  # seconds into the audio where the last word ends (None: unknown)
+    answer: float | None = None  # see Heard.answer
 
 
 def _aligned_words(model, segments, samples: int, hotwords: str | None,
@@ -276,7 +291,24 @@ def _aligned_words(model, segments, samples: int, hotwords: str | None,
         end = at + len(piece)
         if any(c.isalnum() for c in word) and end <= len(probabilities):
             out.append((word.strip(), round(min(1.0, float(np.mean(probabilities[at:end]))), 3)))
-    return _Aligned(tuple(out), _last_word_end(first.alignments, spelled, pieces, starts))
+    said = spelled[0].strip().strip(".,!?").lower() if spelled else ""
+    answer = next((name for name, forms in ANSWER_FORMS.items()
+                   if said in {f.strip().lower() for f in forms}), None)
+    return _Aligned(tuple(out), _last_word_end(first.alignments, spelled, pieces, starts),
+                    _answer_share(align, tokenizer, answer) if answer else None)
+
+
+def _answer_share(align, tokenizer, answer: str) -> float | None:
+    """``answer``'s share ("yes" or "no") of the probability of every form of either answer
+    as the turn's first word (:data:`ANSWER_FORMS`), in one batched teacher-forced pass."""
+    forms = [(name, tokenizer.encode(form)) for name, all_forms in ANSWER_FORMS.items()
+             for form in all_forms]
+    scored = align(*(tokens for _, tokens in forms))
+    totals = dict.fromkeys(ANSWER_FORMS, 0.0)
+    for (name, _), probabilities in zip(forms, scored, strict=True):
+        totals[name] += float(np.prod(probabilities))
+    both = sum(totals.values())
+    return round(totals[answer] / both, 3) if both > 0 else None
 
 
 def _last_word_end(alignments, spelled: list[str], pieces: list, starts: list[int]

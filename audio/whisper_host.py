@@ -196,7 +196,8 @@ def _serve(model, lane: Connection) -> None:
         reply: tuple[str, Any]
         try:
             heard = recognise_with(model, audio, **options)
-            reply = ("heard", (heard.text, heard.confidence, heard.no_speech, heard.words))
+            reply = ("heard", (heard.text, heard.confidence, heard.no_speech, heard.words,
+                               heard.unheard, heard.answer))
         except Exception as exc:  # the parent reports it; this lane serves on
             reply = ("failed", f"{type(exc).__name__}: {exc}")
         try:

@@ -138,6 +138,21 @@ async def test_backchannel_resumes_and_is_not_a_turn():
 
 
 @pytest.mark.anyio
+async def test_what_the_recogniser_knows_beyond_the_text_reaches_the_turn():
+    """Words, no-speech and the answer share (audio/whisper.py) go with the turn to the agent,
+    from the recogniser's last cumulative transcript of it."""
+    said = TranscriptionFrame("Yes.", "caller", "2026-12-01T09:00:00Z", result={
+        "confidence": 0.56, "cumulative": True, "words": (("Yes", 0.33),), "no_speech": 0.02,
+        "answer": 0.97}, finalized=True)
+    frames = [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(), said, SleepFrame(0.02),
+              VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.2)]
+    _, _, conversation, _ = await drive(frames)
+    [turn] = conversation.turns
+    assert (turn.text, turn.confidence, turn.words, turn.no_speech, turn.answer) == \
+        ("Yes.", 0.56, (("Yes", 0.33),), 0.02, 0.97)
+
+
+@pytest.mark.anyio
 async def test_lead_in_then_breath_then_words_is_one_turn():
     frames = [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(), *heard("Sorry."),
               VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.3),

@@ -151,6 +151,22 @@ def test_a_clear_yes_to_a_question_is_trusted():
     assert trust.judge(heard("no I haven't", 0.5, {"haven't": 0.1}), opened, asked).clear
 
 
+def test_an_opening_yes_is_heard_as_surely_as_it_was_told_apart_from_no():
+    """A blind audio script's "Yes." to a check, in an espeak-ng voice: 0.56 mean confidence,
+    "Yes" 0.33 as a word (the start of a turn, where the recogniser is least sure), 0.97 of
+    both answers' probability. The check's values, which the yes took, are not asked again."""
+    asked = trust.Expected(EXPECT.assets, EXPECT.today, answer=True,
+                           offered=frozenset({"P-200", "2026-12-04"}))
+    took = (SlotValue(ASSET, "P-200", "Yes."), SlotValue(VISIT_DATE, "2026-12-04", "Yes."))
+    yes = Utterance("Yes.", 0.56, words=(("Yes", 0.33),), no_speech=0.02, answer=0.97)
+    assert trust.judge(yes, took, asked).clear
+    unsure = Utterance("Yes.", 0.56, words=(("Yes", 0.33),), no_speech=0.02, answer=0.6)
+    assert not trust.judge(unsure, took, asked).clear  # "no" was nearly as likely
+    assert not trust.judge(yes, took, EXPECT).clear  # nothing was asked
+    weak = Utterance("Yes.", 0.45, words=(("Yes", 0.33),), no_speech=0.02, answer=0.97)
+    assert not trust.judge(weak, took, asked).clear  # the turn as a whole too unsure
+
+
 def test_expectations_come_from_the_proposers_context():
     context = ProposalContext(now=NOW, ledger=Ledger("q").current, caller=CALLER,
                               offered=("2026-12-04",), pending_confirmation=True)

@@ -27,10 +27,11 @@ class SpeechKind(StrEnum):
 class Utterance:
     """A final user turn. Interim transcripts never become one.
 
-    ``words`` and ``no_speech`` are what a recogniser knows beyond the text: each word as
-    heard with its probability, in order, and the probability that there was no speech at
-    all. A typed or text-mode turn, or a recogniser without that detail, leaves them empty,
-    and trust rests on ``confidence`` alone (:mod:`agent.understanding.trust`)."""
+    ``words``, ``no_speech`` and ``answer`` are what a recogniser knows beyond the text: each
+    word as heard with its probability, in order, the probability that there was no speech at
+    all, and how surely an opening yes or no was told apart from the other answer. A typed or
+    text-mode turn, or a recogniser without that detail, leaves them empty, and trust rests on
+    ``confidence`` alone (:mod:`agent.understanding.trust`)."""
 
     text: str
     confidence: float = 1.0
@@ -38,6 +39,10 @@ class Utterance:
     id: str = ""
     words: tuple[tuple[str, float], ...] = ()
     no_speech: float = 0.0
+    # A turn that opens with "yes" or "no": how surely the recogniser told that answer apart
+    # from the other one (its share of both answers' probability at the turn's start); None
+    # for any other turn, and from a recogniser without that detail.
+    answer: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

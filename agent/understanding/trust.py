@@ -50,7 +50,9 @@ values of one field with nothing saying which is meant and no "or" between them
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
 its own name is carried by that name ("first thing in the *morning*"), and the "am" or "pm" of
 a time is carried by nothing when the hour alone gives the same value ("3 pm": 3 am is no visit
-time, so a faint "pm" changes nothing).
+time, so a faint "pm" changes nothing). With a question on the table, an opening "yes" or
+"no" is heard as surely as the recogniser told it apart from the other answer
+(``Utterance.answer``): "Yes." in one espeak-ng voice scored 0.33 as a word, 0.98 against "no".
 Otherwise a turn at or above the confidence floor is **clear**, as before; one below it is
 clear only when it is made of
 expected values alone, every value word heard at :data:`VOUCH_WORD` or better, every cue word
@@ -284,7 +286,13 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
                 for s, span in zip(values, spans, strict=True)]
     if not values and expect.answer:
         spans = carrying = [_answer_span(utterance.words)]
-    heard = [utterance.words[i][1] for span in carrying for i in span]
+    heard_as = [probability for _, probability in utterance.words]
+    if expect.answer and utterance.answer is not None:
+        # an opening "yes" or "no" is heard as surely as it was told apart from the other
+        # answer: a one-word answer is scored where the recogniser is least sure, at the
+        # start of a turn, and what a question needs is which of the two was said
+        heard_as[0] = max(heard_as[0], utterance.answer)
+    heard = [heard_as[i] for span in carrying for i in span]
     weakest = min(heard) if heard else None
     if weakest is not None and weakest < FAINT_WORD:
         return Hearing(False, "a value word was heard faintly", weakest)
