@@ -425,6 +425,8 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     services.warm()
     voice_list = voices.BASES if quick else voices.voice_set()
     rows = _trust_rows(judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
+    named = () if quick else tuple(v for bases, _, _ in voices.HELD_OUT[16:] for v in bases)
+    rows += answer_rows(voice_list + named, cmd)
     if not quick:
         every: list[Judged] = []
         for n in range(1, len(corpus.HELD_OUT_SETS) + 1):
@@ -433,6 +435,58 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
             rows += _trust_rows(judged, cmd, held_out=f"{_NTH[n - 1]} held-out".lstrip())
         rows += _trust_rows(every, cmd, held_out=f"all {len(corpus.HELD_OUT_SETS)} held-out")
     return rows
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """One spoken answer to a check, as the agent judged it."""
+
+    meant: str  # "yes" or "no"
+    heard: str  # "yes", "no" or "other": the answer the words give
+    clear: bool  # acted on without asking again
+    clear_without_share: bool  # the same, without Utterance.answer
+
+
+def answer_rows(voice_list: tuple[voices.Voice, ...], cmd: str = CMD_TRUST) -> list[BenchRow]:
+    """Yes/no answers to a check (:data:`audio.corpus.ANSWERS`) spoken in each voice, heard as
+    in a call and judged with the check on the table: how often a right answer is asked about
+    again, with and without the answer's share against the other (``Utterance.answer``), and
+    how often an answer heard as the other one is taken (side effect: loads the models)."""
+    answered = [answered_as(voice, said, meant) for voice in voice_list
+                for said, meant in corpus.ANSWERS]
+    right = [a for a in answered if a.heard == a.meant]
+    asked = sum(not a.clear for a in right) / len(right) if right else 0.0
+    asked_before = sum(not a.clear_without_share for a in right) / len(right) if right else 0.0
+    wrong = sum(a.clear for a in answered if a.heard not in (a.meant, "other"))
+    where = f"{len(answered)} answers in {len(voice_list)} voices"
+    return [
+        BenchRow(f"check questions on yes/no answers to a check heard right ({where}, "
+                 f"{len(right)} heard right; without the answer's share against the other: "
+                 f"{asked_before:.3f})", round(asked, 3), "fraction", "≤ 0.10", cmd),
+        BenchRow(f"yes/no answers to a check taken as the other answer without a check "
+                 f"({where})", wrong, "turns", "0", cmd),
+    ]
+
+
+def answered_as(voice: voices.Voice, said: str, meant: str) -> Answered:
+    """``said`` in ``voice``, heard as in a call, judged as the answer to the check "Did you
+    mean Friday 4 December, P-200?": a yes takes the two values the check named."""
+    from agent.core.names import ASSET, VISIT_DATE
+    from agent.understanding import trust
+    from agent.understanding.nlu import intents
+    from agent.understanding.proposals import Intent
+    from audio.biasing import hotwords_for
+
+    hot = hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
+    heard = heard_as_in_a_call(voices.speak(voice, said).samples, hot)
+    intent = intents.answer_intent(heard.text.lower())
+    given = "yes" if intent is Intent.YES else "no" if intent is Intent.NO else "other"
+    expect = trust.Expected(frozenset(a.id for a in CALLER.assets), None, answer=True,
+                            offered=frozenset({"P-200", "2026-12-04"}))
+    took = (SlotValue(ASSET, "P-200", heard.text),
+            SlotValue(VISIT_DATE, "2026-12-04", heard.text)) if given == "yes" else ()
+    return Answered(meant, given, trust.judge(heard, took, expect).clear,
+                    trust.judge(replace(heard, answer=None), took, expect).clear)
 
 
 def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,

@@ -102,6 +102,9 @@ EXPECTED_VALUES = (
     "Friday afternoon would be better.",
     "Book pump P-100 for December the ninth in the morning.",
 )
+# Answers to a check ("Did you mean Friday 4 December, P-200?"), each with the answer it gives
+ANSWERS = (("Yes.", "yes"), ("Yes please.", "yes"), ("Yeah, go ahead.", "yes"), ("Yep.", "yes"),
+           ("No.", "no"), ("No, that's wrong.", "no"), ("Nope.", "no"))
 UNEXPECTED_VALUES = (
     "Book pump P-300 for Thursday afternoon.",
     "Make it five units.",

@@ -318,3 +318,24 @@ def test_the_check_rate_word_for_word_counts_only_turns_heard_word_for_word():
              judged(True, True), judged(False, True), judged(False, True)]
     assert bench_hearing.check_rate(turns) == (0.5, 6)
     assert bench_hearing.check_rate(turns, verbatim=True) == (0.25, 4)
+
+
+def test_answers_to_a_check_are_counted_with_and_without_the_answer_share(monkeypatch):
+    """The bench's yes/no rows: a right "Yes." at low confidence is asked again without its
+    share against "no" and taken with it; an answer heard as the other one is counted."""
+    from types import SimpleNamespace
+
+    from agent.core.speech import Utterance
+    from audio import bench_hearing
+
+    heard_as = {"Yes.": Utterance("Yes.", 0.56, words=(("Yes", 0.33),), answer=0.97),
+                "Nope.": Utterance("Yes.", 0.9, words=(("Yes", 0.9),), answer=0.95)}
+    monkeypatch.setattr(corpus, "ANSWERS", (("Yes.", "yes"), ("Nope.", "no")))
+    # the clip carries its words, and the recogniser "hears" them as the table says
+    monkeypatch.setattr(voices, "speak", lambda voice, text: SimpleNamespace(samples=text))
+    monkeypatch.setattr(bench_hearing, "heard_as_in_a_call",
+                        lambda samples, hotwords: heard_as[samples])
+    asked, wrong = bench_hearing.answer_rows((voices.BASES[0],))
+    assert asked.value == 0.0, asked
+    assert "1 heard right; without the answer's share against the other: 1.000" in asked.figure
+    assert wrong.value == 1, wrong
