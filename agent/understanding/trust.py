@@ -270,7 +270,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if heard_numbers.number_left_unread(utterance.text, values, withdrawn):
         return Hearing(False, "a number was heard that no value was read from")
     if heard_numbers.clock_left_unread(utterance.text, values, withdrawn):
-        return Hearing(False, "'o'clock' was said and no time was read")
+        return Hearing(False, "a word of the clock was said and no time was read")
     if heard_numbers.minutes_teen_or_ty(values):
         return Hearing(False, "minutes heard as 40 or 50 may have been 14 or 15")
     if heard_numbers.minutes_off_the_clock_face(values):
