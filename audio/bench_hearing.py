@@ -409,7 +409,7 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
 
 _NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
         "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-        "seventeenth", "eighteenth", "nineteenth")
+        "seventeenth", "eighteenth", "nineteenth", "twentieth")
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:

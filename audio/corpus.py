@@ -660,6 +660,32 @@ HELD_OUT_VALUES_19 = (
     " for the Utrecht pump, the motor's rattling.",
 )
 
+HELD_OUT_VALUES_20 = (
+    "Hi there, could you get someone out to look at the Rotterdam pump on Thursday morning? "
+    "It's been rattling a bit.",
+    "Pump two hundred needs servicing. Friday, half past two please, if you can manage it.",
+    "Work order reads: pump P one hundred, 12 Harbour Road, service visit on the 10th of "
+    "December, afternoon slot.",
+    "Um, we'd like somebody to, er, see to the Utrecht pump, maybe the day after tomorrow, "
+    "first thing?",
+    "Can you book a technician for pump one hundred next week Tuesday at quarter to ten?",
+    "Could somebody come out to our Utrecht one a week on Friday, after lunch ideally?",
+    "Put P one hundred down for Thursday at nine, sorry, I meant half past ten.",
+    "Book the pump we have in Rotterdam for Wednesday, actually, scratch that, Friday would "
+    "suit better, afternoon please.",
+    "Send someone to pump two hundred on Monday morning, sorry, I mean the one in Rotterdam.",
+    "We need P two hundred looked at on the 3rd at 2 pm, my mistake, the 4th at 10 am.",
+    "Friday morning for the Utrecht pump, hmm, actually, the afternoon suits us better.",
+    "Book pump one hundred for tomorrow, I tell a lie, it's the two hundred pump, and "
+    "Thursday instead.",
+    "Thursday at 3 pm for the Rotterdam unit? Hang on, make that half past eight.",
+    "We're shut on Wednesday, so could someone service the Utrecht pump on Thursday, end of "
+    "the day?",
+    "Monday for the Rotterdam pump please, not the morning though, the afternoon works better"
+    " for our crew.",
+    "Pump two hundred, Friday at eleven? Forget eleven, quarter past three would suit us.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -667,7 +693,8 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_11, HELD_OUT_VALUES_12,
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
-                 HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19)
+                 HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
+                 HELD_OUT_VALUES_20)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:
