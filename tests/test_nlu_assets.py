@@ -337,6 +337,19 @@ def test_an_asset_is_named_by_its_site(said, asset_id):
         == asset_id
 
 
+@pytest.mark.parametrize(("said", "asset_id"), [
+    # a blind held-out turn: the correction names the asset by its site, after an id
+    ("pump 200 on monday morning, sorry, I mean the one in Rotterdam", "P-100"),
+    ("P-200 for friday, actually the Rotterdam pump", "P-100"),
+    # a site said beside an id without a word of correcting is no correction of it
+    ("P-200 on monday, the one in Rotterdam is fine too", "P-200"),
+    ("book P-100, the Rotterdam pump, for friday", "P-100")])
+def test_an_asset_named_by_its_site_after_a_correcting_word_corrects_the_id(said, asset_id):
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    assert propose(said, context(caller=caller)).slot(ASSET).value == asset_id, said
+
+
 @pytest.mark.parametrize("said", ["we're in Utrecht 1 day a week", "Utrecht 1 pm",
                                   "one in Utrecht"])
 def test_one_after_a_place_that_counts_or_tells_the_time_names_no_asset(said):

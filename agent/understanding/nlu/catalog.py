@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from agent.core.caller import Asset
 from agent.core.ports import ProcedureInfo
-from agent.understanding.nlu import lexicon
+from agent.understanding.nlu import correction_words, lexicon
 from agent.understanding.nlu.asset_ids import (
     ID_LIKE,
     NOT_TIME,
@@ -159,9 +159,16 @@ def find_assets(text: str, assets: tuple[Asset, ...],
         add(AssetMention(text[begin:match.end()], begin, match.end(), None, foreign=said,
                          candidates=near or tuple(a.id for a in assets)))
 
-    # 4. No id said: the asset's kind or a generic noun names it.
+    # 4. No id said: the asset's kind or a generic noun names it. With an id said, one asset
+    # named by its site after a word that replaces it still counts ("pump 200 on Monday,
+    # sorry, I mean the one in Rotterdam"): the correction names the asset meant.
     if not mentions:
         mentions = list(_by_kind(text, assets, nouns, procedures))
+    else:
+        last = max(m.end for m in mentions)
+        mentions += [m for m in _by_kind(text, assets, nouns, procedures)
+                     if m.asset_id is not None and m.start >= last and _free(taken, m.start, m.end)
+                     and _REPLACES_BEFORE.search(text[last:m.start])]
     return tuple(sorted(mentions, key=lambda m: m.start))
 
 
@@ -195,6 +202,8 @@ def _placed_elsewhere(text: str, ids: tuple[str, ...],
     return tuple(hits) if len(hits) == 1 else ()
 
 
+# A word that replaces what came before it, between an id and an asset named by its site
+_REPLACES_BEFORE = re.compile(rf"\b(?:{correction_words.REPLACE_MARKERS})\b")
 # What follows a "one" that counts or tells the time ("Utrecht 1 day a week", "1 pm")
 _COUNTED = re.compile(r" (?:\d|am\b|pm\b|oclock\b|of\b|(?:day|week|month|hour|minute|time)s?\b)")
 # The words before "one in <place>" that make it one asset ("the one in Utrecht")
