@@ -804,6 +804,18 @@ def test_what_is_said_of_a_day_or_window_that_holds_no_judgement_is_checked(text
     judged_as(text, clear, "what was said of a day or window was not read")
 
 
+@pytest.mark.parametrize(("text", "clear"), [
+    # "in the morning, or rather the afternoon" heard as "..., or remember they have to noon"
+    ("P 100 on the 12th of January in the morning, or remember they have to noon.", False),
+    ("P 100 on Friday in the morning, not the afternoon.", True),  # withdrawn, so read
+    ("Good morning, could you do P 100 on Friday afternoon?", True),  # a greeting, as read
+    ("P 100 on Friday, the morning or the afternoon.", True),  # both read, as candidates
+    ("P 100 on Friday, they have to noon.", True),  # no window or time read: nothing to doubt
+])
+def test_another_part_of_the_day_than_the_one_read_is_checked(text, clear):
+    judged_as(text, clear, "a part of the day was said that no value was read from")
+
+
 TWO_SITES = CallerProfile(
     tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
     assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),

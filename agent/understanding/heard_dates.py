@@ -26,10 +26,8 @@ _VALUE_WORD = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?|quarter|half|" + "|".join(
     (*_WINDOWS, "noon", "midday", *lexicon.MONTH_NAMES, *lexicon.WEEKDAYS)))
 _MONTH_BETWEEN = re.compile(rf"(?<![\d:.])\b(\d{{1,2}}) (?:{lexicon.MONTHS}) (\d{{1,2}})\b"
                             r"(?![:.]?\d| \d| ?(?:am|pm|oclock)\b)")
-# Parts of the day a caller names (see day_part_left_unread), and a greeting that opens a turn
+# Parts of the day a caller names (see day_part_left_unread)
 _DAY_PARTS = frozenset(("morning", "afternoon", "noon", "midday"))
-_GREETING = re.compile(r"^(?:\W*(?:hi|hello|hiya|yeah|um|er|okay|ok|right|oh|and)\b)*\W*"
-                       r"(?:good )?(?:morning|afternoon)\b")
 # Words that say how a day or a part of the day suits: good or bad, free or busy (see
 # said_of_it_unread; nlu/correction_words.py reads the bad ones as a value ruled out)
 _JUDGES = frozenset("""fine ok okay good great better best perfect ideal works work suits suit
@@ -172,7 +170,8 @@ def day_part_left_unread(text: str, values: Sequence[SlotValue],
         return False
     read = {_singular(t) for s in values for part in s.text.split("/") for t in _tokens(part)}
     read |= {_singular(t) for _, value in withdrawn for t in _tokens(value)}
-    said = _GREETING.sub("", normalise(text))
+    said = normalise(text)
+    said = said[times.opening_salutation(said):]
     return any(_singular(t) in _DAY_PARTS and _singular(t) not in read for t in _tokens(said))
 
 
