@@ -174,11 +174,6 @@ def find_assets(text: str, assets: tuple[Asset, ...],
 
 def places_of(asset: Asset) -> tuple[str, ...]:
     """The words of ``asset``'s site a caller names it by: "harbour road", "rotterdam"."""
-    return _places(asset)
-
-
-def _places(asset: Asset) -> tuple[str, ...]:
-    """The words of an asset's site a caller names it by: "harbour road", "rotterdam"."""
     out = []
     for part in asset.site.lower().split(","):
         words = re.findall(r"[a-z][\w'-]*", part)
@@ -203,7 +198,7 @@ def _placed_elsewhere(text: str, ids: tuple[str, ...],
 
 
 # A word that replaces what came before it, between an id and an asset named by its site
-_REPLACES_BEFORE = re.compile(rf"\b(?:{correction_words.REPLACE_MARKERS})\b")
+_REPLACES_BEFORE = re.compile(correction_words.REPLACES)
 # What follows a "one" that counts or tells the time ("Utrecht 1 day a week", "1 pm")
 _COUNTED = re.compile(r" (?:\d|am\b|pm\b|oclock\b|of\b|(?:day|week|month|hour|minute|time)s?\b)")
 # The words before "one in <place>" that make it one asset ("the one in Utrecht")
@@ -219,8 +214,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     phrases = [p for info in procedures
                for p in (*procedure_phrases(info), info.family_title.lower(),
                          info.family.replace("-", " "))]
-    places = {place: tuple(a.id for a in assets if place in _places(a))
-              for asset in assets for place in _places(asset)}
+    places = {place: tuple(a.id for a in assets if place in places_of(a))
+              for asset in assets for place in places_of(asset)}
     place = "|".join(sorted(map(re.escape, places), key=len, reverse=True)) or "(?!)"
     noun = "|".join(sorted(map(re.escape, nouns), key=len, reverse=True))
     out = []

@@ -17,6 +17,8 @@ REPLACE_MARKERS = (
     r"|on 2nd thoughts?|come to think of it|thinking about it|did i say|hang on|hold on"
     r"|i tell a lie|what am i saying"
 )
+# A replace marker as a whole word ("instead of" negates what follows it, replaces nothing)
+REPLACES = rf"\b(?:{REPLACE_MARKERS})\b(?! of\b)"
 # Words that offer two values as alternatives ("Monday or Thursday", "maybe Friday"): two values
 # with one of these between them are no correction of one by the other
 ALTERNATIVES = r"\b(?:or|either|maybe|perhaps|possibly)\b"

@@ -26,7 +26,7 @@ _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
 _NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{correction_words.NEGATION_AFTER})"
                              rf"|{correction_words.NEGATION_AFTER_CLITIC})\b")
-_REPLACE = re.compile(rf"\b(?:{correction_words.REPLACE_MARKERS})\b(?! of\b)")
+_REPLACE = re.compile(correction_words.REPLACES)
 _LEADING_NO = re.compile(r"^(?:no|nope|nah|wrong)\b,?")
 _CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
           for field, pattern in correction_words.CLEAR_PATTERNS.items()}
