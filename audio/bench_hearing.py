@@ -179,10 +179,8 @@ def unclipped(openings: list[Opening], voice_list: tuple[voices.Voice, ...]) -> 
     """The openings whose first word Whisper hears in the whole clip, recognised as a
     one-segment turn (:func:`heard_as_in_a_call`): no VAD, nothing cut. A first word lost
     there is lost to the recogniser, not to the pipeline (blocking; the shared model)."""
-    from audio.biasing import hotwords_for
-
     by_name = {v.name: v for v in voice_list}
-    hotwords = hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
+    hotwords = caller_hotwords()
     whole: dict[tuple[str, str], str] = {}
     for o in openings:
         if (o.voice, o.said) not in whole:
@@ -312,6 +310,13 @@ class _NoBookings:
         return ()
 
 
+def caller_hotwords() -> str | None:
+    """The hotwords of :data:`CALLER`'s calls: its asset ids and sites (audio/biasing.py)."""
+    from audio.biasing import hotwords_for
+
+    return hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
+
+
 def heard_as_in_a_call(audio: np.ndarray, hotwords: str | None) -> Utterance:
     """What the pipeline hands the agent for a one-segment turn of ``audio``: Whisper over
     the lead-in the pre-roll leaves before the speech (:data:`LEAD_SECS`), the clip and the
@@ -355,10 +360,8 @@ def corrupted_voices(bases: tuple[voices.Voice, ...]) -> tuple[voices.Voice, ...
 
 def judge_all(turns: list[tuple[voices.Voice, str, str]]) -> list[Judged]:
     """Recognise and judge every turn (blocking; the shared Whisper model)."""
-    from audio.biasing import hotwords_for
-
     reader = _Reader()
-    hotwords = hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
+    hotwords = caller_hotwords()
     return [reader.judge(v.name, kind, text,
                          heard_as_in_a_call(voices.speak(v, text).samples, hotwords))
             for v, kind, text in turns]
@@ -452,7 +455,8 @@ def answer_rows(voice_list: tuple[voices.Voice, ...], cmd: str = CMD_TRUST) -> l
     in a call and judged with the check on the table: how often a right answer is asked about
     again, with and without the answer's share against the other (``Utterance.answer``), and
     how often an answer heard as the other one is taken (side effect: loads the models)."""
-    answered = [answered_as(voice, said, meant) for voice in voice_list
+    hotwords = caller_hotwords()
+    answered = [answered_as(voice, said, meant, hotwords) for voice in voice_list
                 for said, meant in corpus.ANSWERS]
     right = [a for a in answered if a.heard == a.meant]
     asked = sum(not a.clear for a in right) / len(right) if right else 0.0
@@ -468,17 +472,15 @@ def answer_rows(voice_list: tuple[voices.Voice, ...], cmd: str = CMD_TRUST) -> l
     ]
 
 
-def answered_as(voice: voices.Voice, said: str, meant: str) -> Answered:
+def answered_as(voice: voices.Voice, said: str, meant: str, hotwords: str | None) -> Answered:
     """``said`` in ``voice``, heard as in a call, judged as the answer to the check "Did you
     mean Friday 4 December, P-200?": a yes takes the two values the check named."""
     from agent.core.names import ASSET, VISIT_DATE
     from agent.understanding import trust
     from agent.understanding.nlu import intents
     from agent.understanding.proposals import Intent
-    from audio.biasing import hotwords_for
 
-    hot = hotwords_for([a.id for a in CALLER.assets], sites=[a.site for a in CALLER.assets])
-    heard = heard_as_in_a_call(voices.speak(voice, said).samples, hot)
+    heard = heard_as_in_a_call(voices.speak(voice, said).samples, hotwords)
     intent = intents.answer_intent(heard.text.lower())
     given = "yes" if intent is Intent.YES else "no" if intent is Intent.NO else "other"
     expect = trust.Expected(frozenset(a.id for a in CALLER.assets), None, answer=True,

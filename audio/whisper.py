@@ -54,7 +54,7 @@ DECODING: dict[str, Any] = {"no_repeat_ngram_size": 3, "best_of": 1}
 UNHEARD_SECS = 1.0
 AGAIN_AT_MOST = 2  # the most times the rest of one turn is decoded again
 _FRAME_SAMPLES = 320  # 20 ms: one step of the alignment, and of the speech measure
-_ALIGNMENT_STEPS_PER_SEC = 50
+_ALIGNMENT_STEPS_PER_SEC = 16000 // _FRAME_SAMPLES
 _WORD_REACH_SECS = 0.3  # speech this close after the last word's aligned end is that word's
 # A 20 ms frame is speech when its RMS is this many times the quietest tenth of the frames
 # (the noise floor) and at least this share of the loudest frame's
@@ -69,6 +69,8 @@ ANSWER_FORMS = {
     "yes": (" Yes", " yes", " YES", " Yeah", " yeah", " Yep", " yep", " Yup", " yup"),
     "no": (" No", " no", " NO", " Nope", " nope"),
 }
+_ANSWER_OF = {form.strip().lower(): name for name, forms in ANSWER_FORMS.items()
+              for form in forms}  # "yeah": "yes"
 
 
 def encoder_window_secs() -> float:
@@ -291,9 +293,7 @@ def _aligned_words(model, segments, samples: int, hotwords: str | None,
         end = at + len(piece)
         if any(c.isalnum() for c in word) and end <= len(probabilities):
             out.append((word.strip(), round(min(1.0, float(np.mean(probabilities[at:end]))), 3)))
-    said = spelled[0].strip().strip(".,!?").lower() if spelled else ""
-    answer = next((name for name, forms in ANSWER_FORMS.items()
-                   if said in {f.strip().lower() for f in forms}), None)
+    answer = _ANSWER_OF.get(spelled[0].strip().strip(".,!?").lower()) if spelled else None
     return _Aligned(tuple(out), _last_word_end(first.alignments, spelled, pieces, starts),
                     _answer_share(align, tokenizer, answer) if answer else None)
 
