@@ -397,6 +397,8 @@ def test_a_number_after_the_weekday_that_no_value_was_read_from_is_checked():
     ("Could you come out on Wednesday, but I'm thinking the morning?", "but", False),
     ("Pump 200 on Wednesday and I'd say around ten.", "and", False),
     ("Friday, then, if that's fine.", "then,", False),
+    # ... or after the weekday's "'s" ("Monday's no good" heard as "Monday's low good")
+    ("We need P 200 seen to, but Monday's low good for us.", "low", False),
     # the same words heard well: a caller may well say them after a day
     ("Pump 200 on Wednesday and I'd say around ten.", None, True),
     # a faint word further on, or a faint value right after the day, is not this rule's
@@ -688,6 +690,10 @@ def test_after_tomorrow_with_no_date_read_from_it_is_checked(text, clear):
     ("P 100 that wake tomorrow at half 2.", False),  # "a week tomorrow"
     ("The flow is weak, so could you send someone to P 100 on Friday?", True),
     ("P 100 this week, tomorrow at half 2.", True),
+    # "a week on Friday" heard as "when we come Friday", "a week on Thursday" as "we can"
+    ("Could somebody come out to our Utrecht one when we come Friday after lunch?", False),
+    ("P 100, please, and we can Thursday around quarter to ten.", False),
+    ("P 100 on Friday, we can come in the morning.", True),
 ])
 def test_a_week_heard_as_wake_or_weak_beside_the_day_is_checked(text, clear):
     judged_as(text, clear, "a word about the week was not read with the weekday")
@@ -709,7 +715,7 @@ def test_a_value_replaced_by_words_not_heard_is_checked(text):
 @pytest.mark.parametrize(("text", "faint", "clear"), [
     # "a week on Wednesday" heard as other words, the one before the day faint
     ("The 200 pump needs to be gone Wednesday, sometime after lunch.", "gone", False),
-    ("Could you get someone out to P 200 that we come Monday at 10?", "come", False),
+    ("Could you get someone out to P 200 that we'll come Monday at 10?", "come", False),
     ("Morning, we'd like the 100 service to recon Thursday, first thing.", "recon", False),
     # a faint closed-class word or word of which week before the day is no lost week
     ("Can you move P 200 to Monday afternoon?", "to", True),

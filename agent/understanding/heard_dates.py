@@ -51,6 +51,10 @@ _SAYS_IT_SUITS = frozenset("works work would will is s was should could might ma
 # "a week on Friday" heard as "taking to wake on Wednesday": "wake" and "weak" beside a weekday
 # may be the week (the reading makes them "week" only after "a": nlu/normalise.py)
 _WEEK_WORDS = frozenset(("week", "weeks", "fortnight", "fortnights", "wake", "weak"))
+# ... and "we come" or "we can" right before the weekday may be "week on" ("a week on Friday"
+# heard as "when we come Friday" and "and we come Friday" in three voices, "a week on Thursday"
+# as "and we can Thursday")
+_WEEK_ON_HEARD = frozenset((("we", "come"), ("we", "can")))
 # Words a weekday may follow however faintly heard: closed-class words and words of which week
 _BEFORE_A_DAY = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
     ("next", "last", "coming", "every", "following", *_WEEK_WORDS))
@@ -184,15 +188,17 @@ def week_left_out(text: str, values: Sequence[SlotValue]) -> bool:
     "fortnight", within :data:`_WEEK_REACH` words) that the date was not read from: which week
     was misheard ("a week on Friday" heard as "bumper week on Friday", read as this Friday), so
     the date read may be the wrong week's. A date read with its week ("a week on Friday",
-    "Friday next week") is not this."""
+    "Friday next week") is not this. "we come" or "we can" right before the weekday counts as
+    such a word (:data:`_WEEK_ON_HEARD`)."""
     tokens = _tokens(text)
     for slot in values:
         own = _tokens(slot.text)
         if slot.field != VISIT_DATE or _WEEK_WORDS & set(own):
             continue
         days = {t for t in own if t in lexicon.WEEKDAYS}
-        if any(token in days and _WEEK_WORDS & set(tokens[max(0, i - _WEEK_REACH):
-                                                            i + _WEEK_REACH + 1])
+        if any(token in days and (_WEEK_WORDS & set(tokens[max(0, i - _WEEK_REACH):
+                                                             i + _WEEK_REACH + 1])
+                                  or tuple(tokens[max(0, i - 2):i]) in _WEEK_ON_HEARD)
                for i, token in enumerate(tokens)):
             return True
         # "a week tomorrow" heard as "that wake tomorrow": a week word right before "tomorrow"
@@ -297,12 +303,13 @@ def faint_after_weekday(words: Sequence[tuple[str, float]], values: Sequence[Slo
     """A date read from a weekday is followed at once by a word that is no value and was
     heard below ``faint``: the recogniser was unsure just where the day of the month would
     be said ("Wednesday the ninth" heard as "Wednesday, but I'm", "Wednesday and I'd say",
-    "but" and "and" faint), so the day may be only part of what was said. ``words``: the
+    "but" and "and" faint), so the day may be only part of what was said. A weekday with its
+    "'s" counts ("Monday's no good" heard as "Monday's low good", "low" faint). ``words``: the
     recogniser's words with their probabilities."""
     days = _weekdays_read(values)
     for (word, _), (after, heard) in zip(words[:-1], words[1:], strict=True):
         said, next_said = _tokens(word), _tokens(after)
-        if said and said[-1] in days and next_said and heard < faint \
+        if days & set(said[:1] + said[-1:]) and next_said and heard < faint \
                 and not _VALUE_WORD.fullmatch(next_said[0]):
             return True
     return False

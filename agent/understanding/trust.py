@@ -127,7 +127,10 @@ Then from an eighteenth (blind 0.200 checks, 3 wrong values): the site of anothe
 half" with no time, a weekday after "the" judged by the mention its date was read from (18th:
 3 -> 0 wrong values; checks on the first sixteen sets' correct transcripts 0.278 -> 0.282).
 From a nineteenth (blind 0.441 checks, 2 wrong values): another part of the day left unread,
-and :data:`FAINT_BEFORE_DAY` (no added check on a correct transcript of any set).
+and :data:`FAINT_BEFORE_DAY` (no added check on a correct transcript of any set). Adopted
+2026-12-05 (night), from the wrong values left over all twenty sets' recordings: "we come" or
+"we can" right before the weekday as a word about the week, and a faint word after a weekday's
+"'s" (wrong values 11 -> 7, no added check on a correct transcript of any set).
 Pure: no I/O, no state.
 """
 
