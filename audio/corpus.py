@@ -686,6 +686,41 @@ HELD_OUT_VALUES_20 = (
     "Pump two hundred, Friday at eleven? Forget eleven, quarter past three would suit us.",
 )
 
+HELD_OUT_VALUES_21 = (
+    "Hiya, could you get an engineer out to the Utrecht pump on Wednesday next week, ideally "
+    "about half past one?",
+    "Right, work order for pump one hundred: routine service, Thursday the tenth of December, "
+    "quarter to ten in the morning, please.",
+    "Hello there, we'd like somebody to have a look at P-200 the day after tomorrow, sometime "
+    "after lunch if that's doable.",
+    "Yeah, hi, can I book a service on the pump down at Harbour Road for Friday week, first "
+    "thing ideally?",
+    "I need the two hundred unit serviced on the sixteenth of December, let's say ten thirty "
+    "a.m. if you've got it.",
+    "Could your technician swing by P 100 tomorrow at two forty-five? It's the Rotterdam one, "
+    "by the way.",
+    "Any chance of getting someone to our pump over in Utrecht at the start of next week, in "
+    "the afternoon?",
+    "Hi, I'd like to schedule maintenance on pump 100 for December 15th at 2 p.m., if that "
+    "works for you guys.",
+    "Could we get P-100 serviced on the eighth, oops, not the eighth, I mean the fourteenth, "
+    "at around eleven?",
+    "Put the Canal Street pump down for Thursday the 17th in the morning; thinking about it, "
+    "the afternoon would suit the site team better.",
+    "Can you send an engineer to pump two hundred on the 4th, first thing, no wait, I've got "
+    "that backwards, it's the Rotterdam one that's playing up.",
+    "We need a service on P-100 the day after tomorrow at two, um, no, let's push it to a week "
+    "tomorrow instead, same time.",
+    "Yeah, I wanna schedule P-200 for December 3rd at 1:30, oh, I misspoke, three fifteen "
+    "works better for us.",
+    "Could we have someone at the Rotterdam site on January the fifth, after lunch, hmm, no, "
+    "the sixth would be better.",
+    "Book pump one hundred for Tuesday next week in the afternoon, actually no, half ten in "
+    "the morning suits us better.",
+    "It's P-100, hang about, wrong one, it's P-200, could someone come out on the eighteenth "
+    "at ten?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -694,7 +729,7 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
                  HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
-                 HELD_OUT_VALUES_20)
+                 HELD_OUT_VALUES_20, HELD_OUT_VALUES_21)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -350,6 +350,27 @@ def test_an_asset_named_by_its_site_after_a_correcting_word_corrects_the_id(said
     assert propose(said, context(caller=caller)).slot(ASSET).value == asset_id, said
 
 
+@pytest.mark.parametrize(("said", "asset_id"), [
+    # a blind held-out turn: the place said with a noun of a place, no asset noun
+    ("could we have someone at the Rotterdam site", "P-100"),
+    ("send someone to the site in Utrecht", "P-200"),
+    ("the Harbour Road premises", "P-100"), ("our yard in Utrecht", "P-200"),
+    # a noun of a place without a place names nothing: the asset said stands
+    ("P-200, the site team will let you in", "P-200")])
+def test_an_asset_is_named_by_a_noun_of_its_place(said, asset_id):
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    assert propose(f"{said} on friday", context(caller=caller)).slot(ASSET).value \
+        == asset_id, said
+
+
+def test_a_noun_of_a_place_alone_names_no_asset():
+    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+    slot = propose("the site manager says friday", context(caller=caller)).slot(ASSET)
+    assert slot is None or slot.value is None
+
+
 @pytest.mark.parametrize("said", ["we're in Utrecht 1 day a week", "Utrecht 1 pm",
                                   "one in Utrecht"])
 def test_one_after_a_place_that_counts_or_tells_the_time_names_no_asset(said):

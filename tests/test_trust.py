@@ -12,7 +12,7 @@ from agent.core.caller import Asset, CallerProfile
 from agent.core.ledger import Ledger
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
-from agent.understanding import trust
+from agent.understanding import heard_numbers, trust
 from agent.understanding.nlu.proposer import RuleProposer
 from agent.understanding.proposals import CorrectionKind, ProposalContext, SlotValue
 from tests.controller_support import call
@@ -500,6 +500,11 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
     ("Put P 100 down for tomorrow morning. I mean P 200. Sorry.", True),
     ("Put P 100 down for tomorrow morning, sorry.", False),
     ("P 100 on Thursday, I mean Friday, sorry, the afternoon.", False),
+    # a window withdrawn for a time's: the window was named on both sides
+    ("Book pump 100 for Tuesday next week in the afternoon, actually no, half 10 in the "
+     "morning suits us better.", True),
+    ("Book pump 100 for Tuesday next week in the afternoon, actually no, so it's better.",
+     False),
 ])
 def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
@@ -669,8 +674,30 @@ def test_minutes_heard_as_forty_or_fifty_are_checked(text, clear):
 
 
 @pytest.mark.parametrize(("text", "clear"), [
+    # "quarter to ten" as a recogniser writes it in voices it hears less well, "to" lost
+    ("Work order for pump 100, Thursday 10th of December, Water 10 in the morning, please.",
+     False),
+    ("P 100 on the 4th, corridor 3 in the afternoon.", False),
+    ("P 100 on Friday, around water to 10.", True),  # read as a quarter to ten
+    ("P 100 on Friday at 10, the water pressure is low.", True),
+])
+def test_a_word_written_for_quarter_before_the_hour_is_checked(text, clear):
+    judged_as(text, clear, "a word like 'quarter' comes before the time's hour")
+
+
+def test_an_order_number_is_no_quarter():
+    slots = read_slots("Work order 10: P 100 on Friday at 3 pm.")
+    assert not heard_numbers.quarter_misheard("Work order 10: P 100 on Friday at 3 pm.", slots)
+    assert heard_numbers.quarter_misheard("P 100 on Friday, order 10 in the morning.", slots)
+
+
+@pytest.mark.parametrize(("text", "clear"), [
     # "the day after tomorrow" misheard before "after tomorrow": Monday is read
     ("Could someone look at P 200 Monday after tomorrow, first thing?", False),
+    # ... or as "they have to tomorrow": tomorrow is read
+    ("We'd like somebody to have a look at P 200 but they have to tomorrow, after lunch.",
+     False),
+    ("We'd like somebody to have a look at P 200 tomorrow, after lunch.", True),
     ("Could someone look at P 200 the day after tomorrow, first thing?", True),
     ("The day after tomorrow is no good, could someone look at P 200 on Monday?", True),
 ])

@@ -48,6 +48,10 @@ _TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two wo
 _CLOCK_SAID = re.compile(r"\b(?:oclock|a clock)\b"
                          r"|\b(?:at|say|about|around) (?:a )?(?:half|quarter)\b(?! (?:past|to)\b)")
 _TY_MINUTES = frozenset(("40", "50"))  # minutes a recogniser writes for "fourteen", "fifteen"
+# "quarter" as a recogniser writes it in voices it hears less well, right before the hour, its
+# "to" or "past" lost ("quarter to ten" heard as "Water 10"). Before "to" or "past" the reading
+# takes "water" for "quarter" (nlu/normalise.py); "work order 10" is an order's number
+_QUARTER_HEARD = re.compile(r"(?<!\bwork )(?<!\bjob )\b(?:water|order|porter|corridor) \d")
 
 
 def number_left_unread(text: str, values: Sequence[SlotValue],
@@ -93,6 +97,15 @@ def clock_left_unread(text: str, values: Sequence[SlotValue],
             or any(field == VISIT_TIME for field, _ in withdrawn):
         return False
     return bool(_CLOCK_SAID.search(normalise(text)))
+
+
+def quarter_misheard(text: str, values: Sequence[SlotValue]) -> bool:
+    """A time was read from a turn that says a word a recogniser writes for "quarter" right
+    before a number (:data:`_QUARTER_HEARD`): the time's minutes were lost with its "to" or
+    "past" ("quarter to ten in the morning" heard as "Water 10 in the morning", read as
+    10:00)."""
+    return any(s.field == VISIT_TIME for s in values) \
+        and bool(_QUARTER_HEARD.search(normalise(text)))
 
 
 def minutes_teen_or_ty(values: Sequence[SlotValue]) -> bool:

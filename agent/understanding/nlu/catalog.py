@@ -203,12 +203,15 @@ _REPLACES_BEFORE = re.compile(correction_words.REPLACES)
 _COUNTED = re.compile(r" (?:\d|am\b|pm\b|oclock\b|of\b|(?:day|week|month|hour|minute|time)s?\b)")
 # The words before "one in <place>" that make it one asset ("the one in Utrecht")
 _ONE_OF_A_PLACE = ("the", "that", "this", "a", "our", "my")
+# Nouns of a place, not of an asset: with a place ("the Rotterdam site", "the premises in
+# Utrecht") they name the caller's asset there; alone ("the site team") nothing
+_PLACE_NOUNS = ("site", "location", "premises", "depot", "yard")
 
 
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
-    """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht": the one
-    asset of that kind (at that site), or candidates."""
+    """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht", "the
+    Rotterdam site": the one asset of that kind (at that site), or candidates."""
     if not nouns:
         return []
     phrases = [p for info in procedures
@@ -217,7 +220,7 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     places = {place: tuple(a.id for a in assets if place in places_of(a))
               for asset in assets for place in places_of(asset)}
     place = "|".join(sorted(map(re.escape, places), key=len, reverse=True)) or "(?!)"
-    noun = "|".join(sorted(map(re.escape, nouns), key=len, reverse=True))
+    noun = "|".join(sorted(map(re.escape, (*nouns, *_PLACE_NOUNS)), key=len, reverse=True))
     out = []
     for match in re.finditer(
             rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
@@ -228,6 +231,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
         where = match.group("pre") or match.group("post")
         if before in lexicon.NOT_ONE_ASSET or before.isdigit():
             continue
+        if said in _PLACE_NOUNS and where is None:
+            continue  # "the site team"
         if said in ("one", "1") and not (
                 where is not None and before in _ONE_OF_A_PLACE
                 or match.group("pre") and not _COUNTED.match(text, match.end())):
