@@ -2,7 +2,8 @@
 
 * Input: a continuous 20 ms frame stream at real-time pace, like a microphone: silence,
   except while :meth:`ScriptedCaller.say` is playing caller audio (any WAV, made 16 kHz mono
-  by :mod:`audio.wav_input`).
+  by :mod:`audio.wav_input`). Caller audio starts on the stream's :data:`TURN_GRID`, so the
+  VAD's windows fall on the same samples of it in every run (see there).
 * Output: a simulated playback device. Each chunk written by the output transport is
   scheduled right after the previous one; a flush (``InterruptionFrame``) removes what was
   scheduled but not yet played and cuts the chunk playing now. Every played chunk is kept
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import wave
 from dataclasses import dataclass, field
@@ -35,6 +37,15 @@ from pipecat.transports.base_transport import BaseTransport, TransportParams
 
 from audio.frames import UNSTAMPED, GenerationAudio
 from audio.wav_input import FRAME, RATE, CallerAudio, last_voiced_offset, to_pcm16
+
+# Frames of the stream between the starts of caller audio: the first sample of a turn is a
+# multiple of both the frame and Silero's 512-sample window (at 16 kHz) into the stream, 160
+# ms. When a turn starts is up to the script's triggers, which fire on a busy machine later;
+# started anywhere on the frame grid, the same WAV met the VAD's windows at another offset,
+# its segments ended a frame or two apart, and Whisper, given 40 ms more or less, heard other
+# words ("we need a lot of money" and "we'd not mind it" for the same turn). On the grid, the
+# same audio is cut into the same segments however late the turn began.
+TURN_GRID = math.lcm(FRAME, 512) // FRAME
 
 
 @dataclass
@@ -148,7 +159,7 @@ class ScriptedInput(BaseInputTransport):
         current: tuple[np.ndarray, asyncio.Future] | None = None
         pos, onset = 0, 0.0
         while True:
-            if current is None and not self._pending.empty():
+            if current is None and n % TURN_GRID == 0 and not self._pending.empty():
                 current, pos, onset = self._pending.get_nowait(), 0, time.monotonic()
             if current is not None:
                 samples, done = current

@@ -28,7 +28,7 @@ from agent.service.repair import (
     plan,
     repeats,
 )
-from agent.service.repair_answers import read_answer
+from agent.service.repair_answers import read_answer, settled_by_yes
 from agent.understanding.proposals import Intent, Proposal, SlotValue
 from tests.controller_support import ONE_PUMP, Call, call
 
@@ -141,6 +141,28 @@ def test_values_held_together_are_offered_and_settled_together():
     read = read_answer(walked[2], Proposal(Intent.YES), "yes")
     assert {(s.field, s.value) for s in read.slots} == set(together)
     assert walked[2].expecting == "visit_date"
+
+
+def test_a_yes_that_opens_a_turn_of_its_own_settles_what_was_read_back_together():
+    together = (("visit_date", "2026-12-03"), ("visit_window", "morning"))
+    asked = _walk(Question("visit_date", ("Sorry, I didn't catch that clearly.",
+                                          "Did you mean Thursday 3 December, in the morning?"),
+                           fields=("visit_date", "visit_window"), together=together), 0)[0]
+    # "Yes, P-100, in the morning": the date comes from the yes, the window is said again
+    own = Proposal(Intent.INFORM, (SlotValue("asset", "P-100", "p 100"),
+                                   SlotValue("visit_window", "morning", "in the morning")))
+    read = read_answer(asked, own, "Yes, P 100, in the morning.")
+    assert read.slot("visit_date").value == "2026-12-03"
+    assert settled_by_yes(asked, read, "Yes, P 100, in the morning.") == {
+        "visit_date", "visit_window"}
+    # "Yes, but the afternoon": the window is the turn's own, the date the yes's
+    but = Proposal(Intent.CORRECTION, (SlotValue("visit_window", "afternoon", "the afternoon"),))
+    read = read_answer(asked, but, "Yes, but the afternoon.")
+    assert settled_by_yes(asked, read, "Yes, but the afternoon.") == {"visit_date"}
+    # a turn that does not open with a yes settles nothing
+    no = Proposal(Intent.INFORM, (SlotValue("visit_window", "afternoon", "the afternoon"),))
+    assert read_answer(asked, no, "The afternoon.") is no
+    assert settled_by_yes(asked, no, "The afternoon.") == frozenset()
 
 
 def test_the_guard_moves_on_when_another_question_would_sound_the_same():

@@ -101,6 +101,22 @@ def test_water_that_is_no_quarter_reads_no_time(said):
     assert read_times(normalise(said)) == (), said
 
 
+@pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])
+@pytest.mark.parametrize("hour", HOURS)
+def test_half_past_heard_as_have_passed_before_an_hour(hour, words):
+    # tiny.en hears "half past" as "have passed" or "have past" in espeak-ng voices
+    h = say_hour(hour, words)
+    assert only(f"yes, have passed {h}, that's right") == expected(hour, 30)
+    assert only(f"have past {h} in the morning") == expected(hour, 30, "am")
+    assert only(f"has pass {h} pm") == expected(hour, 30, "pm")
+
+
+@pytest.mark.parametrize("said", ["we have passed 3 inspections", "it has passed 2 tests",
+                                  "we have passed"])
+def test_have_passed_that_is_no_half_past_reads_no_time(said):
+    assert read_times(normalise(said)) == (), said
+
+
 @pytest.mark.parametrize("hour", HOURS)
 @pytest.mark.parametrize("sep", [" ", ".", ":"])
 def test_minutes_with_a_clipped_am_or_pm_keep_the_clock(hour, sep):

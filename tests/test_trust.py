@@ -4,6 +4,7 @@ place."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime
 
 import pytest
@@ -685,6 +686,26 @@ def test_a_word_written_for_quarter_before_the_hour_is_checked(text, clear):
     judged_as(text, clear, "a word like 'quarter' comes before the time's hour")
 
 
+def test_a_value_of_the_field_a_choice_asks_for_that_is_none_of_its_options_is_checked():
+    # "Which time? 11:30 in the morning or 10 in the morning?" answered "Yes, half past 11,
+    # that's right", heard "Yes, have passed 11": 11:00 is neither option
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER,
+                              expecting=VISIT_TIME, offered=("11:30", "10:00"))
+    expect = trust.expected(context)
+    assert expect.choosing == VISIT_TIME
+    eleven = (SlotValue(VISIT_TIME, "11:00", "11"),)
+    verdict = trust.judge(heard("Yes, 11, that's right.", 0.9), eleven, expect)
+    assert (verdict.clear, verdict.reason) == (False, "a value the call does not expect")
+    half = (SlotValue(VISIT_TIME, "11:30", "half past 11"),)
+    assert trust.judge(heard("Yes, half past 11, that's right.", 0.9), half, expect).clear
+    # a value of another field is not held to the choice; nor is a time when one is offered
+    friday = (SlotValue(VISIT_DATE, "2026-12-04", "friday"),)
+    assert trust.judge(heard("Friday please.", 0.9), friday, expect).clear
+    one = trust.expected(replace(context, offered=("11:30", "P-100")))
+    assert one.choosing is None
+    assert trust.judge(heard("Yes, 11, that's right.", 0.9), eleven, one).clear
+
+
 def test_an_order_number_is_no_quarter():
     slots = read_slots("Work order 10: P 100 on Friday at 3 pm.")
     assert not heard_numbers.quarter_misheard("Work order 10: P 100 on Friday at 3 pm.", slots)
@@ -954,3 +975,26 @@ def test_the_window_before_instead_that_is_not_the_window_read_is_checked():
 def test_a_faint_am_or_pm_that_changes_nothing_carries_nothing(text, faint, clear):
     verdict = trust.judge(heard(text, 0.9, {faint: 0.1}), read_slots(text), EXPECT)
     assert verdict.clear is clear, (verdict, read_slots(text))
+
+
+@pytest.mark.anyio
+async def test_a_yes_to_a_check_settles_its_values_when_the_rest_of_the_answer_is_doubted():
+    # A blind audio script: "Did you mean morning, P-100?" answered "Yes, that's right,
+    # Wednesday the ninth in the morning", heard "Yes, that's light, Wednesday that I'm in the
+    # morning": the yes settles the window and the pump; only the new date is asked about
+    text = "We need a service visit pump P 100, in the morning."
+    async with call() as c:
+        said = await _turn(c, heard(text, 0.8, {"100,": 0.2}))
+        assert "didn't catch that clearly" in said, said
+        assert not c.field(ASSET).usable
+        said = await _turn(c, heard("Yes, that's light, Wednesday that I'm in the morning.",
+                                    0.68))
+        assert c.field(ASSET).usable and c.field(ASSET).value == "P-100", said
+        assert c.field(VISIT_WINDOW).usable and c.field(VISIT_WINDOW).value == "morning"
+        assert not c.field(VISIT_DATE).usable, said  # "Wednesday that I'm": checked
+        assert "Wednesday" in said and "P-100" not in said, said
+    async with call() as c:  # a yes heard faintly settles nothing
+        await _turn(c, heard(text, 0.8, {"100,": 0.2}))
+        said = await _turn(c, heard("Yes, that's light, Wednesday that I'm in the morning.",
+                                    0.68, {"Yes,": 0.2}))
+        assert not c.field(ASSET).usable, said

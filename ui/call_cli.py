@@ -148,7 +148,10 @@ def expand(paths: tuple[str, ...]) -> list[str]:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
               help="Write the JSON report here.")
 @click.option("--artifacts", "artifacts_dir", type=click.Path(file_okay=False),
-              help="Write one folder of evidence per call here.")
+              help="Write one folder of evidence per call here: transcripts.txt (what the "
+                   "agent heard), heard.txt (what it said, and where it was cut), trace.jsonl, "
+                   "fields.json, bookings.json, notifications.json, output.wav, timeline.png "
+                   "(docs/call-scripts.md).")
 @click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1, 16),
               help="Calls run at the same time (each in its own world).")
 @click.option("--verify-heard", is_flag=True, help="Audio mode: also transcribe output.wav.")

@@ -11,6 +11,8 @@ from dataclasses import replace
 
 from agent.core.names import OPENED
 from agent.service.repair import CONFIRMATION, PERSON, REQUEST, TARGET, Asked, Step
+from agent.understanding.nlu import intents
+from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import Intent, Proposal, SlotValue
 
 
@@ -19,8 +21,10 @@ def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
 
     A plain "yes" to a question that proposed values (a yes/no on the most likely value, a
     choice with one option) gives those values; to "Is it about booking a service visit?" it is
-    a booking request. "The first one" / "the second" picks an option of a closed choice. Any
-    other turn is left as understood.
+    a booking request. So does a yes that opens a turn with values of its own ("Did you mean
+    morning, P-100?" "Yes, Wednesday the 9th in the morning"): the values proposed that the
+    turn does not give otherwise. "The first one" / "the second" picks an option of a closed
+    choice. Any other turn is left as understood.
     """
     if asked is None:
         return p
@@ -34,6 +38,12 @@ def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
         if extra:
             return replace(p, intent=Intent.INFORM, slots=p.slots + extra,
                            reason=p.reason + "; yes to a repair question")
+    if _opens_with_yes(asked, p, text):
+        extra = tuple(SlotValue(name, value, text) for name, value in _proposed(asked)
+                      if name not in given)
+        if extra:
+            return replace(p, slots=p.slots + extra,
+                           reason=p.reason + "; opened with yes to a repair question")
     if asked.step is Step.CLOSED_CHOICE and len(asked.options) > 1 and field not in (
             CONFIRMATION, PERSON, OPENED, REQUEST, TARGET):
         pick = _ordinal(text, len(asked.options))
@@ -43,6 +53,34 @@ def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
                 SlotValue(field, asked.options[pick], text),),
                 reason=p.reason + "; picked an option of a repair question")
     return p
+
+
+def settled_by_yes(asked: Asked | None, p: Proposal, text: str) -> frozenset[str]:
+    """The fields a yes settles: of the values the question on the table proposed ("Did you
+    mean morning, P-100?"), those the turn (read with :func:`read_answer`) holds as proposed,
+    when it is a yes or opens with one. A value the turn gives otherwise ("Yes, but the
+    afternoon") is the turn's own. What the yes settles is as sure as the yes was heard; the
+    turn's other values are as sure as their own words (:mod:`agent.service.turn_steps`)."""
+    if asked is None or not _proposed(asked) or asked.question.field == REQUEST:
+        return frozenset()
+    if not (p.intent is Intent.YES or _opens_with_yes(asked, p, text)):
+        return frozenset()
+    held = {(s.field, s.value) for s in p.slots if s.value is not None and not s.candidates}
+    return frozenset(name for name, value in _proposed(asked) if (name, value) in held)
+
+
+def _proposed(asked: Asked) -> tuple[tuple[str, str], ...]:
+    """The values a yes to ``asked`` settles: those it proposed, or those it read back
+    together from one unclear turn ("Did you mean morning, P-100?")."""
+    return asked.proposes or asked.question.together
+
+
+def _opens_with_yes(asked: Asked, p: Proposal, text: str) -> bool:
+    """A turn with values of its own that opens with a yes to a repair question that proposed
+    values of a field of the visit."""
+    return bool(_proposed(asked)) and p.intent in (Intent.INFORM, Intent.CORRECTION) \
+        and asked.question.field not in (CONFIRMATION, PERSON, REQUEST, TARGET, OPENED) \
+        and intents.starts_with_yes(normalise(text))
 
 
 _ORDINAL = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(first|former|second|latter|last)"

@@ -34,7 +34,7 @@ from agent.service.intent_handlers import (
 from agent.service.invalidation import invalidate_dependents
 from agent.service.render import ask_which_field
 from agent.service.repair import TARGET, Question
-from agent.service.repair_answers import read_answer
+from agent.service.repair_answers import read_answer, settled_by_yes
 from agent.service.replies import acknowledge, ask_yes_or_no, say_error, speak_rejections
 from agent.service.spoken import values_line
 from agent.service.vocabulary import HandoffReason, Offer
@@ -188,11 +188,21 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
     # that disagree hold back only the values they disagree on (those arrive with several
     # candidates) - what every hypothesis heard the same is as good as a clear turn, and is read
     # back before booking.
-    uncertain = bool(p.slots) and not trust.heard_clearly(
-        turn.utterance, p.slots, turn.expect, floor=ctx.options.confidence_floor,
+    # A yes to a repair question settles what it proposed as surely as the yes was heard, and
+    # the turn's other values are as sure as their own words ("Did you mean morning, P-100?"
+    # "Yes, Wednesday the 9th in the morning": the pump and the window are the caller's word,
+    # the day is checked if its words were doubtful).
+    settled = settled_by_yes(ctx.on_table(), p, turn.utterance.text or "")
+    if settled and not trust.heard_clearly(turn.utterance, (), turn.expect,
+                                           floor=ctx.options.confidence_floor):
+        settled = frozenset()  # the yes itself was doubtful: the whole turn is
+    own = [s for s in p.slots if s.field not in settled]
+    uncertain = bool(own) and not trust.heard_clearly(
+        turn.utterance, own, turn.expect, floor=ctx.options.confidence_floor,
         proposal_confidence=p.confidence, withdrawn=p.withdrawn)
     checked = await validation.validate(p, ctx.ledger.current, ctx.caller, ctx.clock.now(),
-                                        call.port, turn.source, uncertain=uncertain)
+                                        call.port, turn.source, uncertain=uncertain,
+                                        sure=settled)
     if checked.rejections:
         refuse(call, turn, checked)
         return True

@@ -10,6 +10,7 @@ Uncertain or ambiguous values become UNRESOLVED fields that keep every candidate
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -52,8 +53,11 @@ class Validated:
 
 
 async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now: datetime,
-                   port: BookingPort, source: str, *, uncertain: bool) -> Validated:
-    """Operations for one proposal, or rejections. Reads the booking port for referents only."""
+                   port: BookingPort, source: str, *, uncertain: bool,
+                   sure: Collection[str] = ()) -> Validated:
+    """Operations for one proposal, or rejections. Reads the booking port for referents only.
+    ``uncertain``: the turn was not heard clearly, and its values are held back to be asked
+    about, except those of the fields in ``sure`` (a yes heard clearly settled them)."""
     ops: list[FieldOp] = []
     rejections: list[Rejection] = []
     records: list[BookingRecord] = []
@@ -69,7 +73,7 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         if name == ASSET and not value and candidates and _UNKNOWN_ID.fullmatch(slot.text) \
                 and caller.asset(slot.text) is None:
             heard.append((name, slot.text))  # said, not on the account: asked about, not applied
-        if uncertain or len(slot.candidates) > 1 or (
+        if (uncertain and name not in sure) or len(slot.candidates) > 1 or (
                 p.correction is CorrectionKind.AMBIGUOUS_VALUE and not value):
             # Safe uncertainty (seed 001 cases 5 and 7): keep both candidates, ask.
             if candidates:

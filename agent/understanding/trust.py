@@ -168,6 +168,7 @@ DATE_HORIZON_DAYS = 92  # a visit date further out than this is not an expected 
 VALUE_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, OPENED)
 _WINDOWS = ("morning", "afternoon")
 _TIME = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ANSWER = re.compile(rf"(?:{intent_words.YES}|{intent_words.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Words inside a value's text that carry none of it ("at" and "on" do: "at one" may be a time)
@@ -190,6 +191,9 @@ class Expected:
     # each of the caller's assets with the words of its site ("P-100", ("harbour road",
     # "rotterdam")): a place said names its asset
     places: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the field of a choice on the table between two or more of ``offered`` ("Which time?
+    # 11:30 or 10?"): a value of it that is none of them is not expected
+    choosing: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +213,24 @@ def expected(context: ProposalContext) -> Expected:
         offered=frozenset(context.offered),
         answer=context.pending_confirmation or context.expecting is not None
         or bool(context.offered),
-        places=tuple((a.id, catalog.places_of(a)) for a in context.caller.assets))
+        places=tuple((a.id, catalog.places_of(a)) for a in context.caller.assets),
+        choosing=_choosing(context))
+
+
+def _choosing(context: ProposalContext) -> str | None:
+    """The field the question on the table offers two or more values of, if it asks for it."""
+    field = context.expecting
+    assets = {a.id for a in context.caller.assets}
+
+    def of_field(value: str) -> bool:
+        if field == ASSET:
+            return value in assets
+        if field == VISIT_WINDOW:
+            return value in _WINDOWS
+        pattern = {VISIT_DATE: _ISO_DATE, VISIT_TIME: _TIME}.get(field or "")
+        return pattern is not None and pattern.fullmatch(value) is not None
+
+    return field if sum(map(of_field, context.offered)) >= 2 else None
 
 
 def heard_clearly(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
@@ -320,10 +341,13 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
 
 def is_expected(slot: SlotValue, expect: Expected) -> bool:
     """Whether the call expects ``slot``'s value: a known asset, a valid date, a time or
-    window of the day, a yes/no answer to a question, or an option just offered."""
+    window of the day, a yes/no answer to a question, or an option just offered; of the field
+    a choice on the table asks for, only its options."""
     value = slot.value or ""
     if value in expect.offered:
         return True
+    if slot.field == expect.choosing:
+        return False  # "11:30 or 10?" answered "11"
     if slot.field == ASSET:
         return value in expect.assets
     if slot.field == VISIT_DATE:

@@ -1,0 +1,55 @@
+"""The scripted caller's microphone (audio/scripted.py): caller audio starts on the stream's
+turn grid, whenever the script asks for it, so the VAD's windows meet it at the same samples in
+every run and the same WAV is cut into the same segments on an idle or a busy machine."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from pipecat.transports.base_transport import TransportParams
+
+from audio.scripted import TURN_GRID, Recording, ScriptedInput
+from audio.wav_input import FRAME, CallerAudio
+
+
+def test_the_turn_grid_is_a_whole_number_of_frames_and_of_silero_windows():
+    assert (TURN_GRID * FRAME) % FRAME == 0 and (TURN_GRID * FRAME) % 512 == 0
+    assert TURN_GRID == 8  # 160 ms: the longest a turn waits for the grid is 140 ms
+
+
+async def _first_voiced_frame(frames_before_say: int) -> int:
+    """The index in the stream of the first frame of caller audio asked for after
+    ``frames_before_say`` frames of silence went out."""
+    mic = ScriptedInput(TransportParams(audio_in_enabled=True), Recording())
+    sent: list[bytes] = []
+    enough = asyncio.Event()
+    asked = asyncio.Event()
+
+    async def push_audio_frame(frame) -> None:
+        sent.append(frame.audio)
+        if len(sent) == frames_before_say:
+            asked.set()
+        if any(sent[-1]) and len(sent) > frames_before_say:
+            enough.set()
+
+    mic.push_audio_frame = push_audio_frame  # type: ignore[method-assign]
+    task = asyncio.create_task(mic._mic())
+    try:
+        await asyncio.wait_for(asked.wait(), 5)
+        voice = np.full(FRAME * 3, 0.25, dtype=np.float32)
+        said = asyncio.create_task(mic.say(CallerAudio(voice, "test", 16000, 1)))
+        await asyncio.wait_for(enough.wait(), 5)
+        await asyncio.wait_for(said, 5)
+    finally:
+        task.cancel()
+    return next(i for i, audio in enumerate(sent) if any(audio))
+
+
+@pytest.mark.anyio
+async def test_caller_audio_starts_on_the_turn_grid_whenever_it_is_asked_for():
+    for frames_before_say in (1, 3, 8, 11):
+        first = await _first_voiced_frame(frames_before_say)
+        assert first % TURN_GRID == 0, (frames_before_say, first)
+        assert frames_before_say <= first < frames_before_say + TURN_GRID
