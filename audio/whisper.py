@@ -36,12 +36,27 @@ WINDOW_ENV = "AMEND_WHISPER_WINDOW_SECS"
 ENCODER_WINDOW_SECS = 15.0
 ENCODER_WINDOW_RANGE = (12.0, 30.0)
 ENCODER_SPARE_SECS = 2.0
-# Greedy decoding that never repeats a 3-token sequence, and one sample per fallback
-# temperature (faster-whisper's default draws five): repetition loops ("Ready, ready, ready,
-# ...") were most of the slow decodes. Measured on the voice set (16 voices x 20 value turns,
-# one run, 15 s window): WER 0.290 -> 0.282, recognition p95 642 -> 541 ms, mean 508 -> 387 ms.
-# Without the fallback at all: p95 419-487 ms but WER 0.295-0.50.
-DECODING: dict[str, Any] = {"no_repeat_ngram_size": 3, "best_of": 1}
+# Greedy decoding that never repeats a 3-token sequence: repetition loops ("Ready, ready,
+# ready, ...") were most of the slow decodes. Measured on the voice set (16 voices x 20 value
+# turns, one run, 15 s window), with one sample per fallback temperature then: WER 0.290 ->
+# 0.282, recognition p95 642 -> 541 ms, mean 508 -> 387 ms. Without any fallback: p95 419-487
+# ms but WER 0.295-0.50.
+DECODING: dict[str, Any] = {"no_repeat_ngram_size": 3}
+# The fallback is beam search, not sampling. faster-whisper falls back from a greedy decoding
+# that looks wrong (too repetitive, or too unsure) to samples at rising temperatures, drawn
+# from CTranslate2's per-thread random generator, which is seeded once and never again: the
+# same audio came back as other words from one call to the next ("Wok the 200 F at last
+# Monday." and "What the 200ft last Monday?", four calls, three transcripts). So a greedy
+# decoding that looks wrong (compression ratio over COMPRESSION_CEILING, or mean token
+# log-probability under LOGPROB_FLOOR where there is speech) is decoded again with a beam of
+# FALLBACK_BEAM, and the likelier of the two kept. Same audio, same words. Measured on the
+# voice set's 304 value turns (one core, in one run each): checks and wrong values unchanged
+# (0.127 of 118 correct transcripts, 0), WER 0.205 / 0.205 on its turns and 0.571 -> 0.556 on
+# its corrupted ones, recognition median 175 / 175 ms, p95 524 -> 493 ms.
+FALLBACK_BEAM = 5
+COMPRESSION_CEILING = 2.4  # faster-whisper's own thresholds for "looks wrong"
+LOGPROB_FLOOR = -1.0
+SILENCE_ABOVE = 0.6  # a no-speech probability over which an unsure decoding is silence
 # Speech the words do not reach. Greedy decoding in one window sometimes ends the transcript
 # while the caller is still speaking: "Could I have someone at P 200 tomorrow?" for a turn
 # that goes on "Sorry, I keep saying two o'clock, I mean three o'clock sharp" (Piper), the
@@ -165,11 +180,7 @@ def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
     if short is not None:
         model.encoded.window = short(audio.size)
     try:
-        segments, _ = model.transcribe(
-            audio, language="en", beam_size=1, hotwords=hotwords,
-            initial_prompt=initial_prompt, condition_on_previous_text=False,
-            without_timestamps=True, **DECODING)
-        segments = list(segments)
+        segments = _decoded(model, audio, hotwords, initial_prompt)
     finally:
         if short is not None:
             model.encoded.window = None
@@ -197,6 +208,36 @@ def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
     if rest is None or not rest.text:
         return replace(heard, unheard=round(unheard, 2))
     return _joined(heard, rest)
+
+
+def _decoded(model, audio: np.ndarray, hotwords: str | None,
+             initial_prompt: str | None) -> list:
+    """The segments of a greedy decoding at temperature 0, or, when it looks wrong, of the
+    likelier of it and a beam search (:data:`FALLBACK_BEAM`): never a random sample."""
+    def decode(beam: int) -> list:
+        segments, _ = model.transcribe(
+            audio, language="en", beam_size=beam, hotwords=hotwords,
+            initial_prompt=initial_prompt, condition_on_previous_text=False,
+            without_timestamps=True, temperature=0.0, **DECODING)
+        return list(segments)
+
+    greedy = decode(1)
+    if not any(_looks_wrong(s) for s in greedy):
+        return greedy
+    return max((greedy, decode(FALLBACK_BEAM)), key=_likelihood)
+
+
+def _looks_wrong(segment) -> bool:
+    """faster-whisper's test for a fallback: too repetitive, or too unsure where there is
+    speech."""
+    return segment.compression_ratio > COMPRESSION_CEILING or (
+        segment.avg_logprob < LOGPROB_FLOOR and segment.no_speech_prob <= SILENCE_ABOVE)
+
+
+def _likelihood(segments: list) -> tuple[bool, float]:
+    """Not repetitive first, then the mean token log-probability."""
+    return (not any(s.compression_ratio > COMPRESSION_CEILING for s in segments),
+            sum(s.avg_logprob for s in segments) / max(1, len(segments)))
 
 
 def speech_after(audio: np.ndarray, secs: float) -> float:

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates every caller WAV used by the repair scripts 36-40 in audio/calls/examples/.
+# Regenerates every caller WAV used by the repair scripts 36-40 and the blind scripts 83-86 in
+# audio/calls/examples/.
 # Run from the repository root:  sh audio/calls/examples/voices/make_voices.sh
 # Needs espeak-ng (1.51) and sox (14.4.2). Output: 16 kHz mono 16-bit PCM WAV, silence trimmed.
 #
@@ -22,6 +23,12 @@ clear() {
   espeak-ng -v "$1" -s "$2" -w "$TMP/raw.wav" "$4"
   sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$3" \
     silence 1 0.05 1% reverse silence 1 0.05 1% reverse pad 0.1 0.15
+}
+
+# plain VOICE FILE TEXT: espeak-ng's default rate, converted with nothing else done
+plain() {
+  espeak-ng -v "$1" -w "$TMP/raw.wav" "$3"
+  sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$2"
 }
 
 # misheard VOICE RATE NOISE_PEAK_DB FILE TEXT
@@ -72,5 +79,39 @@ misheard en-us+m1 300 -14 40-t2-misheard.wav   "Tomorrow, please."
 misheard en-us+m1 380 -10 40-t3-misheard.wav   "Wednesday, tomorrow."
 clear    en-us+m1 140     40-t4-yes.wav        "Yes, that is correct."
 clear    en-us+m1 140     40-t5-go-ahead.wav   "Yes, please go ahead."
+
+# 83-86: written blind (2026-12-05, night), each in its writer's espeak-ng voice at its
+# default rate, converted with nothing else done. The writer's files were converted without
+# -R, so these come out the same but for sox's dither in the lowest bit
+
+plain en-gb-x-rp+edward 83-s1-request.wav "Could you send an engineer to pump P 100 on Wednesday, no sorry, on Thursday, in the afternoon."
+plain en-gb-x-rp+edward 83-s1-check.wav "Yes, that's right, Thursday afternoon for P 100."
+plain en-gb-x-rp+edward 83-s1-check2.wav "Yes, Thursday in the afternoon, that's correct."
+plain en-gb-x-rp+edward 83-s1-goahead.wav "Yes, go ahead and book it please."
+plain en-gb-x-rp+edward 83-s1-goahead2.wav "Yes please, book it."
+
+plain en-us+caleb 84-s2-request.wav "Please book a service visit on pump P 200 for Friday at ten in the morning."
+plain en-us+caleb 84-s2-check.wav "Yes, that's right, P 200 on Friday at ten."
+plain en-us+caleb 84-s2-check2.wav "Yes, Friday at ten in the morning is correct."
+plain en-us+caleb 84-s2-correct.wav "Oh, actually, half past eleven would suit us better than ten o'clock."
+plain en-us+caleb 84-s2-check3.wav "Yes, half past eleven, that's right."
+plain en-us+caleb 84-s2-check4.wav "Yes, the time is half past eleven."
+plain en-us+caleb 84-s2-goahead.wav "Yes, that's fine now, please book it."
+plain en-us+caleb 84-s2-goahead2.wav "Yes please, go ahead."
+
+plain en-gb-scotland+david 85-s3-request.wav "Hello, could someone come out to the pump we have in Utrecht on Wednesday after lunch?"
+plain en-gb-scotland+david 85-s3-check.wav "Yes, that's right, the Utrecht pump on Wednesday afternoon."
+plain en-gb-scotland+david 85-s3-check2.wav "Yes, the one in Utrecht, Wednesday afternoon."
+plain en-gb-scotland+david 85-s3-goahead.wav "Yes, that all sounds good, go ahead."
+plain en-gb-scotland+david 85-s3-goahead2.wav "Yes please, book it."
+
+plain en-us-nyc+Mike 86-s4-request.wav "I'd like to book a service for P 100 on Monday afternoon."
+plain en-us-nyc+Mike 86-s4-check.wav "Yes, that's right, P 100 on Monday afternoon."
+plain en-us-nyc+Mike 86-s4-check2.wav "Yes, Monday in the afternoon is correct."
+plain en-us-nyc+Mike 86-s4-correct.wav "Oh hang on, wrong pump. It's P 200 that needs the visit, not P 100."
+plain en-us-nyc+Mike 86-s4-check3.wav "Yes, that's right, it's P 200."
+plain en-us-nyc+Mike 86-s4-check4.wav "Yes, pump P 200 is the one."
+plain en-us-nyc+Mike 86-s4-goahead.wav "Yes, that's correct now, go ahead."
+plain en-us-nyc+Mike 86-s4-goahead2.wav "Yes please, book it."
 
 ls -l "$OUT"/*.wav
