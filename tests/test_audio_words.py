@@ -189,7 +189,8 @@ class _Decodes:
     """A model whose decodings are given: records the options of each ``transcribe``."""
 
     def __init__(self, *results: list[_Segment]) -> None:
-        self.results, self.options = list(results), []
+        self.results = list(results)
+        self.options: list[dict] = []
 
     def transcribe(self, audio, **options):
         self.options.append(options)
