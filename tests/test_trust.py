@@ -689,7 +689,9 @@ def test_a_word_written_for_quarter_before_the_hour_is_checked(text, clear):
 def test_a_value_of_the_field_a_choice_asks_for_that_is_none_of_its_options_is_checked():
     # "Which time? 11:30 in the morning or 10 in the morning?" answered "Yes, half past 11,
     # that's right", heard "Yes, have passed 11": 11:00 is neither option
-    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER,
+    ledger = Ledger("q-trust")
+    ledger.mark_unresolved(VISIT_TIME, "utterance:u2", candidates=("11:30", "10:00"))
+    context = ProposalContext(now=NOW, ledger=ledger.current, caller=CALLER,
                               expecting=VISIT_TIME, offered=("11:30", "10:00"))
     expect = trust.expected(context)
     assert expect.choosing == VISIT_TIME
@@ -698,12 +700,16 @@ def test_a_value_of_the_field_a_choice_asks_for_that_is_none_of_its_options_is_c
     assert (verdict.clear, verdict.reason) == (False, "a value the call does not expect")
     half = (SlotValue(VISIT_TIME, "11:30", "half past 11"),)
     assert trust.judge(heard("Yes, half past 11, that's right.", 0.9), half, expect).clear
-    # a value of another field is not held to the choice; nor is a time when one is offered
+    # a value of another field is not held to the choice
     friday = (SlotValue(VISIT_DATE, "2026-12-04", "friday"),)
     assert trust.judge(heard("Friday please.", 0.9), friday, expect).clear
-    one = trust.expected(replace(context, offered=("11:30", "P-100")))
-    assert one.choosing is None
-    assert trust.judge(heard("Yes, 11, that's right.", 0.9), eleven, one).clear
+    # values the agent suggests ("Would tomorrow or Thursday suit you?") are no choice the
+    # caller's words left open: another day is an answer like any
+    suggested = trust.expected(replace(context, ledger=Ledger("q-trust").current,
+                                       expecting=VISIT_DATE,
+                                       offered=("2026-12-02", "2026-12-03")))
+    assert suggested.choosing is None
+    assert trust.judge(heard("Friday please.", 0.9), friday, suggested).clear
 
 
 def test_an_order_number_is_no_quarter():

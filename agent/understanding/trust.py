@@ -168,7 +168,6 @@ DATE_HORIZON_DAYS = 92  # a visit date further out than this is not an expected 
 VALUE_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, OPENED)
 _WINDOWS = ("morning", "afternoon")
 _TIME = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ANSWER = re.compile(rf"(?:{intent_words.YES}|{intent_words.NO})")
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Words inside a value's text that carry none of it ("at" and "on" do: "at one" may be a time)
@@ -191,8 +190,10 @@ class Expected:
     # each of the caller's assets with the words of its site ("P-100", ("harbour road",
     # "rotterdam")): a place said names its asset
     places: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    # the field of a choice on the table between two or more of ``offered`` ("Which time?
-    # 11:30 or 10?"): a value of it that is none of them is not expected
+    # the field of a choice on the table between values the caller's own turns left open
+    # ("Which time? Did you mean 11:30 or 10?"): a value of it that is none of them is not
+    # expected. Days the agent suggests ("Would tomorrow or Thursday suit you?") are no such
+    # choice: any day may be the answer.
     choosing: str | None = None
 
 
@@ -218,19 +219,15 @@ def expected(context: ProposalContext) -> Expected:
 
 
 def _choosing(context: ProposalContext) -> str | None:
-    """The field the question on the table offers two or more values of, if it asks for it."""
+    """The field the question on the table asks the caller to choose between two or more of
+    the values their own turns left open for it (the ledger holds it unresolved with them as
+    candidates, and the question named them), if any."""
     field = context.expecting
-    assets = {a.id for a in context.caller.assets}
-
-    def of_field(value: str) -> bool:
-        if field == ASSET:
-            return value in assets
-        if field == VISIT_WINDOW:
-            return value in _WINDOWS
-        pattern = {VISIT_DATE: _ISO_DATE, VISIT_TIME: _TIME}.get(field or "")
-        return pattern is not None and pattern.fullmatch(value) is not None
-
-    return field if sum(map(of_field, context.offered)) >= 2 else None
+    held = context.ledger.get(field) if field in VALUE_FIELDS else None
+    if held is None or held.usable:
+        return None
+    named = [c for c in held.candidates if c in context.offered]
+    return field if len(named) >= 2 else None
 
 
 def heard_clearly(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
