@@ -501,6 +501,9 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
     ("Put P 100 down for tomorrow morning. I mean P 200. Sorry.", True),
     ("Put P 100 down for tomorrow morning, sorry.", False),
     ("P 100 on Thursday, I mean Friday, sorry, the afternoon.", False),
+    # "scratch that, the 8th" with its "that" and the day misheard
+    ("P 100 on January the 7th and scratch the gate at 14.40 please.", False),
+    ("P 100 on January the 7th, there's a scratch on the casing.", True),
     # a window withdrawn for a time's: the window was named on both sides
     ("Book pump 100 for Tuesday next week in the afternoon, actually no, half 10 in the "
      "morning suits us better.", True),

@@ -28,7 +28,9 @@ ALTERNATIVES = r"\b(?:or|either|maybe|perhaps|possibly)\b"
 # back), "actually" only with words after it
 TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
               r"|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean|meant to say"
-              r"|no wait|scratch that|correction|oops|my mistake|make that|or rather"
+              # "scratch" as a verb, its "that" misheard ("scratch the gate", "scratch mat")
+              r"|no wait|(?<!\ba )(?<!\bthe )scratch|correction|oops|my mistake|make that"
+              r"|or rather"
               r"|on 2nd thoughts?|come to think of it|i tell a lie|what am i saying)\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
