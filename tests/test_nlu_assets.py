@@ -171,6 +171,9 @@ def test_another_companys_asset_named_as_theirs_is_still_a_boundary():
 # -- one-digit ids never steal a time, a date or an address ----------------------------------
 
 ONE_DIGIT = owner(asset("C-7", "compressor"), asset("G-7", "gearbox"), asset("K9", "compressor"))
+# Two pumps at two sites, as the docs' caller `acme` has them
+TWO_SITES = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                  asset("P-200", "pump", "4 Canal Street, Utrecht"))
 NOT_IDS = [
     ("book it for the 7th", {VISIT_DATE: "2026-12-07"}),
     ("can you come at 7 pm", {VISIT_TIME: "19:00"}),
@@ -331,9 +334,7 @@ def test_the_kind_said_of_the_asset_the_call_is_about_is_that_asset():
     # "it's the Utrecht one" heard without its "the"
     ("the Rotterdam pump, sorry, it's Utrecht one", "P-200")])
 def test_an_asset_is_named_by_its_site(said, asset_id):
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    assert propose(f"book {said} for friday", context(caller=caller)).slot(ASSET).value \
+    assert propose(f"book {said} for friday", context(caller=TWO_SITES)).slot(ASSET).value \
         == asset_id
 
 
@@ -345,9 +346,7 @@ def test_an_asset_is_named_by_its_site(said, asset_id):
     ("P-200 on monday, the one in Rotterdam is fine too", "P-200"),
     ("book P-100, the Rotterdam pump, for friday", "P-100")])
 def test_an_asset_named_by_its_site_after_a_correcting_word_corrects_the_id(said, asset_id):
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    assert propose(said, context(caller=caller)).slot(ASSET).value == asset_id, said
+    assert propose(said, context(caller=TWO_SITES)).slot(ASSET).value == asset_id, said
 
 
 @pytest.mark.parametrize(("said", "asset_id"), [
@@ -358,25 +357,19 @@ def test_an_asset_named_by_its_site_after_a_correcting_word_corrects_the_id(said
     # a noun of a place without a place names nothing: the asset said stands
     ("P-200, the site team will let you in", "P-200")])
 def test_an_asset_is_named_by_a_noun_of_its_place(said, asset_id):
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    assert propose(f"{said} on friday", context(caller=caller)).slot(ASSET).value \
+    assert propose(f"{said} on friday", context(caller=TWO_SITES)).slot(ASSET).value \
         == asset_id, said
 
 
 def test_a_noun_of_a_place_alone_names_no_asset():
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    slot = propose("the site manager says friday", context(caller=caller)).slot(ASSET)
+    slot = propose("the site manager says friday", context(caller=TWO_SITES)).slot(ASSET)
     assert slot is None or slot.value is None
 
 
 @pytest.mark.parametrize("said", ["we're in Utrecht 1 day a week", "Utrecht 1 pm",
                                   "one in Utrecht"])
 def test_one_after_a_place_that_counts_or_tells_the_time_names_no_asset(said):
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    slot = propose(f"{said}, friday", context(caller=caller)).slot(ASSET)
+    slot = propose(f"{said}, friday", context(caller=TWO_SITES)).slot(ASSET)
     assert slot is None or slot.value is None, said
 
 
@@ -386,9 +379,7 @@ def test_one_after_a_place_that_counts_or_tells_the_time_names_no_asset(said):
     ("the pump, the one out at our Rotterdam site", "P-100"),
     ("the pump that sits by Canal Street", "P-200")])
 def test_an_asset_is_named_by_a_place_said_further_on(said, asset_id):
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    assert propose(f"service {said} on friday", context(caller=caller)).slot(ASSET).value \
+    assert propose(f"service {said} on friday", context(caller=TWO_SITES)).slot(ASSET).value \
         == asset_id
 
 
@@ -397,9 +388,7 @@ def test_an_asset_is_named_by_a_place_said_further_on(said, asset_id):
     "the pump, one in Rotterdam and one in Utrecht",  # places of both: still both
     "the pump, I'm calling from Rotterdam"])  # where the caller is
 def test_a_place_that_does_not_pick_one_asset_leaves_the_choice_open(said):
-    caller = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
-                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
-    slot = propose(f"service {said} on friday", context(caller=caller)).slot(ASSET)
+    slot = propose(f"service {said} on friday", context(caller=TWO_SITES)).slot(ASSET)
     assert slot is None or slot.value is None, (said, slot)
 
 
