@@ -721,6 +721,38 @@ HELD_OUT_VALUES_21 = (
     "at ten?",
 )
 
+HELD_OUT_VALUES_22 = (
+    "Hiya, could you get an engineer over to our Utrecht pump on Thursday the tenth at about "
+    "half ten?",
+    "Morning. Um, I'd like pump one hundred looked at the day after tomorrow, ideally in the "
+    "afternoon.",
+    "Yeah hi, we need the Rotterdam pump serviced a week on Monday, first thing if you can.",
+    "Hi there, I'd like to schedule service for P two hundred on December eighteenth at a "
+    "quarter after two.",
+    "Could somebody come and look at the pump we've got in Rotterdam this Friday, round about "
+    "three o'clock?",
+    "Hello, it's Dana at Acme. Could you pencil in P-100 for Monday the fourth of January, "
+    "after lunch?",
+    "Hi, I need the Utrecht unit seen to tomorrow at nine fifteen a.m., is that doable?",
+    "Uh, can we book a service on our pump in Utrecht for the sixteenth, sometime before lunch "
+    "please?",
+    "I'd like P-100 done Thursday morning, er, no, hang on, make that the afternoon.",
+    "Can a technician visit P-200 on Wednesday the ninth, sorry, I mean Friday the eleventh, at "
+    "ten a.m.?",
+    "We need P-200 looked at on the seventh at eleven, actually no, it's the Rotterdam one, not "
+    "the Utrecht one.",
+    "Book the pump on Canal Street for Monday the fourteenth at half past one, or rather a "
+    "quarter to four.",
+    "Let's do pump one hundred on December twenty-second at ten thirty, scratch that, one "
+    "thirty in the afternoon.",
+    "Put the Rotterdam pump down for tomorrow afternoon, oh hold on, we're shut tomorrow, so "
+    "Thursday afternoon instead.",
+    "Pump two hundred on Tuesday next week at nine in the morning, my mistake, three in the "
+    "afternoon.",
+    "Can we get the two hundred pump serviced on the fifth of January, sorry, the sixth, late "
+    "morning, around eleven?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -729,7 +761,8 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_13, HELD_OUT_VALUES_14,
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
                  HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
-                 HELD_OUT_VALUES_20, HELD_OUT_VALUES_21)
+                 HELD_OUT_VALUES_20, HELD_OUT_VALUES_21,
+                 HELD_OUT_VALUES_22)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -326,9 +326,19 @@ def test_a_part_of_the_day_that_greets_is_no_window(greeting, clause):
         assert proposal.slot(VISIT_WINDOW) is None, f"{greeting}{sep}{clause}"
 
 
+@pytest.mark.parametrize("hesitation", ["Um, ", "Er, ", "Uh ", "Erm, well, ", "Oh, "])
+@pytest.mark.parametrize("greeting", ["Morning", "Afternoon all"])
+def test_a_hesitation_after_the_greeting_keeps_it_a_greeting(greeting, hesitation):
+    said = f"{greeting}. {hesitation}I'd like P-100 looked at on Friday."
+    proposal = propose(said, context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-04"
+    assert proposal.slot(VISIT_WINDOW) is None, said
+
+
 @pytest.mark.parametrize(("said", "window"), [
     ("Afternoon, could somebody come out to P-100 on Friday morning?", "morning"),
     ("Morning, I'd like P-100 looked at on Friday, after lunch if you can.", "afternoon"),
+    ("Morning. Um, I'd like P-100 looked at on Friday, ideally in the afternoon.", "afternoon"),
 ])
 def test_after_a_greeting_the_window_said_is_the_window(said, window):
     assert propose(said, context()).slot(VISIT_WINDOW).value == window

@@ -9,6 +9,9 @@ commas. The words of values (days, letters, assets, places) are in
 
 from __future__ import annotations
 
+# A word a caller fills a pause with ("Um, yes", "Morning. Er, could you..."): it stands
+# between the parts of a turn without being one of them.
+HESITATION = r"(?:mm+|hmm+|um+|uh+|er+|erm+|ah+|oh|well)"
 YES = (
     r"yes|yeah|yep|yup|ya|yah|sure|correct|right|that'?s right|that is right|ok|okay|alright"
     r"|all right|sounds good|perfect|please do|absolutely|of course|affirmative|confirm(?:ed)?"

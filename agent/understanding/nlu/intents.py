@@ -26,7 +26,7 @@ _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
 _QUESTION = re.compile(rf"\b(?:{intent_words.QUESTION})\b")
 # A hesitation before the answer is not part of it: "mm, no", "um, yes", "oh yeah, fine".
-_FILLER = r"(?:(?:mm+|hmm+|um+|uh+|er+|erm+|ah+|oh|well)(?:, | ))*"
+_FILLER = rf"(?:{intent_words.HESITATION}(?:, | ))*"
 _YES = re.compile(rf"^{_FILLER}(?:{intent_words.YES})\b")
 _NO = re.compile(rf"^{_FILLER}(?:{intent_words.NO})\b")
 _ORDER = re.compile(r"\b(?:order|ordering|buy|buying|purchase|purchasing|a quote for"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.understanding.nlu import lexicon
+from agent.understanding.nlu import intent_words, lexicon
 
 WORKING_DAY = (8 * 60, 17 * 60)  # 08:00 to 17:00, both ends included
 # The visit windows in minutes of the day, start included, end not (docs/call-scripts.md,
@@ -128,12 +128,13 @@ _GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|sinc
                        r"|since this|from this) $")
 # "Morning, could somebody come out tomorrow?", "Afternoon all, it's Sam": a part of the day that
 # opens the turn on its own, parted by a comma from a clause of its own (a pronoun, a modal, a
-# greeting word after it, a name introduced), is the greeting with its "good" left out. Only when
-# no question is on the table (the proposer decides): "Morning, I think" answers "morning or
-# afternoon?".
+# greeting word after it, a name introduced; a hesitation may come between: "Morning. Um, I'd
+# like..."), is the greeting with its "good" left out. Only when no question is on the table
+# (the proposer decides): "Morning, I think" answers "morning or afternoon?".
 _SALUTATION = re.compile(
     r"^(?:(?:hi|hiya|hello|hey)(?: there)?,? )?(?:good )?(?P<window>morning|afternoon|evening)"
     r"(?: (?:all|there|everyone|everybody|folks|guys|mate|again|team))?, "
+    rf"(?:{intent_words.HESITATION},? )*"
     r"(?=(?:i|im|i'm|id|i'd|ive|i've|ill|i'll|we|we're|we'd|we've|we'll|this|it|it's|its|my|our"
     r"|could|can|would|will|is|are|do|does|did|have|has|hi|hello|hey|just|any|who|what|how"
     r"|when|where|you|sorry|hope|quick|calling|ringing|got)\b"
