@@ -293,6 +293,9 @@ def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, cl
     ("Wednesday at about 10.", True),
     ("Wednesday at, um, around 10.", True),
     ("Wednesday at about home time.", False),
+    # "the" after "at" is a hurried "a"
+    ("Wednesday at the quarter after 2.", True),
+    ("Wednesday at the depot.", False),
 ])
 def test_a_date_followed_by_a_word_that_introduces_no_value_is_checked(text, clear):
     # the date and the time read ("the night" is read as a window no call expects)

@@ -99,10 +99,11 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
     or the time that word introduced was not heard ("Wednesday the ninth" heard as "Wednesday
     the night" or "Wednesday that I've been", "Wednesday at ten" as "Wednesday at home"), so
     the date read may be only part of what was said. Words that hedge a value ("at *about*
-    ten", "at *a* quarter past") are passed over to the word they lead to. "But" counts too
-    ("Thursday the tenth" heard as "Thursday but end", "4 January but well") when the word
-    after it starts neither a value nor a clause ("but I'm", "but after lunch", "but not"),
-    or when words that lead to a value follow it and no value does ("but on the relevant")."""
+    ten", "at *a* quarter past", and "the" after "at": "at the quarter after two") are passed
+    over to the word they lead to. "But" counts too ("Thursday the tenth" heard as "Thursday
+    but end", "4 January but well") when the word after it starts neither a value nor a clause
+    ("but I'm", "but after lunch", "but not"), or when words that lead to a value follow it
+    and no value does ("but on the relevant")."""
     tokens = _tokens(text)
     for slot in values:
         if slot.field != VISIT_DATE:
@@ -134,7 +135,9 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
             if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):
                 continue
             following = tokens[i + 2:]
-            while following and following[0] in _HEDGES:
+            # (after "at", "the" is a hurried "a": "at the quarter after two")
+            while following and (following[0] in _HEDGES
+                                 or (tokens[i + 1] == "at" and following[0] == "the")):
                 following = following[1:]
             then = following[0] if following else ""
             if tokens[i + 1] == "that" and then in _SAYS_IT_SUITS:
