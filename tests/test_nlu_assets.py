@@ -432,3 +432,63 @@ def test_a_confusable_id_of_the_asset_already_held_is_that_asset():
     other = context(caller=caller, values={"asset": "P-100", "visit_date": "2026-12-03"})
     slot = propose("B-200, on friday instead", other).slot(ASSET)
     assert (slot.value, slot.candidates) == (None, ("P-200",))
+
+
+# -- an asset named by elimination or by its place alone --------------------------------------
+
+HELD_P200 = {"asset": "P-200", "visit_date": "2026-12-04", "visit_window": "morning"}
+
+
+@pytest.mark.parametrize("said", [
+    # "in Rotterdam" misheard as "bin Rotterdam": the pump left is the one not ruled out
+    "Hang on, it's the pump bin Rotterdam that's slating up, not the Utrecht one.",
+    "It's the pump that's leaking, not P-200.",
+    "Sorry, the pump, not the one in Utrecht."])
+def test_the_kind_alone_is_the_one_left_when_the_turn_rules_out_the_one_held(said):
+    proposal = propose(said, context(caller=TWO_SITES, values=HELD_P200))
+    assert proposal.slot(ASSET).value == "P-100", proposal.slots
+    assert (ASSET, "P-200") in proposal.withdrawn
+
+
+def test_the_kind_alone_with_more_than_one_left_stays_open():
+    three = owner(*TWO_SITES.assets, asset("P-300", "pump", "9 Quay Lane, Delft"))
+    slot = propose("It's the pump that's leaking, not the Utrecht one.",
+                   context(caller=three, values=HELD_P200)).slot(ASSET)
+    assert (slot.value, set(slot.candidates)) == (None, {"P-100", "P-300"})
+
+
+def test_an_id_said_and_ruled_out_stays_as_said():
+    # nothing to eliminate: the caller named the id (the trust check asks about it)
+    slot = propose("It's P-200, not the Utrecht one.",
+                   context(caller=TWO_SITES, values=HELD_P200)).slot(ASSET)
+    assert slot.value == "P-200"
+
+
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("No, Rotterdam.", "P-100"), ("Rotterdam, please.", "P-100"),
+    ("It's Harbour Road.", "P-100"), ("Sorry, I meant Utrecht.", "P-200"),
+    ("No, it's Canal Street, thanks.", "P-200")])
+def test_a_place_said_on_its_own_names_the_asset_there(said, asset_id):
+    for values in ({}, HELD_P200):
+        assert propose(said, context(caller=TWO_SITES, values=values)).slot(ASSET).value \
+            == asset_id, (said, values)
+
+
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("Yes, that's right, but well in Rotterdam.", "P-100"),  # "the one in Rotterdam"
+    ("Could they come at Harbour Road instead?", "P-100"),
+    ("I need someone in Utrecht then.", "P-200")])
+def test_a_place_after_a_word_of_location_names_the_asset_once_the_call_is_about_one(
+        said, asset_id):
+    held = {"asset": "P-100" if asset_id == "P-200" else "P-200"}
+    assert propose(said, context(caller=TWO_SITES, values=held)).slot(ASSET).value == asset_id
+    asked = propose(said, context(caller=TWO_SITES, expecting=ASSET)).slot(ASSET)
+    assert asked.value == asset_id
+
+
+def test_a_place_two_assets_share_names_neither():
+    both = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
+                 asset("P-200", "pump", "4 Dock Street, Rotterdam"))
+    for values in ({}, {"asset": "P-200"}):
+        assert propose("No, Rotterdam.", context(caller=both, values=values)).slot(ASSET) \
+            is None, values

@@ -139,9 +139,10 @@ async def test_cached_result_after_question_closed_is_rejected_closed():
 
 @pytest.mark.anyio
 async def test_timeout_and_no_eligible_evidence_are_distinct_outcomes():
-    s = session(opened="yes", timeout=0.05)
-    s.hold.hold("slow")  # never released: the deadline passes
-    assert (await s.retriever.retrieve(s.ask("slow"))).outcome is RetrievalOutcome.TIMEOUT
+    slow = session(opened="yes", timeout=0.05)
+    slow.hold.hold("slow")  # never released: the deadline passes
+    assert (await slow.retriever.retrieve(slow.ask("slow"))).outcome is RetrievalOutcome.TIMEOUT
+    s = session(opened="yes")  # the default deadline: a busy machine answers within it
     unmatched = dataclasses.replace(s.ask("none"), text="zzz qqq")
     empty = await s.retriever.retrieve(unmatched)
     assert (empty.outcome, empty.bundle) == (RetrievalOutcome.NO_ELIGIBLE_EVIDENCE, None)

@@ -26,6 +26,11 @@ from tools_sandbox.server import SandboxHandle, serve_in_background
 DATES = ("2026-12-02", "2026-12-03")
 WINDOWS = ("morning", "afternoon")
 FAULTS = ("none", "fail_before_commit", "duplicate_delivery", "drop_response", "hang")
+# A request whose fault holds its answer back (a dropped response, a hang) is given up on after
+# NO_ANSWER_SECS; every other request waits as long as the machine needs (ANSWER_SECS): a
+# loaded machine must not turn a slow answer into a fault that was never set.
+NO_ANSWER_SECS = 0.25
+ANSWER_SECS = 30.0
 OPS = ("create_booking", "reschedule_booking", "cancel_booking")
 
 
@@ -48,7 +53,7 @@ class SandboxMachine(RuleBasedStateMachine):
             for window in WINDOWS:
                 self.sandbox.admin.set_capacity(date, window, 1000)
         token = self.sandbox.admin.mint("acme", "tech-17", "ACME-001")
-        self.http = httpx.Client(base_url=self.sandbox.base_url, timeout=0.25,
+        self.http = httpx.Client(base_url=self.sandbox.base_url, timeout=ANSWER_SECS,
                                  headers={"Authorization": f"Bearer {token}"})
         self.bookings: dict[str, Model] = {}
         self.keys: dict[str, tuple[object, int, dict]] = {}  # key -> (payload, status, body)
@@ -61,14 +66,16 @@ class SandboxMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ helpers
 
-    def post(self, path: str, key: str, payload, body, headers=None):
-        """Send once. Returns the response, or None when the fault dropped it."""
+    def post(self, op: str, path: str, key: str, body, headers=None):
+        """Send once. Returns the response; when the fault held it back, the request's record."""
+        held_back = self.faulted(op) in ("drop_response", "hang")
         try:
             return self.http.post(path, json=body, headers={"Idempotency-Key": key,
-                                                             **(headers or {})})
+                                                             **(headers or {})},
+                                  timeout=NO_ANSWER_SECS if held_back else ANSWER_SECS)
         except httpx.ReadTimeout:
-            assert self.fault[0] in ("drop_response", "hang")
-            if self.fault[0] == "hang":  # still in flight: cancel it, then it wrote nothing
+            assert held_back, f"{op} {path}: no answer in {ANSWER_SECS} s without a fault"
+            if self.faulted(op) == "hang":  # still in flight: cancel it, then it wrote nothing
                 view = self.http.post(f"/v1/requests/{key}/cancel").json()
                 assert view["status"] == "CANCELLED"
             else:
@@ -106,7 +113,7 @@ class SandboxMachine(RuleBasedStateMachine):
     def create(self, key, date, window):
         payload = ("create", date, window)
         body = {"asset": "P-100", "date": date, "window": window, "site": "Harbour"}
-        response = self.post("/v1/bookings", key, payload, body)
+        response = self.post("create_booking", "/v1/bookings", key, body)
         if self.expect_replay(key, payload, response):
             return
         if self.faulted("create_booking") == "hang":
@@ -129,8 +136,7 @@ class SandboxMachine(RuleBasedStateMachine):
         expected = model.version - 1 if stale and model.version > 1 else model.version
         path = f"/v1/bookings/{ref}/{'cancel' if op == 'cancel_booking' else 'reschedule'}"
         payload = (op, ref, expected, tuple(sorted(changes.items())))
-        response = self.post(path, key, payload, changes or None,
-                             {"If-Match": f'"{expected}"'})
+        response = self.post(op, path, key, changes or None, {"If-Match": f'"{expected}"'})
         if self.expect_replay(key, payload, response):
             return
         if self.faulted(op) == "hang":

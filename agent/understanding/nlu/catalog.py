@@ -82,8 +82,15 @@ def _word_before(text: str, start: int) -> str:
 
 
 def find_assets(text: str, assets: tuple[Asset, ...],
-                procedures: tuple[ProcedureInfo, ...] = ()) -> tuple[AssetMention, ...]:
-    """Asset mentions in normalised ``text``, matched only against ``assets`` (pure)."""
+                procedures: tuple[ProcedureInfo, ...] = (), *,
+                asset_in_question: bool = False, whole_turn: bool = True
+                ) -> tuple[AssetMention, ...]:
+    """Asset mentions in normalised ``text``, matched only against ``assets`` (pure).
+    ``asset_in_question``: the call is already about one of them (held, or asked for), so a
+    place said after a word of location names the one there (:func:`_by_place`).
+    ``whole_turn``: ``text`` is all the caller said, not a stretch of it, so a place that is
+    all of it names the asset there ("No, Rotterdam."; "..., not Harbour Road" corrects an
+    address)."""
     mentions: list[AssetMention] = []
     taken: list[tuple[int, int]] = []
 
@@ -163,7 +170,8 @@ def find_assets(text: str, assets: tuple[Asset, ...],
     # named by its site after a word that replaces it still counts ("pump 200 on Monday,
     # sorry, I mean the one in Rotterdam"): the correction names the asset meant.
     if not mentions:
-        mentions = list(_by_kind(text, assets, nouns, procedures))
+        mentions = list(_by_kind(text, assets, nouns, procedures)) \
+            or _by_place(text, assets, located=asset_in_question, alone=whole_turn)
     else:
         last = max(m.end for m in mentions)
         mentions += [m for m in _by_kind(text, assets, nouns, procedures)
@@ -195,6 +203,36 @@ def _placed_elsewhere(text: str, ids: tuple[str, ...],
              if re.search(rf"{_AT_PLACE} {re.escape(place)}\b", text)}
     hits = {i for place in named for i in places[place] if i in ids}
     return tuple(hits) if len(hits) == 1 else ()
+
+
+# The words a place may stand among and still be all the turn says: "No, Rotterdam.", "It's
+# Harbour Road, please."
+_BESIDE_A_PLACE = (r"(?:(?:yes|yeah|yep|no|nope|sorry|its|it's|it is|that's|thats|i said|i mean"
+                   r"|i meant|the one|in|at|um+|uh+|er+|erm+|please|thanks|thank you)\b[, ]*)*")
+
+
+def _by_place(text: str, assets: tuple[Asset, ...], *, located: bool,
+              alone: bool) -> list[AssetMention]:
+    """A place said without a noun of an asset, where one of the caller's assets is and no
+    other: as all the turn says (``alone``: "No, Rotterdam."), or, once the call is about one of the
+    caller's assets (``located``), after a word of location ("Yes, that's right, but well in
+    Rotterdam", misheard from "the one in Rotterdam"). Before that, "we're in Utrecht" may say
+    where the caller is; "I'm calling from Rotterdam" never names an asset."""
+    out: list[AssetMention] = []
+    for asset in assets:
+        for place in places_of(asset):
+            if sum(place in places_of(a) for a in assets) != 1:
+                continue  # a place two assets share names neither
+            words = re.escape(place)
+            found = list(re.finditer(rf"{_AT_PLACE} (?P<place>{words})\b", text)) \
+                if located else []
+            whole = re.fullmatch(rf"[, ]*{_BESIDE_A_PLACE}(?P<place>{words})[, ]*"
+                                 rf"{_BESIDE_A_PLACE}", text) if alone else None
+            for match in [*found, *([whole] if whole else [])]:
+                start, end = match.span("place")
+                if not any(m.start == start for m in out):
+                    out.append(AssetMention(text[start:end], start, end, asset.id, by_kind=True))
+    return out
 
 
 # A word that replaces what came before it, between an id and an asset named by its site

@@ -76,8 +76,9 @@ def _one_or_candidates(field: str, found: list[tuple[str, str, float]]) -> SlotV
     return SlotValue(field, None, text, confidence, values)
 
 
-def read(text: str, context: ProposalContext) -> Reading:
-    """Slot values proposed by normalised ``text`` (pure)."""
+def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Reading:
+    """Slot values proposed by normalised ``text`` (pure). ``whole_turn``: ``text`` is all the
+    caller said, not a stretch of it (a negated one)."""
     assets = context.caller.assets
     out: list[SlotValue] = []
     found_site = slots.find_site(text, assets)
@@ -90,7 +91,10 @@ def read(text: str, context: ProposalContext) -> Reading:
         text = _mask(text, found_ref.start, found_ref.end)
 
     said: list[Mention] = []
-    mentions = catalog.find_assets(text, assets, context.procedures)
+    mentions = catalog.find_assets(
+        text, assets, context.procedures,
+        asset_in_question=context.ledger.value(ASSET) is not None or context.expecting == ASSET,
+        whole_turn=whole_turn)
     for mention in mentions:
         text = _mask(text, mention.start, mention.end)
         if mention.asset_id or mention.candidates:

@@ -68,7 +68,26 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
     positive = " ".join(positive.split())
     reading = read(positive, context)
     reading, replaced = _sequences(positive, reading, withdrawn)
+    reading = _kind_not_ruled_out(reading, withdrawn)
     return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
+
+
+def _kind_not_ruled_out(reading: Reading, withdrawn: list[tuple[str, str]]) -> Reading:
+    """An asset named by its kind alone ("the pump") is the one the call is about, unless the
+    turn rules that one out: then it is the one of its kind left, or the ones left as
+    candidates ("It's the pump in Rotterdam that's playing up, not the Utrecht one", with "in
+    Rotterdam" misheard, is the caller's other pump, not the Utrecht one ruled out)."""
+    slot = reading.value(ASSET)
+    ruled_out = {value for field, value in withdrawn if field == ASSET}
+    said = [m for m in reading.mentions if m.field == ASSET]
+    if slot is None or slot.value not in ruled_out or not said or any(m.value for m in said):
+        return reading  # (an id said names the asset, whatever else the turn rules out)
+    left = tuple(dict.fromkeys(c for m in said for c in m.candidates if c not in ruled_out))
+    if not left:
+        return reading
+    meant = SlotValue(ASSET, left[0], slot.text, slot.confidence) if len(left) == 1 \
+        else SlotValue(ASSET, None, slot.text, slot.confidence, left)
+    return replace(reading, slots=tuple(meant if s is slot else s for s in reading.slots))
 
 
 def _blank(text: str, stretch: corrections.Stretch) -> str:
@@ -81,7 +100,7 @@ def _first_value_only(text: str, stretch: corrections.Stretch, context: Proposal
     """A negation governs the first value of a field after it, not the replacement that
     follows without a comma ("instead of the 7th we'll take the 8th", "not the afternoon the
     morning", "dont come wednesday friday works"). Returns the stretch and its reading."""
-    reading = read(stretch.text, context)
+    reading = read(stretch.text, context, whole_turn=False)
     offset = text.find(stretch.text, stretch.start)
     if offset <= stretch.start or not stretch.text:
         return stretch, reading  # the value comes before its negation ("Wednesday is out")
@@ -106,7 +125,7 @@ def _first_value_only(text: str, stretch: corrections.Stretch, context: Proposal
             cut = first.end
             shorter = corrections.Stretch(stretch.text[:cut].strip(), stretch.start,
                                           offset + cut)
-            return shorter, read(shorter.text, context)
+            return shorter, read(shorter.text, context, whole_turn=False)
     return stretch, reading
 _ALTERNATIVE = re.compile(correction_words.ALTERNATIVES)
 # The words that say the later of two values replaces the earlier: said between them ("from
