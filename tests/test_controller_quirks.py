@@ -678,3 +678,25 @@ async def test_a_new_task_heard_unclearly_while_a_question_waits_keeps_the_quest
         await c.say("I need a service visit for P-100 on Friday.")
         await c.say(heard, confidence=0.9)
         assert c.events("proposal")[-1].get("intent") != "unknown"
+
+
+THIS_THURSDAY = {**VISIT, "ref": "BK-5120", "date": "2026-12-03"}
+
+
+@pytest.mark.parametrize("said", [
+    # blind audio script: "Could we push that back to Tuesday next week?" heard as "push that
+    # next, or Tuesday next week?" was asked "Thursday 3 December or Tuesday 8 December?",
+    # then "Shall I put Thursday the 3rd?": the day the visit already has
+    "Hi, we've got an engineer coming to pump P-100 this Thursday morning. "
+    "Could we push that next, or Tuesday next week?",
+    "Could you move my Thursday visit for P-100, Thursday or Tuesday next week?"])
+async def test_a_move_never_offers_the_day_its_booking_already_has(said):
+    async with call(caller=ONE_PUMP, bookings=[THIS_THURSDAY]) as c:
+        await c.say(said)
+        assert c.field("booking_ref").value == "BK-5120"
+        [unresolved] = c.events("field_unresolved")
+        assert tuple(unresolved.get("candidates")) == ("2026-12-08",)
+        assert "Thursday" not in c.sink.last and "8 December" in c.sink.last
+        await c.say("Yes.")
+        assert c.field("visit_date").value == "2026-12-08"
+        assert c.events("confirmation_requested", op="reschedule_booking")

@@ -25,6 +25,7 @@ from agent.service.repair import (
     Setting,
     Step,
     field_question,
+    options_of,
     plan,
     repeats,
 )
@@ -337,6 +338,33 @@ async def test_which_day_suggests_days_and_yes_takes_the_suggestion():
         await c.until("confirmation_spoken", op="create_booking")
         assert [(b["date"], b["window"]) for b in c.bookings()] == [("2026-12-02", "morning")]
         assert steps(c) == ["closed_choice", "yes_no"]
+
+
+@pytest.mark.parametrize("ruling_out", ["Oh, hang on, Wednesday's no good for us after all.",
+                                        "Not Wednesday, sorry."])
+async def test_a_day_the_caller_ruled_out_is_never_suggested(ruling_out):
+    # blind audio script: "Wednesday's no good" was answered "Would tomorrow, Wednesday the
+    # 2nd, or Thursday the 3rd suit you?", then "Shall I put tomorrow, Wednesday the 2nd?"
+    async with call(caller=ONE_PUMP) as c:  # Tuesday 1 December
+        await c.say("Could you get someone out to P-100 on Wednesday afternoon?")
+        await c.say(ruling_out)
+        assert c.field("visit_date").value is None
+        reply = await c.say("whenever really")
+        assert reply == "Would Thursday the 3rd, or Friday the 4th suit you?"
+        reply = await c.say("hmm")
+        assert reply == "Shall I put Thursday the 3rd?"
+        await c.say("Actually Wednesday is fine after all.")  # named again: allowed again
+        assert c.field("visit_date").value == "2026-12-02"
+
+
+def test_a_value_ruled_out_is_no_option_of_a_choice():
+    setting = Setting(TWO_PUMPS, date(2026, 12, 1), ruled_out=frozenset({
+        ("asset", "P-200"), ("visit_date", "2026-12-02"), ("visit_date", "2026-12-04")}))
+    assert options_of(field_question("asset", TWO_PUMPS), setting) == ("P-100",)
+    assert options_of(field_question("visit_date", TWO_PUMPS), setting) == (
+        "2026-12-03", "2026-12-07")
+    heard = field_question("visit_date", TWO_PUMPS, ("2026-12-02", "2026-12-08"))
+    assert options_of(heard, setting) == ("2026-12-08",)
 
 
 async def test_morning_or_afternoon_is_spelled_out_then_checked():

@@ -16,6 +16,7 @@ faults and resets, so it runs against a server of its own) are each checked.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -214,10 +215,32 @@ def test_blank_means_the_same_to_the_schema_and_to_the_validator():
 
     for code in range(0x3100):
         char = chr(code)
-        if 0xD800 <= code < 0xE000:
-            continue
+        if 0xD800 <= code < 0xE000 or code == 0:
+            continue  # (a lone surrogate and NUL are no text: refused, see below)
         stripped = m.BookingChanges.model_validate({"site": f"{char}x"}).site == "x"
         assert stripped is (re.search(m.NOT_BLANK_PATTERN, char) is None), hex(code)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("site", "Harbour\u0000Road"), ("asset", "P-\u0000100"), ("contact", "\u0000"),
+    ("site", "Harbour \ud800Road")])
+def test_a_nul_or_a_lone_surrogate_in_text_is_refused_naming_the_field(api, field, value):
+    # schemathesis found it: PostgreSQL cannot store a NUL in text, and answered 500
+    body = {"asset": "P-100", "date": "2026-12-03", "window": "morning", "site": "Harbour",
+            field: value}
+    response = api.post("/v1/bookings", content=json.dumps(body), headers={
+        "Idempotency-Key": f"nul:{field}", "Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    message = response.json()["error"]["message"]
+    assert field in message and ("NUL" in message or "surrogate" in message), message
+
+
+def test_the_schema_says_text_holds_no_nul():
+    from tools_sandbox import models as m
+
+    assert re.search(m.TEXT_PATTERN, "Harbour Road") and re.search(m.TEXT_PATTERN, " x ")
+    assert not re.search(m.TEXT_PATTERN, "Harbour\u0000Road")
+    assert not re.search(m.TEXT_PATTERN, " \u3000")
 
 
 def test_a_blank_text_is_refused_as_the_schema_says(api):

@@ -1010,3 +1010,29 @@ async def test_a_yes_to_a_check_settles_its_values_when_the_rest_of_the_answer_i
         said = await _turn(c, heard("Yes, that's light, Wednesday that I'm in the morning.",
                                     0.68, {"Yes,": 0.2}))
         assert not c.field(ASSET).usable, said
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # blind audio script: the answer heard word for word, "Thursday" at 0.11, was checked
+    ("I mean the Thursday of next week, so that's the 10th of December.", "Thursday", True),
+    ("I mean the Thursday of next week, so that's the 10th of December.", "10th", True),
+    # a faint word in each mention: neither is heard clearly
+    ("I mean the Thursday of next week, so that's the 10th of December.", "week,", False),
+])
+def test_a_date_named_twice_alike_is_heard_by_its_clearer_mention(text, faint, clear):
+    slots = read_slots(text)
+    [date_slot] = [s for s in slots if s.field == VISIT_DATE]
+    assert (date_slot.value, "/" in date_slot.text) == ("2026-12-10", True)
+    probabilities = {faint: 0.1}
+    if not clear:
+        probabilities.update({"Thursday": 0.1, "10th": 0.1})
+    verdict = trust.judge(heard(text, 0.9, probabilities), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+
+
+def test_two_mentions_that_name_different_days_are_each_heard():
+    # "the 16th, no, the 18th": a correction, not the same day twice
+    text = "the 16th no the 18th"
+    slots = (SlotValue(VISIT_DATE, "2026-12-18", "the 16th / the 18th"),)
+    verdict = trust.judge(heard(text, 0.9, {"16th": 0.1}), slots, EXPECT)
+    assert not verdict.clear and verdict.reason == "a value word was heard faintly"

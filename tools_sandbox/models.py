@@ -36,6 +36,9 @@ WINDOW_TIME_PATTERN = rf"^({MORNING_TIMES}|{AFTERNOON_TIMES})$"
 # least one other character. This class is that set, for the schema's `pattern`.
 _STRIPPED = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK_PATTERN = rf"[^{_STRIPPED}]"
+# Free text never holds a NUL character (a text column of PostgreSQL cannot store one): the
+# whole string, with at least one character that is not stripped.
+TEXT_PATTERN = rf"^[^\u0000]*[^{_STRIPPED}\u0000][^\u0000]*$"
 # Windows of the "Domain rules" of docs/call-scripts.md: morning 08:00-12:00, afternoon 13:00-17:00.
 WINDOW_HOURS = {"morning": ("08:00", "12:00"), "afternoon": ("13:00", "17:00")}
 MAX_VERSION = 2**31 - 1
@@ -98,13 +101,22 @@ def text(max_length: int, min_length: int = 1) -> tuple[BeforeValidator, WithJso
         if isinstance(value, str):
             if len(value) > max_length:
                 raise ValueError(f"at most {max_length} characters, got {len(value)}")
+            if "\x00" in value:
+                raise ValueError("must not contain a NUL character (\\u0000)")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("must be Unicode text (a lone surrogate escape such as "
+                                 "\\ud800 is not a character)") from None
             if min_length and not value.strip(STRIPPED_CHARS):
                 raise ValueError("must not be empty or blank")
         return value
 
     schema: dict = {"type": "string", "maxLength": max_length}
     if min_length:
-        schema.update(minLength=1, pattern=NOT_BLANK_PATTERN)
+        schema.update(minLength=1, pattern=TEXT_PATTERN)
+    else:
+        schema.update(pattern="^[^\\u0000]*$")
     return BeforeValidator(check), WithJsonSchema(schema)
 
 

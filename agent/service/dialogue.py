@@ -76,6 +76,9 @@ class CallContext:
         # An id the caller said that is not on their account, by field ("asset": "V-200"),
         # until the question about that field has said so or the field has a value.
         self.heard: dict[str, str] = {}
+        # Values the caller ruled out in this question ("Wednesday's no good") and has not
+        # named again since: no choice the agent offers names them (agent/service/repair.py).
+        self.ruled_out: set[tuple[str, str]] = set()
         # Conversational repair (agent/service/repair.py): the caller turn being handled, the last
         # question asked (state, never read back from the trace), a standing offer of a person
         # made by the repair ladder and a handoff it decided (both: the field it was about),
@@ -106,6 +109,12 @@ class CallContext:
         self.deps = DependencyMap()
         self.candidates = {}
         self.heard = {}
+        self.ruled_out = set()
+
+    def rule_out(self, withdrawn: Iterable[tuple[str, str]],
+                 named: Iterable[tuple[str, str]]) -> None:
+        """Remember the values a turn ruled out, and forget those it names (state)."""
+        self.ruled_out = (self.ruled_out - set(named)) | set(withdrawn)
 
     # -- identifiers -------------------------------------------------------------------------
     def next_id(self, prefix: str) -> str:
@@ -180,7 +189,8 @@ class CallContext:
         a ``handoff`` step only says why and leaves the handoff to the controller
         (:attr:`repair_handoff`).
         """
-        setting = Setting(self.caller, self.clock.now().date(), self.bookings_hint)
+        setting = Setting(self.caller, self.clock.now().date(), self.bookings_hint,
+                          frozenset(self.ruled_out))
         # After an answer to a question in between, the question is put afresh, in full.
         last = None if self.answered_since_asked else self.asked
         asked = plan_question(question, last, self.turn, setting)

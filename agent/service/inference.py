@@ -87,6 +87,7 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     if named_ref is not None:  # "move booking BK-2001 to Monday": validation adopted it
         held = desk.records.get(named_ref)
         if desk.goal is Goal.RESCHEDULE and held is not None:
+            elsewhere(held, ops)
             return kept_by_move(ctx, held, ops, f"tool:booking:{held.ref}")
         return []
     named = {op.name: op.value for op in ops if op.value}
@@ -114,8 +115,21 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     source = f"tool:booking:{record.ref}"
     found = [FieldOp.set(BOOKING_REF, record.ref, source)]
     if desk.goal is Goal.RESCHEDULE:
+        elsewhere(record, ops)
         return found + kept_by_move(ctx, record, ops, source)
     return found + [FieldOp.set(ASSET, record.asset, source)]
+
+
+def elsewhere(record: BookingRecord, ops: list[FieldOp]) -> None:
+    """A move goes to another day than the one its booking has: of the days a turn left open,
+    the booking's own names the visit moved, not where it goes ("...this Thursday morning.
+    Could we push that next, or Tuesday next week?", misheard from "push that back to
+    Tuesday next week": Tuesday the 8th is the day to check). Side effect: replaces that
+    operation in ``ops``."""
+    for index, op in enumerate(ops):
+        if op.name == VISIT_DATE and record.date in op.candidates and len(op.candidates) > 1:
+            left = tuple(c for c in op.candidates if c != record.date)
+            ops[index] = FieldOp.unresolve(VISIT_DATE, op.source, left, op.confidence)
 
 
 def calls_off_another(desk: BookingDesk, named: dict[str, str]) -> bool:

@@ -133,6 +133,8 @@ class Setting:
     caller: CallerProfile
     today: date
     bookings: tuple[tuple[str, str, str], ...] = ()  # the caller's (ref, asset, date)
+    # (field, value) the caller ruled out in this question: never an option of a choice
+    ruled_out: frozenset[tuple[str, str]] = frozenset()
 
 
 def field_question(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (), *,
@@ -182,18 +184,25 @@ def repeats(planned: tuple[str, ...], last: tuple[str, ...]) -> bool:
 
 
 def options_of(question: Question, setting: Setting) -> tuple[str, ...]:
-    """The values a closed choice names, in order: the candidates heard, else the domain's."""
+    """The values a closed choice names, in order: the candidates heard, else the domain's;
+    never one the caller ruled out ("Wednesday's no good" is not answered "Would Wednesday or
+    Thursday suit you?")."""
     if question.together:
         return (question.together[0][1],)
-    if question.candidates:
-        return question.candidates
-    if question.options:
-        return question.options
     field = question.field
+    ruled_out = {value for name, value in setting.ruled_out if name == field}
+
+    def allowed(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(v for v in values if v not in ruled_out)
+
+    if question.candidates:
+        return allowed(question.candidates)
+    if question.options:
+        return allowed(question.options)
     if field in (ASSET, CONFIGURATION, REGION):
-        return tuple(a.id for a in setting.caller.assets[:4])
+        return allowed(tuple(a.id for a in setting.caller.assets))[:4]
     if field == VISIT_DATE:
-        return next_weekdays(setting.today, 2)
+        return next_weekdays(setting.today, 2, skip=frozenset(ruled_out))
     if field == VISIT_WINDOW:
         return ("morning", "afternoon")
     if field == BOOKING_REF:
@@ -205,13 +214,15 @@ def options_of(question: Question, setting: Setting) -> tuple[str, ...]:
     return ()
 
 
-def next_weekdays(today: date, count: int) -> tuple[str, ...]:
-    """The next ``count`` weekdays after today (the days a visit can be suggested for)."""
+def next_weekdays(today: date, count: int, *, skip: frozenset[str] = frozenset()
+                  ) -> tuple[str, ...]:
+    """The next ``count`` weekdays after today (the days a visit can be suggested for),
+    passing over the ISO dates in ``skip``."""
     days: list[str] = []
     day = today
     while len(days) < count:
         day += timedelta(days=1)
-        if day.weekday() < 5:
+        if day.weekday() < 5 and day.isoformat() not in skip:
             days.append(day.isoformat())
     return tuple(days)
 

@@ -207,6 +207,7 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
         refuse(call, turn, checked)
         return True
     ctx.heard.update(checked.heard)  # "I don't see V-200 on your account" when asked
+    ctx.rule_out(p.withdrawn, ((s.field, s.value) for s in p.slots if s.value))
     for record in checked.records:
         call.bookings.records[record.ref] = record
         call.bookings.workflow.adopt(record.ref)

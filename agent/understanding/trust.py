@@ -143,12 +143,19 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from agent.core.names import ASSET, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
 from agent.understanding import heard_dates, heard_numbers
-from agent.understanding.nlu import asset_ids, catalog, correction_words, intent_words, times
+from agent.understanding.nlu import (
+    asset_ids,
+    catalog,
+    correction_words,
+    dates,
+    intent_words,
+    times,
+)
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -319,6 +326,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         # answer: a one-word answer is scored where the recogniser is least sure, at the
         # start of a turn, and what a question needs is which of the two was said
         heard_as[0] = max(heard_as[0], utterance.answer)
+    carrying = [_clearest_of_agreeing(s, span, heard_as, utterance.words, expect)
+                for s, span in zip(values, carrying, strict=False)] + carrying[len(values):]
     heard = [heard_as[i] for span in carrying for i in span]
     weakest = min(heard) if heard else None
     if weakest is not None and weakest < FAINT_WORD:
@@ -477,6 +486,27 @@ def _carrying(slot: SlotValue, span: list[int], words: Sequence[tuple[str, float
         if named:
             return named
     return [i for i in span if not set(_tokens(words[i][0])) <= _GLUE] or span
+
+
+def _clearest_of_agreeing(slot: SlotValue, carrying: list[int], heard_as: Sequence[float],
+                          words: Sequence[tuple[str, float]], expect: Expected) -> list[int]:
+    """The words that carry a date the turn names twice, each mention on its own giving the
+    same day ("the Thursday of next week, so that's the 10th of December"): the clearer
+    mention's. A faint "Thursday" beside a clear "10th of December" changes nothing: had it
+    been another weekday, the two would not agree. Mentions that name different days ("the
+    16th / the 18th", a correction) are all heard as they were."""
+    parts = slot.text.split("/")
+    if slot.field != VISIT_DATE or len(parts) < 2 or expect.today is None:
+        return carrying
+    now = datetime.combine(expect.today, datetime.min.time())
+    spans = []
+    for part in parts:
+        read = dates.read_dates(normalise(part), now)
+        span = [i for i in _spelled_by(_tokens(part), words) if i in carrying]
+        if len(read) != 1 or read[0].value != slot.value or not span:
+            return carrying
+        spans.append(span)
+    return max(spans, key=lambda span: min(heard_as[i] for i in span))
 
 
 def _half_says_nothing(slot: SlotValue) -> bool:
