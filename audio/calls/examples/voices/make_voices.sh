@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates every caller WAV used by the repair scripts 36-40 and the blind scripts 83-86 in
+# Regenerates every caller WAV used by the repair scripts 36-40 and the blind scripts 83-89 in
 # audio/calls/examples/.
 # Run from the repository root:  sh audio/calls/examples/voices/make_voices.sh
 # Needs espeak-ng (1.51) and sox (14.4.2). Output: 16 kHz mono 16-bit PCM WAV, silence trimmed.
@@ -29,6 +29,12 @@ clear() {
 plain() {
   espeak-ng -v "$1" -w "$TMP/raw.wav" "$3"
   sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$2"
+}
+
+# rated VOICE RATE FILE TEXT: espeak-ng at RATE words a minute, converted with nothing else done
+rated() {
+  espeak-ng -v "$1" -s "$2" -w "$TMP/raw.wav" "$4"
+  sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$3"
 }
 
 # misheard VOICE RATE NOISE_PEAK_DB FILE TEXT
@@ -113,5 +119,27 @@ plain en-us-nyc+Mike 86-s4-check3.wav "Yes, that's right, it's P 200."
 plain en-us-nyc+Mike 86-s4-check4.wav "Yes, pump P 200 is the one."
 plain en-us-nyc+Mike 86-s4-goahead.wav "Yes, that's correct now, go ahead."
 plain en-us-nyc+Mike 86-s4-goahead2.wav "Yes please, book it."
+
+# 87-89: written blind (2026-12-05, the third round), each in its writer's espeak-ng voice
+# at 160 words a minute.
+rated en-us+m3 160 87-r1-t01.wav "Hi there, I need a technician to come and look at pump P-200 on Friday morning, please."
+rated en-us+m3 160 87-r1-t02.wav "Yes."
+rated en-us+m3 160 87-r1-t03.wav "Hang on, sorry, I got that wrong. It's the pump in Rotterdam that's playing up, not the Utrecht one."
+rated en-us+m3 160 87-r1-t04.wav "Yes, that's right, the one in Rotterdam."
+rated en-us+m3 160 87-r1-t05.wav "Yes."
+rated en-us+m3 160 87-r1-t06.wav "Great, yes, please book that."
+rated en-us+m3 160 87-r1-t07.wav "Yes, please."
+rated en-gb-x-rp+benjamin 160 88-r2-t01.wav "Hello, we need somebody to service pump P-200 on Wednesday the ninth, in the morning if possible."
+rated en-gb-x-rp+benjamin 160 88-r2-t02.wav "Yes."
+rated en-gb-x-rp+benjamin 160 88-r2-t03.wav "Oh, sorry, I've just remembered there's a big delivery coming that morning. Can we switch it to the afternoon instead?"
+rated en-gb-x-rp+benjamin 160 88-r2-t04.wav "Yes."
+rated en-gb-x-rp+benjamin 160 88-r2-t05.wav "Yes, the afternoon is much better, thanks. Go ahead."
+rated en-gb-x-rp+benjamin 160 88-r2-t06.wav "Yes, please."
+rated en-us-nyc+rob 160 89-r3-t01.wav "Hi, we've got an engineer coming to the Rotterdam pump this Thursday morning. Could we push that back to Tuesday next week?"
+rated en-us-nyc+rob 160 89-r3-t02.wav "Yes."
+rated en-us-nyc+rob 160 89-r3-t03.wav "Sorry, no, Tuesday won't work either. Let's go for Wednesday next week instead."
+rated en-us-nyc+rob 160 89-r3-t04.wav "Yes."
+rated en-us-nyc+rob 160 89-r3-t05.wav "Yes, please go ahead and move it."
+rated en-us-nyc+rob 160 89-r3-t06.wav "Yes, please."
 
 ls -l "$OUT"/*.wav
