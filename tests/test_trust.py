@@ -829,6 +829,11 @@ def test_the_day_before_instead_that_is_not_the_date_read_is_checked(text, clear
      False),
     ("Could you send someone to P 200 not on the 10th but on the 11th, in the afternoon?", True),
     ("Could you send someone to P 200 on the 10th, but at about 9 please?", True),
+    # "then" after "but" opens nothing: the word after it is judged ("Thursday the tenth at
+    # about half ten" heard as "Thursday, but then set about half ten")
+    ("Can you get an engineer to P 200 on Thursday, but then set about half ten.", False),
+    ("Can you get an engineer to P 200 on Thursday, but then we'd need the afternoon.", True),
+    ("Can you get an engineer to P 200 on Thursday, but then again the afternoon.", True),
 ])
 def test_a_date_followed_by_but_and_no_value_or_clause_is_checked(text, clear):
     judged_as(text, clear, "a word after the date introduces no value")

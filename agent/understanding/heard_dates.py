@@ -113,7 +113,10 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
             if last and token == last[0] and tokens[i + 1] == "but":
                 # "Thursday the tenth" heard as "Thursday but end": "but" then a word that
                 # neither a clause ("but I'm", "but not") nor a value starts
-                then = tokens[i + 2] if i + 2 < len(tokens) else ""
+                # (an adverb after "but" opens nothing itself: "but then set about half ten",
+                # misheard from "the tenth at about half ten", is judged by "set")
+                at = i + 3 if tokens[i + 2:i + 3] == ["then"] and i + 3 < len(tokens) else i + 2
+                then = tokens[at] if at < len(tokens) else ""
                 if then and then not in lexicon.ORDINAL_DATE_FOLLOWERS \
                         and not _VALUE_WORD.fullmatch(then):
                     return True
