@@ -137,7 +137,7 @@ named where its name is (21st: 3 -> 0 wrong values, 0.296 -> 0.278 checks; no ve
 other set changed). From a twenty-second set written blind (0.316 checks, 1 wrong value once a
 greeting before a hesitation was read as one): "then" after a date's "but" passes the judgement
 to the word after it, and a date named twice alike is heard by its clearer mention (22nd: 1 ->
-0 wrong values; one check fewer on a correct transcript of the sixteenth set, no other verdict
+0 wrong values; one check fewer on a correct transcript of the fifth set, no other verdict
 changed).
 Pure: no I/O, no state.
 """
