@@ -256,3 +256,18 @@ async def test_a_return_policy_is_scoped_by_the_purchase_region_not_the_pumps(qu
             await c.say("Yes, it's been opened.")
             await c.settle()
         assert "returns-us-2026" in c.sink.last, c.sink.last
+
+
+@both_backends
+async def test_a_procedure_heard_unclearly_is_offered_by_its_name_and_a_yes_settles_it(backend):
+    # blind audio script: "Yes, pump the 100, the seal bolts." heard at 0.44 held the seal
+    # torque back, and the agent said "Sorry, I still don't have the procedure." three times
+    async with call(backend=backend) as c:
+        assert await c.say("What torque should I use on pump P-100?") \
+            == "Which procedure is it about?"
+        reply = await c.say("Yes, pump the 100, the seal bolts.", confidence=0.44)
+        assert reply == "Is it the seal torque, or something else?"
+        await c.say("Yes.")
+        await c.settle()
+        [answer] = c.events("answer_spoken")
+        assert answer.get("citations") == ("nw-bulletin-b",)

@@ -485,3 +485,52 @@ async def test_the_question_on_the_table_is_state_not_read_from_the_trace():
         c.trace.events.clear()  # the audit log is gone; the dialogue state is not
         await c.say("yes")
         assert c.field("visit_date").value == "2026-12-04"
+
+
+async def test_a_choice_never_offers_a_window_that_cannot_be_booked():
+    # blind audio script: "Wednesday the ninth in the morning" heard as "Wednesday the night in
+    # the morning" was asked "Did you mean night or morning?", then "Shall I put you down for
+    # night?"
+    async with call(caller=ONE_PUMP) as c:
+        reply = await c.say("Could someone come and service P-100 on Wednesday the night in "
+                            "the morning?")
+        assert "night" not in reply.lower(), reply
+        [unresolved] = [e for e in c.events("field_unresolved")
+                        if tuple(e.get("fields")) == ("visit_window",)]
+        assert tuple(unresolved.get("candidates")) == ("morning",)
+        reply = await c.say("hmm")
+        assert "night" not in reply.lower(), reply
+
+
+BOOKED = [{"ref": "BK-3101", "asset": "P-100", "date": "2026-12-08", "window": "morning",
+           "units": 1, "site": "12 Harbour Road, Rotterdam", "contact": "tech-17",
+           "status": "confirmed"},
+          {"ref": "BK-3102", "asset": "P-200", "date": "2026-12-10", "window": "afternoon",
+           "units": 1, "site": "4 Canal Street, Utrecht", "contact": "tech-17",
+           "status": "confirmed"}]
+
+
+async def test_which_booking_names_the_one_the_values_heard_fit_and_a_yes_settles_it():
+    # blind audio script: "cancel ... P 100 on the 8th" heard unclearly was asked an open
+    # "Which booking do you mean?", though only one booking fits
+    async with call(caller=TWO_PUMPS, bookings=BOOKED) as c:
+        reply = await c.say("Hi, I'm ringing to cancel the service visit for pump P 100 on "
+                            "the 8th.", confidence=0.5)
+        assert reply == ("Sorry, I didn't catch that clearly. Did you mean booking BK-3101 "
+                         "for P-100 on Tuesday 8 December?")
+        await c.say("Yes.")
+        assert c.field("booking_ref").value == "BK-3101"
+        assert c.events("confirmation_requested", op="cancel_booking")
+
+
+async def test_which_booking_stays_open_when_nothing_heard_narrows_it():
+    async with call(caller=TWO_PUMPS, bookings=BOOKED) as c:
+        assert await c.say("I need to cancel a visit.") == "Which booking do you mean?"
+
+
+async def test_which_booking_for_a_move_narrows_by_the_asset_not_the_day():
+    # a move's day is where it goes: "Friday" names no booking
+    async with call(caller=TWO_PUMPS, bookings=BOOKED) as c:
+        reply = await c.say("Could you move the P 200 visit to Friday?", confidence=0.5)
+        assert "booking BK-3102 for P-200 on Thursday 10 December" in reply
+        assert "BK-3101" not in reply

@@ -228,13 +228,15 @@ class AnswerDesk:
 
     # -- speech helpers ------------------------------------------------------------------------
     def _ask(self, field: str) -> None:
-        candidates: tuple[str, ...] = ()
-        if field == ASSET:  # "V-200" heard, or "the pump" of two: offer the caller's own
-            record = self.ctx.ledger.current.get(ASSET)
-            candidates = ((record.candidates if record is not None and not record.usable
-                           else ()) or self.ctx.candidates.get(ASSET, ()))
+        # What was heard of the field and held back ("V-200" or "the pump" of two; "the seal
+        # bolts" heard unclearly): the question names it, and every repair step after it
+        record = self.ctx.ledger.current.get(field)
+        candidates = ((record.candidates if record is not None and not record.usable
+                       else ()) or self.ctx.candidates.get(field, ()))
+        names = tuple((info.procedure, f"the {info.title}") for info in self.procedures()
+                      if field == PROCEDURE and info.procedure in candidates)
         self.ctx.ask(field_question(field, self.ctx.caller, candidates,
-                                    heard=self.ctx.heard.pop(field, None)))
+                                    heard=self.ctx.heard.pop(field, None), names=names))
 
     def _spoken(self, outcome: RegistryOutcome, sentences: tuple[str, ...]) -> None:
         self.ctx.say(sentences, SpeechKind.ANSWER, reads=self.reads(), outcome=str(outcome))

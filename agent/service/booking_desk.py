@@ -21,6 +21,7 @@ from agent.core.speech import SpeechKind
 from agent.service.booking_questions import (
     ask_field,
     ask_where_to,
+    ask_which_booking,
     check_together,
     confirm_fields,
     confirmation,
@@ -180,7 +181,7 @@ class BookingDesk(Desk):
                 ctx.say(("I don't see a booking on your account to cancel.",
                          "Nothing has changed."))
             elif record is None:
-                ask_field(ctx, BOOKING_REF)
+                ask_which_booking(ctx, cancel=True)
             elif record.status == "cancelled":
                 self.workflow.on(GoalEvent.SETTLED)
                 ctx.say((f"Booking {record.ref} is already cancelled.",))
@@ -189,7 +190,7 @@ class BookingDesk(Desk):
                                            (BOOKING_REF,)))
             return
         if self.goal is Goal.RESCHEDULE and self.target_ref is None:
-            ask_field(ctx, BOOKING_REF)
+            ask_which_booking(ctx, cancel=False)
             return
         slot = missing_slot(snap)
         if slot is not None:

@@ -8,12 +8,13 @@ Nothing here touches the ledger or an action: the desk records which action wait
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import assert_never
 
 from agent.core.actions import Action
 from agent.core.caller import CallerProfile
 from agent.core.ledger import LedgerSnapshot
-from agent.core.names import VISIT_DATE
+from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE
 from agent.core.ops import Op, spec
 from agent.core.ports import BookingRecord
 from agent.service.dialogue import CallContext
@@ -70,6 +71,34 @@ def check_together(ctx: CallContext, field: str, together: tuple[tuple[str, str]
 def ask_field(ctx: CallContext, field: str, candidates: tuple[str, ...] = ()) -> None:
     """Ask for one field (the repair ladder words it when it follows itself)."""
     ctx.ask(field_question(field, ctx.caller, candidates, heard=ctx.heard.pop(field, None)))
+
+
+def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
+    """Ask which booking a cancel or a move is for, offering the caller's bookings that fit
+    what the call heard of it, held back or not: its asset, and for a cancel its day ("cancel
+    the P-100 visit on the 8th" heard unclearly: "Did you mean booking BK-3101 for P-100 on
+    Tuesday 8 December?"). A move's day is where it goes, so it does not narrow the choice."""
+    snap = ctx.ledger.current
+    heard: dict[str, set[str]] = {}
+    for field in (ASSET, VISIT_DATE) if cancel else (ASSET,):
+        held = snap.get(field)
+        values = ((held.value,) if held is not None and held.usable and held.value
+                  else held.candidates if held is not None else ()) \
+            or ctx.candidates.get(field, ())
+        if values:
+            heard[field] = set(values)
+    fits = [(ref, asset, day) for ref, asset, day in ctx.bookings_hint
+            if asset in heard.get(ASSET, {asset}) and day in heard.get(VISIT_DATE, {day})]
+    if not heard or not fits or len(fits) == len(ctx.bookings_hint) > 1:
+        ask_field(ctx, BOOKING_REF)  # nothing heard narrows it: the open question
+        return
+    names = tuple((ref, f"booking {ref} for {asset} on {spoken_date(day)}")
+                  for ref, asset, day in fits)
+    question = field_question(BOOKING_REF, ctx.caller, tuple(ref for ref, _, _ in fits),
+                              names=names)
+    if len(fits) == 1:  # one booking fits: a check, which a plain "yes" settles
+        question = replace(question, proposes=((BOOKING_REF, fits[0][0]),))
+    ctx.ask(question)
 
 
 def ask_where_to(ctx: CallContext, record: BookingRecord) -> None:

@@ -98,6 +98,8 @@ class Question:
     together: tuple[tuple[str, str], ...] = ()  # values read back together: one yes for all
     confirm: str = ""  # a confirmation's action in one yes/no sentence
     proposes: tuple[tuple[str, str], ...] = ()  # values a plain "yes" to it settles
+    # how values are said where the raw value is no word ("seal-torque": "the seal torque")
+    names: tuple[tuple[str, str], ...] = ()
 
     def same_as(self, other: Question) -> bool:
         return (self.field, self.key) == (other.field, other.key)
@@ -139,21 +141,24 @@ class Setting:
 
 def field_question(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (), *,
                    prefix: tuple[str, ...] = (), reads: tuple[str, ...] | None = None,
-                   heard: str | None = None) -> Question:
+                   heard: str | None = None,
+                   names: tuple[tuple[str, str], ...] = ()) -> Question:
     """The plain question for one field (render.ask_for), marked closed when it names options.
 
     ``heard``: an asset id said that is not on the account; the question says so first.
+    ``names``: how candidates are said, where the raw value is no word (a procedure's id).
     """
     closed = len(candidates) > 1 or (not candidates and field in (
         ASSET, CONFIGURATION, REGION, VISIT_WINDOW) and (field == VISIT_WINDOW
                                                         or len(caller.assets) > 1))
-    sentences = ask_for(field, caller, candidates, heard=heard)
+    said = dict(names)
+    sentences = ask_for(field, caller, tuple(said.get(c, c) for c in candidates), heard=heard)
     if field == VISIT_TIME and candidates and not any(window_of_time(c) for c in candidates):
         # "At 7": neither reading can be booked, so no step of the ladder offers them; the
         # question offers the visit windows instead (render.ask_time).
         candidates, closed = (), False
     return Question(field, sentences, prefix=prefix, candidates=candidates, closed=closed,
-                    reads=(field,) if reads is None else reads)
+                    reads=(field,) if reads is None else reads, names=names)
 
 
 def plan(question: Question, last: Asked | None, turn: int, setting: Setting) -> Asked:
@@ -287,8 +292,10 @@ def _build(step: Step, failures: int, q: Question, last: Asked | None, turn: int
 def _spoken(q: Question, options: tuple[str, ...], setting: Setting) -> tuple[str, ...]:
     months = {value[:7] for value in options} if q.field == VISIT_DATE else set()
     bookings = {ref: (asset, day) for ref, asset, day in setting.bookings}
-    return tuple(repair_value(q.field, value, today=setting.today, month=len(months) > 1,
-                              bookings=bookings) for value in options)
+    said = dict(q.names)
+    return tuple(said.get(value) or repair_value(q.field, value, today=setting.today,
+                                                 month=len(months) > 1, bookings=bookings)
+                 for value in options)
 
 
 __all__ = ["CONFIRMATION", "LADDER", "PERSON", "REQUEST", "TARGET", "Asked", "Question",

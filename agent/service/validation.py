@@ -70,6 +70,12 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         if name in TRUSTED_ONLY:
             rejections.append(Rejection(name, "trusted_scope", value))
             continue
+        if len(candidates) > 1 and name in (VISIT_WINDOW, VISIT_TIME):
+            # A choice never offers what cannot be booked: "Wednesday the night in the
+            # morning" (misheard from "the ninth") is not asked "Did you mean night or
+            # morning?", only about the morning.
+            bookable = tuple(c for c in candidates if _bookable(name, c))
+            candidates = bookable or candidates
         if name == ASSET and not value and candidates and _UNKNOWN_ID.fullmatch(slot.text) \
                 and caller.asset(slot.text) is None:
             heard.append((name, slot.text))  # said, not on the account: asked about, not applied
@@ -123,6 +129,13 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
 
 # An asset id as the proposer writes one it heard but did not find on the account ("V-200").
 _UNKNOWN_ID = re.compile(r"[A-Z]+-\d+")
+
+
+def _bookable(name: str, value: str) -> bool:
+    """A window or time a visit can be booked for (what :func:`_check` lets through)."""
+    if name == VISIT_WINDOW:
+        return value in ("morning", "afternoon")
+    return window_of_time(value) is not None
 
 
 async def _check(name: str, value: str, caller: CallerProfile, now: datetime,
