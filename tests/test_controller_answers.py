@@ -271,3 +271,15 @@ async def test_a_procedure_heard_unclearly_is_offered_by_its_name_and_a_yes_sett
         await c.settle()
         [answer] = c.events("answer_spoken")
         assert answer.get("citations") == ("nw-bulletin-b",)
+
+
+async def test_a_booking_with_a_correction_in_it_leaves_the_procedure_question():
+    # blind audio round 4: asked which procedure, the caller asked for a visit and corrected its
+    # day in the same breath, and the agent went on asking for the procedure
+    async with call() as c:
+        assert await c.say("What torque should I use on pump P-100?") \
+            == "Which procedure is it about?"
+        reply = await c.say("Thanks, in that case, could someone come out to P-100 tomorrow "
+                            "afternoon to do it? No, hang on, make that Thursday afternoon.")
+        assert reply.startswith("Let me check I have this right."), reply
+        assert "Thursday 3 December, in the afternoon" in reply

@@ -266,7 +266,11 @@ def test_an_item_bought_and_returned_is_a_returns_question(said):
 # questions cannot book it, so the turn is a booking request (its values go with it).
 @pytest.mark.parametrize("said", [
     "Great, thanks. Can you book someone to do that on Wednesday afternoon?",
-    "ok, then please arrange a technician for the pump on friday morning"])
+    "ok, then please arrange a technician for the pump on friday morning",
+    # blind audio round 4: with a correction inside it, it is still a first request
+    "Could someone come out to P-100 tomorrow afternoon? No, hang on, make that Wednesday "
+    "afternoon.",
+    "Could you book P-100 for tomorrow morning, sorry, Friday morning?"])
 def test_a_visit_asked_for_instead_of_a_procedure_is_a_booking_request(said):
     proposal = propose(said, context(expecting=PROCEDURE))
     assert proposal.intent is Intent.BOOK, proposal.reason

@@ -100,10 +100,12 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
 
 
 def _under_way(context: ProposalContext) -> bool:
-    """Whether the call already holds a request or a booking (or just asked for a value). An
-    asset alone is what the call is about, not a request: a question about P-100 leaves it
-    in the ledger, and "then put me down for Thursday" afterwards asks for a visit."""
-    return context.expecting is not None or bool(context.bookings) or any(
+    """Whether the call already holds a request or a booking (or just asked for a value of
+    one). An asset alone is what the call is about, not a request: a question about P-100
+    leaves it in the ledger, and "then put me down for Thursday" afterwards asks for a visit.
+    Nor is a question about a procedure: asked "Which procedure is it about?", "could you book
+    P-100 for tomorrow afternoon, sorry, Thursday afternoon?" is a first request."""
+    return context.expecting in (*BOOKING_VALUES, BOOKING_REF) or bool(context.bookings) or any(
         context.ledger.value(name) is not None for name in BOOKING_VALUES + (BOOKING_REF,)
         if name != ASSET)
 
