@@ -230,9 +230,7 @@ class AnswerDesk:
     def _ask(self, field: str) -> None:
         # What was heard of the field and held back ("V-200" or "the pump" of two; "the seal
         # bolts" heard unclearly): the question names it, and every repair step after it
-        record = self.ctx.ledger.current.get(field)
-        candidates = ((record.candidates if record is not None and not record.usable
-                       else ()) or self.ctx.candidates.get(field, ()))
+        candidates = self.ctx.held_back(field)
         names = tuple((info.procedure, f"the {info.title}") for info in self.procedures()
                       if field == PROCEDURE and info.procedure in candidates)
         self.ctx.ask(field_question(field, self.ctx.caller, candidates,

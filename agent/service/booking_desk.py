@@ -197,8 +197,7 @@ class BookingDesk(Desk):
             if draft is not None:
                 self.dispatcher.drop(draft, CancelReason.MISSING_FIELD, slot)
             held = snap.get(slot)
-            candidates = ((held.candidates if held is not None else ())
-                          or self.ctx.candidates.get(slot, ()))
+            candidates = ctx.held_back(slot)  # (a missing slot's record is never usable)
             if held is not None and len(candidates) == 1:
                 together = held_together(snap, slot)
                 if together:

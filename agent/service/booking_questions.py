@@ -82,9 +82,8 @@ def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
     heard: dict[str, set[str]] = {}
     for field in (ASSET, VISIT_DATE) if cancel else (ASSET,):
         held = snap.get(field)
-        values = ((held.value,) if held is not None and held.usable and held.value
-                  else held.candidates if held is not None else ()) \
-            or ctx.candidates.get(field, ())
+        values = (held.value,) if held is not None and held.usable and held.value \
+            else ctx.held_back(field)
         if values:
             heard[field] = set(values)
     fits = [(ref, asset, day) for ref, asset, day in ctx.bookings_hint

@@ -111,6 +111,13 @@ class CallContext:
         self.heard = {}
         self.ruled_out = set()
 
+    def held_back(self, field: str) -> tuple[str, ...]:
+        """What was heard of ``field`` and not settled: the ledger's candidates for it while
+        it cannot be acted on, else those kept for a field never set (:attr:`candidates`)."""
+        record = self.ledger.current.get(field)
+        return ((record.candidates if record is not None and not record.usable else ())
+                or self.candidates.get(field, ()))
+
     def rule_out(self, withdrawn: Iterable[tuple[str, str]],
                  named: Iterable[tuple[str, str]]) -> None:
         """Remember the values a turn ruled out, and forget those it names (state)."""

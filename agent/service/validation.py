@@ -150,9 +150,9 @@ async def _check(name: str, value: str, caller: CallerProfile, now: datetime,
             return Rejection(name, "past_date", value)
         if verdict is DateCheck.MALFORMED:
             return Rejection(name, "malformed", value)
-    if name == VISIT_TIME and window_of_time(value) is None:
+    if name == VISIT_TIME and not _bookable(name, value):
         return Rejection(name, "outside_hours", value)
-    if name == VISIT_WINDOW and value not in ("morning", "afternoon"):
+    if name == VISIT_WINDOW and not _bookable(name, value):
         # "Thursday evening", "at night": a part of the day the visits do not cover
         return Rejection(name, "outside_hours" if value in ("evening", "night") else "malformed",
                          value)

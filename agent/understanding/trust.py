@@ -319,19 +319,18 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a value read is one the turn ruled out")
     if contradicts_itself(utterance.text, slots):
         return Hearing(False, "two values of one field and nothing says which is meant")
-    spans = [_value_span(_acted_on(s, replaced), utterance.words) for s in values]
-    carrying = [_carrying(s, span, utterance.words, expect)
-                for s, span in zip(values, spans, strict=True)]
-    if not values and expect.answer:
-        spans = carrying = [_answer_span(utterance.words)]
     heard_as = [probability for _, probability in utterance.words]
     if expect.answer and utterance.answer is not None:
         # an opening "yes" or "no" is heard as surely as it was told apart from the other
         # answer: a one-word answer is scored where the recogniser is least sure, at the
         # start of a turn, and what a question needs is which of the two was said
         heard_as[0] = max(heard_as[0], utterance.answer)
-    carrying = [_clearest_of_agreeing(s, span, heard_as, utterance.words, expect)
-                for s, span in zip(values, carrying, strict=False)] + carrying[len(values):]
+    spans = [_value_span(_acted_on(s, replaced), utterance.words) for s in values]
+    carrying = [_clearest_of_agreeing(s, _carrying(s, span, utterance.words, expect),
+                                      heard_as, utterance.words, expect)
+                for s, span in zip(values, spans, strict=True)]
+    if not values and expect.answer:
+        spans = carrying = [_answer_span(utterance.words)]
     heard = [heard_as[i] for span in carrying for i in span]
     weakest = min(heard) if heard else None
     if weakest is not None and weakest < FAINT_WORD:

@@ -214,25 +214,30 @@ _BESIDE_A_PLACE = (r"(?:(?:yes|yeah|yep|no|nope|sorry|its|it's|it is|that's|that
 def _by_place(text: str, assets: tuple[Asset, ...], *, located: bool,
               alone: bool) -> list[AssetMention]:
     """A place said without a noun of an asset, where one of the caller's assets is and no
-    other: as all the turn says (``alone``: "No, Rotterdam."), or, once the call is about one of the
-    caller's assets (``located``), after a word of location ("Yes, that's right, but well in
-    Rotterdam", misheard from "the one in Rotterdam"). Before that, "we're in Utrecht" may say
-    where the caller is; "I'm calling from Rotterdam" never names an asset."""
+    other: as all the turn says (``alone``: "No, Rotterdam."), or, once the call is about one
+    of the caller's assets (``located``), after a word of location ("Yes, that's right, but
+    well in Rotterdam", misheard from "the one in Rotterdam"). Before that, "we're in Utrecht"
+    may say where the caller is; "I'm calling from Rotterdam" never names an asset."""
     out: list[AssetMention] = []
-    for asset in assets:
-        for place in places_of(asset):
-            if sum(place in places_of(a) for a in assets) != 1:
-                continue  # a place two assets share names neither
-            words = re.escape(place)
-            found = list(re.finditer(rf"{_AT_PLACE} (?P<place>{words})\b", text)) \
-                if located else []
-            whole = re.fullmatch(rf"[, ]*{_BESIDE_A_PLACE}(?P<place>{words})[, ]*"
-                                 rf"{_BESIDE_A_PLACE}", text) if alone else None
-            for match in [*found, *([whole] if whole else [])]:
-                start, end = match.span("place")
-                if not any(m.start == start for m in out):
-                    out.append(AssetMention(text[start:end], start, end, asset.id, by_kind=True))
+    for place, ids in _assets_by_place(assets).items():
+        if len(ids) != 1:
+            continue  # a place two assets share names neither
+        words = re.escape(place)
+        found = list(re.finditer(rf"{_AT_PLACE} (?P<place>{words})\b", text)) \
+            if located else []
+        whole = re.fullmatch(rf"[, ]*{_BESIDE_A_PLACE}(?P<place>{words})[, ]*"
+                             rf"{_BESIDE_A_PLACE}", text) if alone else None
+        for match in [*found, *([whole] if whole else [])]:
+            start, end = match.span("place")
+            if not any(m.start == start for m in out):
+                out.append(AssetMention(text[start:end], start, end, ids[0], by_kind=True))
     return out
+
+
+def _assets_by_place(assets: tuple[Asset, ...]) -> dict[str, tuple[str, ...]]:
+    """Each word of a site the caller names assets by ("rotterdam"), with the ids there."""
+    return {place: tuple(a.id for a in assets if place in places_of(a))
+            for asset in assets for place in places_of(asset)}
 
 
 # A word that replaces what came before it, between an id and an asset named by its site
@@ -255,8 +260,7 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     phrases = [p for info in procedures
                for p in (*procedure_phrases(info), info.family_title.lower(),
                          info.family.replace("-", " "))]
-    places = {place: tuple(a.id for a in assets if place in places_of(a))
-              for asset in assets for place in places_of(asset)}
+    places = _assets_by_place(assets)
     place = "|".join(sorted(map(re.escape, places), key=len, reverse=True)) or "(?!)"
     noun = "|".join(sorted(map(re.escape, (*nouns, *_PLACE_NOUNS)), key=len, reverse=True))
     out = []
