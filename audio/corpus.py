@@ -753,6 +753,42 @@ HELD_OUT_VALUES_22 = (
     "morning, around eleven?",
 )
 
+# A twenty-third held-out set, written blind from docs/ like the twenty-second (2026-12-05, late
+# evening): more of the ways to say an asset (its street, "the two hundred pump"), a time
+# with "say" or "about", "I tell a lie", "correction" and "hang on" correcting in the turn.
+HELD_OUT_VALUES_23 = (
+    "Hiya, it's Dana at Acme. Could you get an engineer out to pump one hundred on "
+    "Wednesday the ninth, say quarter to eleven?",
+    "Right, so the Utrecht one is due its service. Could somebody come by on the 15th at "
+    "half two?",
+    "Good afternoon. We'd like the pump on Harbour Road seen to the day after tomorrow, "
+    "first thing if you can.",
+    "Hello there, P two hundred needs a check. Can you do a week on Friday, ten past nine "
+    "in the morning?",
+    "Yeah hi, could we book the Canal Street pump in for January the sixth, after lunch?",
+    "Morning. I need someone at our Rotterdam pump on Monday the fourteenth at 13:45.",
+    "Um, hi, it's about P one hundred. Uh, could you send a technician on Thursday the "
+    "seventeenth of December, about eleven thirty?",
+    "Can I get the two hundred pump booked for Tuesday the twelfth of January at two in the"
+    " afternoon?",
+    "Could we have someone look at pump two hundred on Thursday in the afternoon? No wait, "
+    "Friday would be better.",
+    "P one hundred please, Tuesday the eighth at ten o'clock. I tell a lie, Wednesday the "
+    "sixteenth.",
+    "Hi, can you book the Rotterdam pump for tomorrow at half nine? Make that twenty to "
+    "ten.",
+    "We need the pump in Utrecht serviced on the twenty-second, in the morning, correction,"
+    " the afternoon.",
+    "Book P two hundred for Thursday the tenth, first thing. Sorry, I meant P one hundred, "
+    "the Harbour Road one.",
+    "It's the Rotterdam pump that needs a visit, or actually, the Utrecht one, on Monday "
+    "the seventh at five to four.",
+    "Could someone come out to pump one hundred on the eighteenth, about three in the "
+    "afternoon? No no, my mistake, quarter past one.",
+    "We'd like P-200 looked at on the fifth of January, hang on, the seventh, at half eight"
+    " in the morning.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -762,7 +798,7 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
                  HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
                  HELD_OUT_VALUES_20, HELD_OUT_VALUES_21,
-                 HELD_OUT_VALUES_22)
+                 HELD_OUT_VALUES_22, HELD_OUT_VALUES_23)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -700,3 +700,48 @@ async def test_a_move_never_offers_the_day_its_booking_already_has(said):
         await c.say("Yes.")
         assert c.field("visit_date").value == "2026-12-08"
         assert c.events("confirmation_requested", op="reschedule_booking")
+
+
+@pytest.mark.parametrize("said", [
+    "Something came up on our end, could the pump service be brought forward by a day?",
+    "Could you push the pump's visit back a day?"])
+async def test_a_move_of_a_visit_named_by_its_kind_means_the_booking_for_one_of_those(said):
+    """Blind round 10: of two pumps, one booked, "the pump service" asked "which pump?" although
+    the booking it moves, the only one, already said which."""
+    async with call(bookings=[VISIT]) as c:  # two pumps, one visit: P-100 on the 8th
+        await c.say(said)
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert not c.events("clarification_requested")
+        assert not c.events("field_unresolved")
+        assert c.field("asset").value == "P-100"
+
+
+async def test_a_doubted_kind_is_not_settled_by_the_booking():
+    # heard unclearly, "the pump" may not have been said: the agent checks before acting
+    async with call(bookings=[VISIT]) as c:
+        await c.say("Could the pump service be brought forward by a day?", confidence=0.4)
+        await c.settle()
+        assert c.events("clarification_requested")
+        assert not c.events("confirmation_requested")
+        assert c.field("asset").value is None  # held back, not taken from the booking
+
+
+async def test_a_visit_named_by_its_kind_picks_the_booking_for_that_kind():
+    compressor = {**VISIT, "ref": "BK7", "asset": "C-7", "date": "2026-12-09"}
+    async with call(caller=COMPRESSOR_TOO, bookings=[VISIT, compressor]) as c:
+        await c.say("Could the compressor visit be moved to Friday?")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "BK7" in c.sink.last and "C-7" in c.sink.last, c.sink.last
+        await c.say("Yes please.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        assert {b["ref"]: b["date"] for b in c.bookings()} == {
+            "VISIT": "2026-12-08", "BK7": "2026-12-04"}
+
+
+async def test_a_visit_named_by_a_kind_two_bookings_are_for_asks_which_booking():
+    async with call(bookings=TWO_PUMPS) as c:
+        await c.say("Could the pump service be moved to Friday?")
+        await c.settle()
+        assert not c.events("confirmation_requested")
+        assert c.events("clarification_requested")
+        assert len(c.bookings()) == 3 and all(b["version"] == 1 for b in c.bookings())

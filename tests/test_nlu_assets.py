@@ -492,3 +492,22 @@ def test_a_place_two_assets_share_names_neither():
     for values in ({}, {"asset": "P-200"}):
         assert propose("No, Rotterdam.", context(caller=both, values=values)).slot(ASSET) \
             is None, values
+
+
+@pytest.mark.parametrize(("said", "asset_id"), [
+    # blind round 10: "Could we shift the visit in Utrecht to Friday the 11th?"
+    ("could we shift the visit in Utrecht to friday", "P-200"),
+    ("cancel our Rotterdam booking please", "P-100"),
+    ("the appointment at Canal Street, move it to friday", "P-200"),
+    ("call off the job on Harbour Road", "P-100"),
+    ("the service visit in Rotterdam on friday", "P-100")])
+def test_an_asset_is_named_by_a_visit_at_its_place(said, asset_id):
+    assert propose(said, context(caller=TWO_SITES)).slot(ASSET).value == asset_id, said
+
+
+@pytest.mark.parametrize("said", ["move the visit on monday to friday",
+                                  "cancel the booking, the one for monday",
+                                  "the appointment for friday, we're in Utrecht"])
+def test_a_visit_without_a_place_names_no_asset(said):
+    slot = propose(said, context(caller=TWO_SITES)).slot(ASSET)
+    assert slot is None or slot.value is None, (said, slot)

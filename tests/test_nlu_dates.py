@@ -551,7 +551,8 @@ def test_this_week_then_tomorrow_is_tomorrow(said):
 
 
 @pytest.mark.parametrize("words", ["wait, what am I saying,", "no wait,", "hang on,",
-                                   "hold on,", "I tell a lie,"])
+                                   "hold on,", "I tell a lie,",
+                                   "I tell the lie,"])  # its "a" misheard
 def test_a_later_asset_after_words_of_taking_back_is_the_one_meant(words):
     proposal = propose(f"It's the Rotterdam pump we're calling about, {words} it's P-200, "
                        "tomorrow afternoon please.", context())

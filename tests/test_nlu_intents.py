@@ -194,6 +194,14 @@ def test_not_wanting_the_visit_is_cancel(said):
     assert propose(said).intent is Intent.CANCEL
 
 
+@pytest.mark.parametrize("said", [
+    "please call that visit off",  # blind round 5, the second half of a turn split at a comma
+    "call the P-100 visit off", "could you call our pump booking off",
+    "call the engineer off, we sorted it ourselves"])
+def test_calling_the_visit_off_is_cancel(said):
+    assert propose(said).intent is Intent.CANCEL, said
+
+
 # -- a cancel phrasing inside a conditional clause only supposes (blind script b09) -----------
 @pytest.mark.parametrize("said", [
     "Hey, can I send a filter kit back if it turns out we don't need it?",  # b09

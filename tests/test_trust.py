@@ -512,6 +512,13 @@ def test_a_value_written_apart_by_the_recogniser_is_found_and_its_words_weighed(
      "morning suits us better.", True),
     ("Book pump 100 for Tuesday next week in the afternoon, actually no, so it's better.",
      False),
+    # the twenty-third set: "No wait, Friday would be better" heard as "not wait, right it
+    # would be better"; "I tell a lie" with its "a" heard as "that", the day after it lost
+    ("Could we have someone look at pump 200 on Thursday in afternoon, not wait, right it "
+     "would be better.", False),
+    ("P 100 please, use the mid at 10 o'clock. I tell that lie when's the 15th.", False),
+    ("P 100 on Tuesday the 8th at 10 o'clock. I tell the lie, Wednesday the 16th.", True),
+    ("P 100 on Thursday, we'd rather not wait till next month.", True),  # no clause opened
 ])
 def test_a_value_taken_back_with_nothing_of_its_kind_after_is_checked(text, clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)

@@ -17,7 +17,7 @@ from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
 from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal, GoalEvent
-from agent.understanding.proposals import ProposalContext
+from agent.understanding.proposals import Proposal, ProposalContext
 
 if TYPE_CHECKING:
     from agent.service.answer_desk import AnswerDesk
@@ -77,11 +77,17 @@ def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: Focus | None,
 
 
 async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
-                         ops: list[FieldOp]) -> list[FieldOp]:
+                         ops: list[FieldOp], open_assets: tuple[str, ...] = ()
+                         ) -> list[FieldOp]:
     """A reschedule or cancel means the caller's one active booking that fits what the turn
-    named (its asset, its date), or their only active booking when the turn named neither.
+    named (its asset, its date, or one of ``open_assets``, the assets its words left open
+    when clearly heard: "the pump service" of two pumps), or their only active booking when
+    the turn named neither. The booking found settles the asset left open ("could the pump
+    service be brought forward a day?" with one booking, the P-100 one: no "which pump?"); a
+    value held back as doubtful is never settled by it.
 
-    Side effect: the desk adopts that booking's verified record as its target.
+    Side effects: the desk adopts that booking's verified record as its target; an asset left
+    open in ``ops`` is replaced by the booking's.
     """
     named_ref = next((op.value for op in ops if op.name == BOOKING_REF and op.value), None)
     if named_ref is not None:  # "move booking BK-2001 to Monday": validation adopted it
@@ -102,8 +108,10 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         records = ()
     mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
     fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
+            and (not open_assets or r.asset in open_assets)
             and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)]
-    if ASSET in named or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
+    if ASSET in named or open_assets \
+            or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
         mine = fits  # named, and nothing fits: ask which booking rather than guess
     if len(mine) != 1:
         # The visit called off before is not the one meant: it no longer stands as the target
@@ -114,10 +122,20 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     desk.workflow.adopt(record.ref)
     source = f"tool:booking:{record.ref}"
     found = [FieldOp.set(BOOKING_REF, record.ref, source)]
+    if record.asset in open_assets:
+        ops[:] = [FieldOp.set(ASSET, record.asset, source) if op.name == ASSET else op
+                  for op in ops]
     if desk.goal is Goal.RESCHEDULE:
         elsewhere(record, ops)
         return found + kept_by_move(ctx, record, ops, source)
     return found + [FieldOp.set(ASSET, record.asset, source)]
+
+
+def assets_left_open(proposal: Proposal) -> tuple[str, ...]:
+    """The caller's assets the turn's words left open between ("the pump" of two pumps)."""
+    slot = proposal.slot(ASSET)
+    return slot.candidates if slot is not None and not slot.value \
+        and len(slot.candidates) > 1 else ()
 
 
 def elsewhere(record: BookingRecord, ops: list[FieldOp]) -> None:

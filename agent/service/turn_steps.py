@@ -18,7 +18,7 @@ from agent.core.fields import FieldRecord, FieldStatus
 from agent.core.ledger import FieldOp, UpdateOutcome
 from agent.core.ports import BookingPort
 from agent.core.speech import Utterance
-from agent.service import validation
+from agent.service import inference, validation
 from agent.service.inference import implied_ops, implied_target, proposal_context
 from agent.service.intent_handlers import (
     BEFORE_VALUES,
@@ -61,6 +61,7 @@ class Turn:
     ops: list[FieldOp] = field(default_factory=list)  # the validated values (validate)
     changed: tuple[str, ...] = ()  # the fields the revision changed (revise)
     invalidation: Invalidation = field(default_factory=Invalidation)  # (invalidate)
+    open_assets: tuple[str, ...] = ()  # "the pump" of two, heard clearly: a booking's (validate)
 
     @property
     def source(self) -> str:
@@ -108,8 +109,6 @@ async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
     """What the caller proposes, read against the question on the table (``proposal``)."""
     ctx = call.ctx
     context = await proposal_context(ctx, call.port, call.answers, call.bookings)
-    # Read against the question it answers: a plain "yes" to "Shall I put Friday the 4th?"
-    # gives that date (agent/service/repair.py).
     # A proposer that waits (a model: agent/understanding/model_proposer.py) is awaited; what
     # it refused is on the trace, and the reading is then the rules'.
     proposed = await propose(call.proposer, utterance, context)
@@ -212,6 +211,7 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
         call.bookings.records[record.ref] = record
         call.bookings.workflow.adopt(record.ref)
     turn.ops = list(checked.ops)
+    turn.open_assets = () if uncertain else inference.assets_left_open(p)
     return False
 
 
@@ -240,7 +240,7 @@ def _newly_unsettled(held: FieldRecord | None, candidates: tuple[str, ...]) -> b
 async def revise(call: TurnCall, turn: Turn) -> bool:
     """Accept the values, with what trusted records imply, as ONE new ledger revision."""
     ctx, ops = call.ctx, turn.ops
-    ops += await implied_target(ctx, call.port, call.bookings, ops)
+    ops += await implied_target(ctx, call.port, call.bookings, ops, turn.open_assets)
     ops += implied_ops(ctx, call.answers, call.focus, ops, turn.source)
     unsettled = [op for op in ops if op.candidates
                  and _newly_unsettled(ctx.ledger.current.get(op.name), op.candidates)]

@@ -249,12 +249,17 @@ _ONE_OF_A_PLACE = ("the", "that", "this", "a", "our", "my")
 # Nouns of a place, not of an asset: with a place ("the Rotterdam site", "the premises in
 # Utrecht") they name the caller's asset there; alone ("the site team") nothing
 _PLACE_NOUNS = ("site", "location", "premises", "depot", "yard")
+# Nouns of a visit: with a place ("the visit in Utrecht", "our Rotterdam booking") they name
+# the caller's asset there, since a visit is made where the asset is; alone, nothing
+_VISIT_NOUNS = ("visit", "booking", "appointment", "service", "call-out", "callout", "job")
+_NEED_A_PLACE = frozenset((*_PLACE_NOUNS, *_VISIT_NOUNS))
 
 
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
     """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht", "the
-    Rotterdam site": the one asset of that kind (at that site), or candidates."""
+    Rotterdam site", "the visit in Utrecht": the one asset of that kind (at that site), or
+    candidates."""
     if not nouns:
         return []
     phrases = [p for info in procedures
@@ -262,7 +267,7 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
                          info.family.replace("-", " "))]
     places = _assets_by_place(assets)
     place = "|".join(sorted(map(re.escape, places), key=len, reverse=True)) or "(?!)"
-    noun = "|".join(sorted(map(re.escape, (*nouns, *_PLACE_NOUNS)), key=len, reverse=True))
+    noun = "|".join(sorted(map(re.escape, {*nouns, *_NEED_A_PLACE}), key=len, reverse=True))
     out = []
     for match in re.finditer(
             rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
@@ -273,8 +278,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
         where = match.group("pre") or match.group("post")
         if before in lexicon.NOT_ONE_ASSET or before.isdigit():
             continue
-        if said in _PLACE_NOUNS and where is None:
-            continue  # "the site team"
+        if said in _NEED_A_PLACE and where is None:
+            continue  # "the site team", "the visit on Monday"
         if said in ("one", "1") and not (
                 where is not None and before in _ONE_OF_A_PLACE
                 or match.group("pre") and not _COUNTED.match(text, match.end())):

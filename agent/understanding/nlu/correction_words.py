@@ -9,13 +9,15 @@ commas. The words of values (days, letters, assets, places) are in
 
 from __future__ import annotations
 
+# "I tell a lie", its "a" as weak as a word gets: heard as "the" or "that" too
+TELL_A_LIE = r"i tell (?:a|the|that) lie"
 REPLACE_MARKERS = (
     r"actually|make (?:that|it)|change (?:that|it) to|i meant|i mean|meant to say|i said"
     r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|my bad|switch (?:it|that) to|no wait|wait"
     # "on second thoughts" ("second" is written "2nd"), "come to think of it", "did I say X?"
     r"|on 2nd thoughts?|come to think of it|thinking about it|did i say|hang on|hold on"
-    r"|i tell a lie|what am i saying"
+    rf"|{TELL_A_LIE}|what am i saying"
 )
 # A replace marker as a whole word ("instead of" negates what follows it, replaces nothing)
 REPLACES = rf"\b(?:{REPLACE_MARKERS})\b(?! of\b)"
@@ -25,13 +27,14 @@ ALTERNATIVES = r"\b(?:or|either|maybe|perhaps|possibly)\b"
 # Words that take back what came before them in the turn (agent/understanding/trust.py); "no",
 # "wait", "hang on" and "actually" only where they open a clause or follow "or" ("the 10th or
 # actually the 11th"; "P-100 can wait till Friday", "Thursday works actually" take nothing
-# back), "actually" only with words after it
-TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|wait|hang on|hold on|actually(?=,? \w))\b"
+# back), "actually" only with words after it; "no wait" heard as "not wait" ("Thursday in the
+# afternoon, not wait, right it would be better")
+TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|(?:not )?wait|hang on|hold on|actually(?=,? \w))\b"
               r"|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean|meant to say"
               # "scratch" as a verb, its "that" misheard ("scratch the gate", "scratch mat")
               r"|no wait|(?<!\ba )(?<!\bthe )scratch|correction|oops|my mistake|make that"
               r"|or rather"
-              r"|on 2nd thoughts?|come to think of it|i tell a lie|what am i saying)\b")
+              rf"|on 2nd thoughts?|come to think of it|{TELL_A_LIE}|what am i saying)\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
          # a day of the month, not "the 200" ("a drip coming off the 200 ... tomorrow")

@@ -83,7 +83,7 @@ CANCEL_BY_NEED = (
     rf" (?:really |actually |even )?(?:need|want|require|be needing|need to have) {_PERSON}"
 )
 CANCEL = (
-    r"cancel\w*|call (?:it|that|the \w+|everything|the whole thing) off|call off"
+    rf"cancel\w*|call (?:it|that|the \w+|everything|the whole thing|{_PERSON}) off|call off"
     rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that"
     rf"|everything|{_GONE})\b"
     rf"|(?:knock|knocked) (?:it|that|{_GONE}) on the head"

@@ -137,7 +137,7 @@ _REPLACES_BETWEEN = re.compile(
     r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
     r"|prefer|would be|is better|make that|i meant|correction|scratch that|oops|my mistake"
     r"|my bad|on 2nd thoughts?|come to think of it|thinking about it|wait|hang on|hold on"
-    r"|i tell a lie|what am i saying)\b")
+    rf"|{correction_words.TELL_A_LIE}|what am i saying)\b")
 _REPLACES_BEFORE = re.compile(
     r"\b(?:swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
     r"|you've got|you put|told you|it says|instead of|rather than)\b"
