@@ -288,7 +288,7 @@ HELD_OUT_BASES_23 = (
     espeak("en-us+Jacky", 160, 45),
     espeak("en-gb+sandro", 150, 55),
     espeak("en-gb-scotland+grandpa", 145, 40),
-    espeak("en-us-nyc+f5", 170, 65),
+    espeak("en-us-nyc+Nguyen", 170, 65),
 )
 
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):

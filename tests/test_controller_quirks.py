@@ -745,3 +745,56 @@ async def test_a_visit_named_by_a_kind_two_bookings_are_for_asks_which_booking()
         assert not c.events("confirmation_requested")
         assert c.events("clarification_requested")
         assert len(c.bookings()) == 3 and all(b["version"] == 1 for b in c.bookings())
+
+
+THURSDAY_AND_MONDAY = [{**VISIT, "ref": "BK-THU", "date": "2026-12-03"},
+                       {**VISIT, "ref": "BK-MON", "date": "2026-12-07"}]
+
+
+@pytest.mark.parametrize("said", ["Could you move the Thursday visit to Friday morning?",
+                                  "Can Thursday's booking be moved to Friday?"])
+async def test_a_move_names_its_booking_by_the_day_it_moves_from(said):
+    """Blind round 11: "the Thursday visit" of two P-100 visits asked "Which booking do you
+    mean?", and the answer "The Thursday one." then moved the destination to Thursday."""
+    async with call(caller=ONE_PUMP, bookings=THURSDAY_AND_MONDAY) as c:
+        await c.say(said)
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "BK-THU" in c.sink.last and "Friday 4 December" in c.sink.last, c.sink.last
+        await c.say("Yes, go ahead.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        assert {b["ref"]: b["date"] for b in c.bookings()} == {
+            "BK-THU": "2026-12-04", "BK-MON": "2026-12-07"}
+
+
+@pytest.mark.parametrize("answer", ["The Thursday one.", "the one on Thursday"])
+async def test_asked_which_booking_a_day_names_the_booking_not_where_it_goes(answer):
+    async with call(caller=ONE_PUMP, bookings=THURSDAY_AND_MONDAY) as c:
+        assert "Which booking" in await c.say("Could you move one of our visits to Friday?")
+        await c.say(answer)
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "BK-THU" in c.sink.last and "Friday 4 December" in c.sink.last, c.sink.last
+        assert c.field("visit_date").value == "2026-12-04"
+
+
+async def test_a_cancel_asked_which_booking_names_it_by_its_day():
+    async with call(caller=ONE_PUMP, bookings=THURSDAY_AND_MONDAY) as c:
+        assert "Which booking" in await c.say("I need to cancel one of our visits.")
+        await c.say("The Monday one, please.")
+        await c.until("confirmation_requested", op="cancel_booking")
+        assert "Cancel booking BK-MON" in c.sink.last, c.sink.last
+
+
+@pytest.mark.parametrize("answer", ["No, leave that one alone. Never mind then.", "No."])
+async def test_a_no_to_which_booking_drops_the_request(answer):
+    """Blind round 11: a cancel of another account's booking was refused and asked "Which
+    booking do you mean?"; the caller's "No, ... never mind" then had the agent read back a
+    cancel of the caller's only booking, which they had never named."""
+    other = {**VISIT, "ref": "BK-9001", "account": "GLOBEX-042", "asset": "G-7"}
+    async with call(caller=ONE_PUMP, bookings=[VISIT, other]) as c:
+        assert "Which booking" in await c.say("Hello, I need to cancel booking BK-9001, please.")
+        reply = await c.say(answer)
+        assert "leave your bookings as they are" in reply, reply
+        assert not c.events("confirmation_requested")
+        await c.say("Actually, could you book P-100 for Friday morning?")
+        await c.until("confirmation_requested", op="create_booking")
+        assert all(b["status"] == "confirmed" for b in c.bookings(all_accounts=True))

@@ -197,7 +197,8 @@ def test_not_wanting_the_visit_is_cancel(said):
 @pytest.mark.parametrize("said", [
     "please call that visit off",  # blind round 5, the second half of a turn split at a comma
     "call the P-100 visit off", "could you call our pump booking off",
-    "call the engineer off, we sorted it ourselves"])
+    "call the engineer off, we sorted it ourselves", "call the Monday visit off",
+    "could you call the visit for P-100 on the 8th off"])
 def test_calling_the_visit_off_is_cancel(said):
     assert propose(said).intent is Intent.CANCEL, said
 

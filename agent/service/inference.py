@@ -17,7 +17,7 @@ from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
 from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal, GoalEvent
-from agent.understanding.proposals import Proposal, ProposalContext
+from agent.understanding.proposals import Proposal, ProposalContext, SlotRole
 
 if TYPE_CHECKING:
     from agent.service.answer_desk import AnswerDesk
@@ -77,14 +77,15 @@ def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: Focus | None,
 
 
 async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
-                         ops: list[FieldOp], open_assets: tuple[str, ...] = ()
+                         ops: list[FieldOp], heard: Proposal | None = None
                          ) -> list[FieldOp]:
     """A reschedule or cancel means the caller's one active booking that fits what the turn
-    named (its asset, its date, or one of ``open_assets``, the assets its words left open
-    when clearly heard: "the pump service" of two pumps), or their only active booking when
-    the turn named neither. The booking found settles the asset left open ("could the pump
-    service be brought forward a day?" with one booking, the P-100 one: no "which pump?"); a
-    value held back as doubtful is never settled by it.
+    named (its asset, its date), or their only active booking when the turn named neither.
+    ``heard``, the turn's reading when it was heard clearly, names it too: by the assets its
+    words left open ("the pump service" of two pumps) and by the day a move is from ("move
+    the Thursday visit to Friday"). The booking found settles the asset left open ("could the
+    pump service be brought forward a day?" with one booking, the P-100 one: no "which
+    pump?"); a value held back as doubtful is never settled by it.
 
     Side effects: the desk adopts that booking's verified record as its target; an asset left
     open in ``ops`` is replaced by the booking's.
@@ -102,15 +103,22 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         desk.workflow.on(GoalEvent.FIND_CANCEL)
     if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None:
         return []
+    asked = ctx.on_table()
+    if not ops and asked is not None and asked.question.field == BOOKING_REF:
+        return []  # asked which booking, a turn that names nothing picks none ("No, never mind")
     try:
         records = await port.bookings()
     except Exception:  # noqa: BLE001 - without the list the agent asks which booking
         records = ()
     mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
+    open_assets = assets_left_open(heard) if heard is not None else ()
+    moved_from = moved_from_day(heard) if heard is not None \
+        and desk.goal is Goal.RESCHEDULE else None
     fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
             and (not open_assets or r.asset in open_assets)
-            and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)]
-    if ASSET in named or open_assets \
+            and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)
+            and moved_from in (None, r.date)]
+    if ASSET in named or open_assets or moved_from \
             or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
         mine = fits  # named, and nothing fits: ask which booking rather than guess
     if len(mine) != 1:
@@ -136,6 +144,13 @@ def assets_left_open(proposal: Proposal) -> tuple[str, ...]:
     slot = proposal.slot(ASSET)
     return slot.candidates if slot is not None and not slot.value \
         and len(slot.candidates) > 1 else ()
+
+
+def moved_from_day(proposal: Proposal) -> str | None:
+    """The day a move names as the one it moves from ("the Thursday visit to Friday"): a date
+    the turn replaced by the date it moves to."""
+    return next((s.value for s in proposal.frame()
+                 if s.field == VISIT_DATE and s.role is SlotRole.FROM), None)
 
 
 def elsewhere(record: BookingRecord, ops: list[FieldOp]) -> None:

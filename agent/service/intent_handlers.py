@@ -206,9 +206,21 @@ async def agree(call: Call, offer: Offer | None) -> bool:
 
 
 async def decline(call: Call, offer: Offer | None) -> bool:
-    """The caller said no to the draft awaiting a yes (a no to an offer just lets it lapse)."""
-    if offer is None and call.bookings.no():
+    """The caller said no to the draft awaiting a yes (a no to an offer just lets it lapse).
+    A no to "Which booking do you mean?" for a cancel or a move ("No, leave that one alone,
+    never mind") drops the request: the agent never picks a booking the caller would not
+    name."""
+    if offer is not None:
+        return False
+    desk, asked = call.bookings, call.ctx.on_table()
+    if desk.no():
         call.ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
+        return True
+    if asked is not None and asked.question.field == BOOKING_REF and desk.target_ref is None \
+            and desk.goal in (Goal.CANCEL, Goal.RESCHEDULE) and not desk.in_flight():
+        desk.workflow.on(GoalEvent.SETTLED)
+        call.ctx.ask(Question(REQUEST, ("Okay, I'll leave your bookings as they are.",
+                                        "Is there anything else I can help with?"), event=""))
         return True
     return False
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agent.core.names import OPENED
+from agent.core.names import ASSET, BOOKING_REF, OPENED, VISIT_DATE
 from agent.service.repair import CONFIRMATION, PERSON, REQUEST, TARGET, Asked, Step
 from agent.understanding.nlu import intents
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import Intent, Proposal, SlotValue
 
 
-def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
+def read_answer(asked: Asked | None, p: Proposal, text: str,
+                bookings: tuple[tuple[str, str, str], ...] = ()) -> Proposal:
     """The caller's turn read against the question it answers.
 
     A plain "yes" to a question that proposed values (a yes/no on the most likely value, a
@@ -24,11 +25,17 @@ def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
     a booking request. So does a yes that opens a turn with values of its own ("Did you mean
     morning, P-100?" "Yes, Wednesday the 9th in the morning"): the values proposed that the
     turn does not give otherwise. "The first one" / "the second" picks an option of a closed
-    choice. Any other turn is left as understood.
+    choice. Asked which booking, a turn whose values all describe one of the caller's
+    ``bookings`` (ref, asset, date) that the question left open names it ("The Thursday one."):
+    they say which visit, not new values for it. Any other turn is left as understood.
     """
     if asked is None:
         return p
     field = asked.question.field
+    named = _booking_described(asked, p, bookings)
+    if named is not None:
+        return replace(p, intent=Intent.INFORM, slots=(SlotValue(BOOKING_REF, named, text),),
+                       reason=p.reason + "; named a booking asked about")
     given = {s.field for s in p.slots if s.value is not None or s.candidates}
     if p.intent is Intent.YES and asked.proposes:
         if field == REQUEST:
@@ -53,6 +60,23 @@ def read_answer(asked: Asked | None, p: Proposal, text: str) -> Proposal:
                 SlotValue(field, asked.options[pick], text),),
                 reason=p.reason + "; picked an option of a repair question")
     return p
+
+
+def _booking_described(asked: Asked, p: Proposal,
+                       bookings: tuple[tuple[str, str, str], ...]) -> str | None:
+    """The one booking asked about that every value of the turn describes, if the turn names
+    only an asset or a day and the question asks which booking."""
+    if asked.question.field != BOOKING_REF or p.intent not in (
+            Intent.INFORM, Intent.CORRECTION, Intent.BOOK, Intent.RESCHEDULE, Intent.CANCEL):
+        return None
+    values = [(s.field, s.value) for s in p.slots]
+    if not values or p.withdrawn or any(f not in (ASSET, VISIT_DATE) or v is None
+                                        for f, v in values):
+        return None
+    offered = set(asked.options) | set(asked.question.candidates)
+    fits = [ref for ref, asset, day in bookings if (not offered or ref in offered)
+            and all(v == (asset if f == ASSET else day) for f, v in values)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def settled_by_yes(asked: Asked | None, p: Proposal, text: str) -> frozenset[str]:

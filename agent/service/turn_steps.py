@@ -18,7 +18,7 @@ from agent.core.fields import FieldRecord, FieldStatus
 from agent.core.ledger import FieldOp, UpdateOutcome
 from agent.core.ports import BookingPort
 from agent.core.speech import Utterance
-from agent.service import inference, validation
+from agent.service import validation
 from agent.service.inference import implied_ops, implied_target, proposal_context
 from agent.service.intent_handlers import (
     BEFORE_VALUES,
@@ -61,7 +61,7 @@ class Turn:
     ops: list[FieldOp] = field(default_factory=list)  # the validated values (validate)
     changed: tuple[str, ...] = ()  # the fields the revision changed (revise)
     invalidation: Invalidation = field(default_factory=Invalidation)  # (invalidate)
-    open_assets: tuple[str, ...] = ()  # "the pump" of two, heard clearly: a booking's (validate)
+    heard: Proposal | None = None  # the proposal, if heard clearly (validate)
 
     @property
     def source(self) -> str:
@@ -114,7 +114,7 @@ async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
     proposed = await propose(call.proposer, utterance, context)
     for reason in proposed.rejected:
         ctx.emit("proposal_rejected", utterance=uid, reason=ctx.trace.private(reason))
-    proposal = read_answer(ctx.on_table(), proposed, utterance.text or "")
+    proposal = read_answer(ctx.on_table(), proposed, utterance.text or "", context.bookings)
     ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
              correction=str(proposal.correction),
              fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
@@ -211,7 +211,7 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
         call.bookings.records[record.ref] = record
         call.bookings.workflow.adopt(record.ref)
     turn.ops = list(checked.ops)
-    turn.open_assets = () if uncertain else inference.assets_left_open(p)
+    turn.heard = None if uncertain else p
     return False
 
 
@@ -240,7 +240,7 @@ def _newly_unsettled(held: FieldRecord | None, candidates: tuple[str, ...]) -> b
 async def revise(call: TurnCall, turn: Turn) -> bool:
     """Accept the values, with what trusted records imply, as ONE new ledger revision."""
     ctx, ops = call.ctx, turn.ops
-    ops += await implied_target(ctx, call.port, call.bookings, ops, turn.open_assets)
+    ops += await implied_target(ctx, call.port, call.bookings, ops, turn.heard)
     ops += implied_ops(ctx, call.answers, call.focus, ops, turn.source)
     unsettled = [op for op in ops if op.candidates
                  and _newly_unsettled(ctx.ledger.current.get(op.name), op.candidates)]

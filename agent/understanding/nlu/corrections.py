@@ -211,14 +211,15 @@ def authority_boundary(text: str, context: ProposalContext,
 
 # A lookahead, so every possessive is tried: in "it's Globex's G-7" the contraction "it's
 # globex" must not hide "globex's g-7".
-_POSSESSIVE = re.compile(r"\b(?=(?P<owner>[a-z][\w-]*)'s (?P<what>[a-z]{1,3}[ -]?\d+|[a-z]+)\b)")
+_POSSESSIVE = re.compile(r"\b(?=(?P<owner>[a-z][\w-]*)'s (?:[a-z]+ )?(?P<id>[a-z]{1,3}[ -]?\d+)\b"
+                         r"|(?P<owner2>[a-z][\w-]*)'s (?P<what>[a-z]+)\b)")
 _FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z]{2,}(?:-[a-z]+)*)\b(?![\w'-])")
 
 
 def _other_owner(text: str, context: ProposalContext,
                  foreign_assets: tuple[str, ...]) -> str | None:
-    """Another party named as the owner of an asset: "Globex's G-7", "Initech's compressor",
-    or an id that is not the caller's booked "for Acme"."""
+    """Another party named as the owner of an asset: "Globex's G-7", "Globex's gearbox G-7",
+    "Initech's compressor", or an id that is not the caller's booked "for Acme"."""
     caller = context.caller
     own = {caller.tenant.lower(), caller.subject.lower(), *caller.name.lower().split(),
            *(w for a in caller.assets for w in re.findall(r"[a-z]+", a.site.lower()))}
@@ -232,8 +233,8 @@ def _other_owner(text: str, context: ProposalContext,
                     or word in nouns or word in lexicon.NOT_A_PARTY)
 
     for match in _POSSESSIVE.finditer(text):
-        owner, what = match.group("owner"), match.group("what")
-        if other(owner) and (what in nouns or re.fullmatch(r"[a-z]{1,3}[ -]?\d+", what)):
+        owner = match.group("owner") or match.group("owner2")
+        if other(owner) and (match.group("id") or match.group("what") in nouns):
             return owner
     if foreign_assets:
         for match in _FOR_PARTY.finditer(text):

@@ -82,8 +82,15 @@ CANCEL_BY_NEED = (
     r"(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to|won'?t be)"
     rf" (?:really |actually |even )?(?:need|want|require|be needing|need to have) {_PERSON}"
 )
+# What "call ... off" calls off: the visit, whatever is said of it on the way ("call the
+# Monday visit off", "call the visit for P-100 on the 8th off", "call the engineer off")
+_CALLED_OFF = (
+    rf"(?:it|that|the \w+|everything|the whole thing|{_PERSON}"
+    r"|(?:the|that|this|our|my) (?:[\w'-]+ ){0,2}(?:visit|booking|appointment|job|call-out)"
+    r"(?: (?:on|for|at|in) (?:the )?[\w-]+){0,2})"
+)
 CANCEL = (
-    rf"cancel\w*|call (?:it|that|the \w+|everything|the whole thing|{_PERSON}) off|call off"
+    rf"cancel\w*|call {_CALLED_OFF} off|call off"
     rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that"
     rf"|everything|{_GONE})\b"
     rf"|(?:knock|knocked) (?:it|that|{_GONE}) on the head"
