@@ -752,7 +752,8 @@ THURSDAY_AND_MONDAY = [{**VISIT, "ref": "BK-THU", "date": "2026-12-03"},
 
 
 @pytest.mark.parametrize("said", ["Could you move the Thursday visit to Friday morning?",
-                                  "Can Thursday's booking be moved to Friday?"])
+                                  "Can Thursday's booking be moved to Friday?",
+                                  "Can Thursday's booking go to Friday instead?"])
 async def test_a_move_names_its_booking_by_the_day_it_moves_from(said):
     """Blind round 11: "the Thursday visit" of two P-100 visits asked "Which booking do you
     mean?", and the answer "The Thursday one." then moved the destination to Thursday."""

@@ -203,6 +203,31 @@ def test_calling_the_visit_off_is_cancel(said):
     assert propose(said).intent is Intent.CANCEL, said
 
 
+@pytest.mark.parametrize("said", ["Can Thursday's booking go to Friday instead?",
+                                  "could the visit go back a week",
+                                  "it's about the Wednesday one, can it go to Friday instead?",
+                                  "could you bump it to the afternoon",
+                                  "could you slide it back a week", "nudge it forward a day",
+                                  "can you move Thursday's P-100 visit over to Friday?"])
+def test_the_visit_going_somewhere_is_a_move(said):
+    assert propose(said).intent is Intent.RESCHEDULE, said
+
+
+@pytest.mark.parametrize("said", ["does it go to the engineer?", "can you bump me up the list"])
+def test_going_or_bumping_without_a_when_is_no_move(said):
+    assert propose(said).intent is not Intent.RESCHEDULE, said
+
+
+@pytest.mark.parametrize(("said", "intent"), [
+    ("We won't need the Rotterdam one after all.", Intent.CANCEL),
+    ("we no longer need the Monday one", Intent.CANCEL),
+    # may choose between options: no cancel
+    ("I don't want the morning one", None)])
+def test_a_visit_named_by_what_it_is_for_no_longer_needed_is_cancel(said, intent):
+    got = propose(said).intent
+    assert got is intent if intent else got is not Intent.CANCEL, (said, got)
+
+
 # -- a cancel phrasing inside a conditional clause only supposes (blind script b09) -----------
 @pytest.mark.parametrize("said", [
     "Hey, can I send a filter kit back if it turns out we don't need it?",  # b09

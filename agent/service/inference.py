@@ -15,6 +15,7 @@ from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_W
 from agent.core.ports import BookingPort, BookingRecord
 from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
+from agent.service.slots import window_of_time
 from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal, GoalEvent
 from agent.understanding.proposals import Proposal, ProposalContext, SlotRole
@@ -112,12 +113,12 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         records = ()
     mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
     open_assets = assets_left_open(heard) if heard is not None else ()
-    moved_from = moved_from_day(heard) if heard is not None \
-        and desk.goal is Goal.RESCHEDULE else None
+    moved_from = moved_from_values(heard) if heard is not None \
+        and desk.goal is Goal.RESCHEDULE else {}
     fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
             and (not open_assets or r.asset in open_assets)
             and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)
-            and moved_from in (None, r.date)]
+            and _is_moved_from(r, moved_from)]
     if ASSET in named or open_assets or moved_from \
             or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
         mine = fits  # named, and nothing fits: ask which booking rather than guess
@@ -139,6 +140,13 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     return found + [FieldOp.set(ASSET, record.asset, source)]
 
 
+def _is_moved_from(record: BookingRecord, moved_from: dict[str, set[str]]) -> bool:
+    """Whether ``record`` has the day and the part of the day a move named it by, if any."""
+    window = record.window or window_of_time(record.time or "")
+    return record.date in moved_from.get(VISIT_DATE, {record.date}) \
+        and window in moved_from.get(VISIT_WINDOW, {window})
+
+
 def assets_left_open(proposal: Proposal) -> tuple[str, ...]:
     """The caller's assets the turn's words left open between ("the pump" of two pumps)."""
     slot = proposal.slot(ASSET)
@@ -146,11 +154,16 @@ def assets_left_open(proposal: Proposal) -> tuple[str, ...]:
         and len(slot.candidates) > 1 else ()
 
 
-def moved_from_day(proposal: Proposal) -> str | None:
-    """The day a move names as the one it moves from ("the Thursday visit to Friday"): a date
-    the turn replaced by the date it moves to."""
-    return next((s.value for s in proposal.frame()
-                 if s.field == VISIT_DATE and s.role is SlotRole.FROM), None)
+def moved_from_values(proposal: Proposal) -> dict[str, set[str]]:
+    """The days and windows a move names as the ones it moves from ("the Thursday visit to
+    Friday", "the morning one to the afternoon"): values the turn replaced by the ones it
+    moves to. A booking with one of them is the one moved."""
+    out: dict[str, set[str]] = {}
+    for slot in proposal.frame():
+        if slot.field in (VISIT_DATE, VISIT_WINDOW) and slot.role is SlotRole.FROM \
+                and slot.value:
+            out.setdefault(slot.field, set()).add(slot.value)
+    return out
 
 
 def elsewhere(record: BookingRecord, ops: list[FieldOp]) -> None:
@@ -178,14 +191,18 @@ def calls_off_another(desk: BookingDesk, named: dict[str, str]) -> bool:
 
 def kept_by_move(ctx: CallContext, record: BookingRecord, ops: list[FieldOp],
                  source: str) -> list[FieldOp]:
-    """What a move keeps of the booking it moves: its asset, and its window (and time) unless
-    the turn names a new one. Only for fields the ledger does not hold yet, so a value the
-    caller gave earlier in the call is never overwritten from the record."""
+    """What a move keeps of the booking it moves: its asset, its window (and time) unless
+    the turn names a new one, and its day when the turn names only a new window or time
+    ("bump it to the afternoon, same day"). Only for fields the ledger does not hold yet, so a
+    value the caller gave earlier in the call is never overwritten from the record."""
     snap = ctx.ledger.current
     names = {op.name for op in ops}
     kept: list[FieldOp] = []
     if ASSET not in names and snap.get(ASSET) is None:
         kept.append(FieldOp.set(ASSET, record.asset, source))
+    if VISIT_DATE not in names and snap.get(VISIT_DATE) is None \
+            and names & {VISIT_WINDOW, VISIT_TIME}:
+        kept.append(FieldOp.set(VISIT_DATE, record.date, source))
     if not names & {VISIT_WINDOW, VISIT_TIME} and snap.get(VISIT_WINDOW) is None \
             and snap.get(VISIT_TIME) is None:
         if record.window:

@@ -27,12 +27,13 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     turn does not give otherwise. "The first one" / "the second" picks an option of a closed
     choice. Asked which booking, a turn whose values all describe one of the caller's
     ``bookings`` (ref, asset, date) that the question left open names it ("The Thursday one."):
-    they say which visit, not new values for it. Any other turn is left as understood.
+    they say which visit, not new values for it; so does "the later one" of those it named.
+    Any other turn is left as understood.
     """
     if asked is None:
         return p
     field = asked.question.field
-    named = _booking_described(asked, p, bookings)
+    named = _booking_described(asked, p, bookings) or _booking_by_time(asked, text, bookings)
     if named is not None:
         return replace(p, intent=Intent.INFORM, slots=(SlotValue(BOOKING_REF, named, text),),
                        reason=p.reason + "; named a booking asked about")
@@ -77,6 +78,23 @@ def _booking_described(asked: Asked, p: Proposal,
     fits = [ref for ref, asset, day in bookings if (not offered or ref in offered)
             and all(v == (asset if f == ASSET else day) for f, v in values)]
     return fits[0] if len(fits) == 1 else None
+
+
+_BY_TIME = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(earlier|earliest|later|latest)"
+                      r"(?:\s+(?:one|visit|booking))?(?:\s+please)?\W*$")
+
+
+def _booking_by_time(asked: Asked, text: str,
+                     bookings: tuple[tuple[str, str, str], ...]) -> str | None:
+    """The booking "the later one" / "the earlier one" picks of the two or more the question
+    named, by their days (one day each)."""
+    match = _BY_TIME.match(text.lower().strip())
+    offered = set(asked.options) | set(asked.question.candidates)
+    named = sorted((day, ref) for ref, _, day in bookings if ref in offered)
+    if match is None or asked.question.field != BOOKING_REF or len(named) < 2 \
+            or len({day for day, _ in named}) != len(named):
+        return None
+    return named[0][1] if match.group(1).startswith("earl") else named[-1][1]
 
 
 def settled_by_yes(asked: Asked | None, p: Proposal, text: str) -> frozenset[str]:

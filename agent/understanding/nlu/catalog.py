@@ -246,20 +246,17 @@ _REPLACES_BEFORE = re.compile(correction_words.REPLACES)
 _COUNTED = re.compile(r" (?:\d|am\b|pm\b|oclock\b|of\b|(?:day|week|month|hour|minute|time)s?\b)")
 # The words before "one in <place>" that make it one asset ("the one in Utrecht")
 _ONE_OF_A_PLACE = ("the", "that", "this", "a", "our", "my")
-# Nouns of a place, not of an asset: with a place ("the Rotterdam site", "the premises in
-# Utrecht") they name the caller's asset there; alone ("the site team") nothing
-_PLACE_NOUNS = ("site", "location", "premises", "depot", "yard")
-# Nouns of a visit: with a place ("the visit in Utrecht", "our Rotterdam booking") they name
-# the caller's asset there, since a visit is made where the asset is; alone, nothing
-_VISIT_NOUNS = ("visit", "booking", "appointment", "service", "call-out", "callout", "job")
-_NEED_A_PLACE = frozenset((*_PLACE_NOUNS, *_VISIT_NOUNS))
+# Nouns that name the caller's asset with a place and nothing alone: of a place ("the Rotterdam
+# site", "the premises in Utrecht"; "the site team") and of a visit, made where the asset is
+# ("the visit in Utrecht", "our Rotterdam booking")
+_NEED_A_PLACE = frozenset(("site", "location", "premises", "depot", "yard", "visit", "booking",
+                           "appointment", "service", "call-out", "callout", "job"))
 
 
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
-    """ "the compressor", "the unit", "the Rotterdam pump", "the one in Utrecht", "the
-    Rotterdam site", "the visit in Utrecht": the one asset of that kind (at that site), or
-    candidates."""
+    """ "the compressor", "the Rotterdam pump", "the one in Utrecht", "the visit over at Canal
+    Street": the one asset of that kind (at that site), or candidates."""
     if not nouns:
         return []
     phrases = [p for info in procedures
@@ -271,7 +268,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     out = []
     for match in re.finditer(
             rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
-            rf"(?: (?:in|at|on|from|near|over in|down at|up in|by) (?:the )?(?P<post>{place})\b)?",
+            rf"(?: (?:in|at|on|from|near|(?:over|down|up|out) (?:in|at)|by) (?:the )?"
+            rf"(?P<post>{place})\b)?",
             text):
         before = _word_before(text, match.start())
         said = match.group("noun")

@@ -49,17 +49,24 @@ _VISIT = (
     r"|them)"
 )
 MOVE_ALONE = r"reschedul\w*|postpon\w*|re-?book\w*|re-?arrang\w*|put (?:it|that|the \w+) off"
-MOVE_VERBS = r"move|moving|shift|shifting|push|pushing|bring|bringing|change|changing|switch|swap"
+MOVE_VERBS = (r"move|moving|shift|shifting|push|pushing|bring|bringing|change|changing|switch|swap"
+              r"|bump|bumping|slide|sliding|nudge|nudging")
 MOVE_WHERE = r"to|till|until|into|back|forward|forwards|earlier|later|along"
 RESCHEDULE = (
     rf"{MOVE_ALONE}"
     rf"|(?:{MOVE_VERBS}) (?:(?!down\b|me\b|us\b)[\w'-]+ ){{0,4}}?(?:{MOVE_WHERE})\b"
     # "move the P-100 booking", "push our pump service visit": a modifier or two before it
-    rf"|(?:move|shift|push|bring) (?:my |our |the |that |this )?(?:[\w-]+ ){{0,2}}?{_VISIT}\b"
+    rf"|(?:move|shift|push|bring|bump|slide|nudge) (?:my |our |the |that |this )?"
+    rf"(?:[\w-]+ ){{0,3}}?{_VISIT}\b"
     r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
     # the passive: "could Thursday's service be moved", "can we get it pushed back a week"
     r"|(?:be|get|getting|have)(?: (?:it|that|this|them|the \w+|my \w+|our \w+))?"
     r" (?:moved|shifted|pushed|brought (?:forward|earlier|back))\b"
+    # the visit as the one that goes: "can Thursday's booking go to Friday?", "can it go to
+    # Friday instead?" (before anything is booked, a correction of the request: precedence)
+    r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:go|goes|going)"
+    r" (?:back|forward|(?:over )?to (?:the |next )?(?:(?:mon|tues|wednes|thurs|fri)day"
+    r"|tomorrow|\d))\b"
     r"|different day|another day"
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
@@ -81,6 +88,10 @@ _PERSON = (
 CANCEL_BY_NEED = (
     r"(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to|won'?t be)"
     rf" (?:really |actually |even )?(?:need|want|require|be needing|need to have) {_PERSON}"
+    # a visit named by what it is for, said no longer needed: "we won't need the Rotterdam
+    # one after all" (not "don't want the morning one", which may choose between options)
+    r"|(?:won'?t|will not|no longer|not going to) (?:really |actually )?(?:need|require"
+    r"|be needing) (?:the|our|that) [\w-]+(?: [\w-]+)? (?:one|1)\b"
 )
 # What "call ... off" calls off: the visit, whatever is said of it on the way ("call the
 # Monday visit off", "call the visit for P-100 on the 8th off", "call the engineer off")

@@ -71,6 +71,10 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
         # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
         # on the table; it restates the request rather than making a new one.
         return answer, False
+    if explicit is None and booking_values and context.ledger.value(BOOKING_REF) is None \
+            and any(s.field == BOOKING_REF and s.value in {ref for ref, _, _ in context.bookings}
+                    for s in slots):
+        return Intent.RESCHEDULE, corrective  # "booking BK-5501, can you make it the 14th?"
     if explicit is not None:
         return explicit, corrective
     if corrective:

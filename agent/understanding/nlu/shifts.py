@@ -24,7 +24,7 @@ _OWN_BASE = (r"(?! (?:the |next |this )?(?:\d|monday|tuesday|wednesday|thursday|
              r"|saturday|sunday|tomorrow|today|next|that day))")
 _MOVED = re.compile(
     # "push it back a day", "bring the visit forward by two days", "move it up a week"
-    r"\b(?:push|move|shift|put|bring|knock)\w* (?:[\w'-]+ ){0,8}?"
+    r"\b(?:push|move|shift|put|bring|knock|bump|slide|nudge)\w* (?:[\w'-]+ ){0,8}?"
     r"(?P<said>(?P<dir>back|forwards?|up|on|along|out|later|earlier) (?:by )?"
     + _AMOUNT + " " + _UNIT + r")\b"
     # "out by a week", "back by two days": the amount with "by" needs no verb
