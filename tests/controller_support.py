@@ -134,6 +134,24 @@ class Call:
         return [b for b in rows if b["status"] != "cancelled"
                 and (all_accounts or b["account"] == self.world.caller.account)]
 
+    async def moved(self, said: str, ref: str, day: str, window: str,
+                    read_back: tuple[str, ...] = ()) -> None:
+        """Say ``said``; the move of booking ``ref`` is read back (naming ``read_back`` too), a
+        yes confirms it, and the system of record has ``ref`` on ``day`` in ``window`` (version
+        2) and every other booking untouched (version 1)."""
+        await self.say(said)
+        await self.until("confirmation_requested", op="reschedule_booking")
+        for words in (ref, *read_back):
+            assert words in self.sink.last, (words, self.sink.last)
+        await self.say("Yes please.")
+        await self.until("confirmation_spoken", op="reschedule_booking")
+        for booking in self.bookings():
+            if booking["ref"] == ref:
+                assert (booking["date"], booking["window"], booking["version"]) == (
+                    day, window, 2), booking
+            else:
+                assert booking["version"] == 1, booking
+
     def notifications(self) -> list[dict]:
         return self.world.sandbox.admin.notifications()
 

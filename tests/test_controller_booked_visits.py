@@ -18,40 +18,30 @@ FRIDAY = {**VISIT, "ref": "BK-5502", "date": "2026-12-04", "asset": "P-200",
 THURSDAY_PM = {**VISIT, "ref": "BK-5503", "date": "2026-12-03", "window": "afternoon"}
 
 
-async def _moved(c, said: str, ref: str, day: str, window: str) -> None:
-    await c.say(said)
-    await c.until("confirmation_requested", op="reschedule_booking")
-    assert ref in c.sink.last, c.sink.last
-    await c.say("Yes please.")
-    await c.until("confirmation_spoken", op="reschedule_booking")
-    [moved] = [b for b in c.bookings() if b["ref"] == ref]
-    assert (moved["date"], moved["window"], moved["version"]) == (day, window, 2)
-
-
 @pytest.mark.parametrize("said", [
     "Hi there, it's about the Wednesday one. Can it go to Friday instead?",
     "Could you slide the Wednesday visit to Friday?",
     "Can you nudge Wednesday's booking over to Friday?"])
 async def test_a_visit_named_by_its_day_is_moved_whatever_the_verb(said):
     async with call(bookings=[WEDNESDAY, FRIDAY, THURSDAY_PM]) as c:
-        await _moved(c, said, "BK-5501", "2026-12-04", "morning")
+        await c.moved(said, "BK-5501", "2026-12-04", "morning")
 
 
 async def test_a_visit_named_by_its_part_of_the_day_keeps_its_day_when_only_that_moves():
     async with call(bookings=[WEDNESDAY, FRIDAY]) as c:
-        await _moved(c, "You know the morning visit we've got with you? Could you bump it to "
-                        "the afternoon, same day.", "BK-5501", "2026-12-02", "afternoon")
+        await c.moved("You know the morning visit we've got with you? Could you bump it to "
+                      "the afternoon, same day.", "BK-5501", "2026-12-02", "afternoon")
 
 
 async def test_a_visit_named_by_its_street_is_moved_by_an_amount():
     async with call(bookings=[WEDNESDAY, FRIDAY]) as c:
-        await _moved(c, "The visit over at Dock Street, could you slide it back a week?",
+        await c.moved("The visit over at Dock Street, could you slide it back a week?",
                      "BK-5502", "2026-12-11", "afternoon")
 
 
 async def test_a_booking_reference_with_a_new_day_is_a_move():
     async with call(bookings=[WEDNESDAY, FRIDAY]) as c:
-        await _moved(c, "Hi, it's about booking BK-5502. Can you make it the 14th instead?",
+        await c.moved("Hi, it's about booking BK-5502. Can you make it the 14th instead?",
                      "BK-5502", "2026-12-14", "afternoon")
 
 
@@ -60,7 +50,7 @@ async def test_the_later_one_picks_the_later_booking_named():
     async with call(bookings=both) as c:
         reply = await c.say("I need to push our P-100 visit to Monday.")
         assert "BK-5501" in reply and "BK-5503" in reply, reply
-        await _moved(c, "The later one.", "BK-5503", "2026-12-07", "morning")
+        await c.moved("The later one.", "BK-5503", "2026-12-07", "morning")
 
 
 async def test_a_visit_no_longer_needed_named_by_its_asset_is_cancelled():

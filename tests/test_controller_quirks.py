@@ -729,13 +729,9 @@ async def test_a_doubted_kind_is_not_settled_by_the_booking():
 async def test_a_visit_named_by_its_kind_picks_the_booking_for_that_kind():
     compressor = {**VISIT, "ref": "BK7", "asset": "C-7", "date": "2026-12-09"}
     async with call(caller=COMPRESSOR_TOO, bookings=[VISIT, compressor]) as c:
-        await c.say("Could the compressor visit be moved to Friday?")
-        await c.until("confirmation_requested", op="reschedule_booking")
-        assert "BK7" in c.sink.last and "C-7" in c.sink.last, c.sink.last
-        await c.say("Yes please.")
-        await c.until("confirmation_spoken", op="reschedule_booking")
-        assert {b["ref"]: b["date"] for b in c.bookings()} == {
-            "VISIT": "2026-12-08", "BK7": "2026-12-04"}
+        await c.moved("Could the compressor visit be moved to Friday?", "BK7", "2026-12-04",
+                      "morning", read_back=("C-7",))
+        assert {b["ref"] for b in c.bookings()} == {"VISIT", "BK7"}
 
 
 async def test_a_visit_named_by_a_kind_two_bookings_are_for_asks_which_booking():
@@ -758,11 +754,7 @@ async def test_a_move_names_its_booking_by_the_day_it_moves_from(said):
     """Blind round 11: "the Thursday visit" of two P-100 visits asked "Which booking do you
     mean?", and the answer "The Thursday one." then moved the destination to Thursday."""
     async with call(caller=ONE_PUMP, bookings=THURSDAY_AND_MONDAY) as c:
-        await c.say(said)
-        await c.until("confirmation_requested", op="reschedule_booking")
-        assert "BK-THU" in c.sink.last and "Friday 4 December" in c.sink.last, c.sink.last
-        await c.say("Yes, go ahead.")
-        await c.until("confirmation_spoken", op="reschedule_booking")
+        await c.moved(said, "BK-THU", "2026-12-04", "morning", read_back=("Friday 4 December",))
         assert {b["ref"]: b["date"] for b in c.bookings()} == {
             "BK-THU": "2026-12-04", "BK-MON": "2026-12-07"}
 

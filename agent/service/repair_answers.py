@@ -33,7 +33,11 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     if asked is None:
         return p
     field = asked.question.field
-    named = _booking_described(asked, p, bookings) or _booking_by_time(asked, text, bookings)
+    named = None
+    if field == BOOKING_REF:
+        offered = set(asked.options) | set(asked.question.candidates)
+        named = _booking_described(p, offered, bookings) \
+            or _booking_by_time(text, offered, bookings)
     if named is not None:
         return replace(p, intent=Intent.INFORM, slots=(SlotValue(BOOKING_REF, named, text),),
                        reason=p.reason + "; named a booking asked about")
@@ -63,18 +67,17 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     return p
 
 
-def _booking_described(asked: Asked, p: Proposal,
+def _booking_described(p: Proposal, offered: set[str],
                        bookings: tuple[tuple[str, str, str], ...]) -> str | None:
-    """The one booking asked about that every value of the turn describes, if the turn names
-    only an asset or a day and the question asks which booking."""
-    if asked.question.field != BOOKING_REF or p.intent not in (
+    """The one booking asked about (``offered``, or any when the question named none) that
+    every value of the turn describes, if the turn names only an asset or a day."""
+    if p.intent not in (
             Intent.INFORM, Intent.CORRECTION, Intent.BOOK, Intent.RESCHEDULE, Intent.CANCEL):
         return None
     values = [(s.field, s.value) for s in p.slots]
     if not values or p.withdrawn or any(f not in (ASSET, VISIT_DATE) or v is None
                                         for f, v in values):
         return None
-    offered = set(asked.options) | set(asked.question.candidates)
     fits = [ref for ref, asset, day in bookings if (not offered or ref in offered)
             and all(v == (asset if f == ASSET else day) for f, v in values)]
     return fits[0] if len(fits) == 1 else None
@@ -84,14 +87,13 @@ _BY_TIME = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(earlier|earliest|la
                       r"(?:\s+(?:one|visit|booking))?(?:\s+please)?\W*$")
 
 
-def _booking_by_time(asked: Asked, text: str,
+def _booking_by_time(text: str, offered: set[str],
                      bookings: tuple[tuple[str, str, str], ...]) -> str | None:
     """The booking "the later one" / "the earlier one" picks of the two or more the question
-    named, by their days (one day each)."""
+    named (``offered``), by their days (one day each)."""
     match = _BY_TIME.match(text.lower().strip())
-    offered = set(asked.options) | set(asked.question.candidates)
     named = sorted((day, ref) for ref, _, day in bookings if ref in offered)
-    if match is None or asked.question.field != BOOKING_REF or len(named) < 2 \
+    if match is None or len(named) < 2 \
             or len({day for day, _ in named}) != len(named):
         return None
     return named[0][1] if match.group(1).startswith("earl") else named[-1][1]
