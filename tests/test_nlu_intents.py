@@ -74,12 +74,22 @@ TERMS = [
     "how much does a service visit cost", "how far in advance do I need to reschedule",
     "is there a charge to move it to Friday", "what happens if nobody is on site",
     "how long does a service visit take", "how long will the engineer be on site",
+    "what happens if we end up having to cancel it",
+    # a visit the caller already has, described, is what the question is about
+    "we've got a visit booked for Thursday, do you charge if we cancel",
+    "there's an engineer coming on Friday, how much notice do you need to move it",
+    "you've got us down for Monday, is there a fee to cancel",
+    "we're booked in for the 9th, what's your cancellation policy",
+    "I have a booking on Friday, what happens if nobody is on site",
 ]
 # ... and a request beside such a question is still the request.
 REQUEST_WITH_TERMS = [
     ("cancel it, is there a fee", Intent.CANCEL),
     ("Book P-100 for Friday, do you charge extra for mornings?", Intent.BOOK),
     ("please reschedule the visit to Friday, is there a charge", Intent.RESCHEDULE),
+    # "have a visit" after "could", "can", "to" asks for one
+    ("could I have a visit on Thursday, and do you charge extra for that", Intent.BOOK),
+    ("I'd like to have a visit on Friday, is there a call-out fee", Intent.BOOK),
 ]
 YES = [
     "Yes.", "yes please", "yeah", "yep that's right", "sure go ahead", "correct",

@@ -135,7 +135,7 @@ TERMS = (
     r"|policy|policies|terms|rules)"
     rf"|(?:{_MONEY}|notice) (?:[\w']+ ){{0,6}}?{_ACT}"
     rf"|what (?:happens|would happen|will happen|do (?:i|we) (?:pay|owe)) (?:if|when) "
-    rf"(?:[\w']+ ){{0,3}}?(?:{_ACT}|late|(?:not|n't|nobody|no one)(?: \w+)? (?:there|in|home"
+    rf"(?:[\w']+ ){{0,5}}?(?:{_ACT}|late|(?:not|n't|nobody|no one)(?: \w+)? (?:there|in|home"
     r"|on site|around|available))"
     rf"|how (?:much|many (?:hours|days)|long) (?:[\w']+ ){{0,4}}?"
     rf"(?:notice|in advance|beforehand|{_MONEY})"
@@ -144,6 +144,21 @@ TERMS = (
     # how long a visit takes: "how long does a service visit take", "how long will they be here"
     r"|how long (?:does|do|will|would|should) (?:[\w']+ ){0,4}?(?:take|last|be (?:here|there"
     r"|on site))"
+)
+# A visit the caller already has, described rather than asked for ("we've got a visit booked
+# for Thursday", "there's an engineer coming on Friday", "we're booked in for the 9th", "you
+# have us down for Monday"): its words of booking say which visit the rest of the turn is
+# about. "Could I have a visit on Thursday?" and "I'd like to have one" ask for one.
+_HELD_NOUN = r"(?:visit|booking|appointment|service|job|call[- ]out|engineer|technician)s?"
+_HELD_HOW = r"(?:booked|scheduled|arranged|set up|lined up|planned|confirmed|coming|due)"
+HELD_VISIT = (
+    r"(?<!could )(?<!can )(?<!would )(?<!may )(?<!might )(?<!to )"
+    rf"(?:we|i)(?:'ve| have)(?: got)? (?:[\w'-]+ ){{0,4}}?{_HELD_NOUN}"
+    rf" (?:already )?(?:{_HELD_HOW}|for|on)"
+    rf"|there(?:'s| is) (?:[\w'-]+ ){{0,4}}?{_HELD_NOUN} (?:already )?{_HELD_HOW}"
+    r"|(?:we're|we are|i'm|i am) (?:already )?(?:booked|scheduled|down) (?:in )?for"
+    r"|(?:you've|you have) (?:got )?(?:us|me|it|[a-z]{1,3}-?\d+) (?:already )?"
+    r"(?:(?:booked|down|pencilled|penciled|scheduled) )?(?:in )?for"
 )
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (

@@ -21,6 +21,7 @@ _DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
 _CONDITIONAL = re.compile(rf"\b(?:{intent_words.CONDITIONAL})\b[^,]*?(?=,|\bthen\b|$)")
 _RESCHEDULE = re.compile(rf"\b(?:{intent_words.RESCHEDULE})\b")
 _TERMS = re.compile(rf"\b(?:{intent_words.TERMS})\b[^,]*")
+_HELD_VISIT = re.compile(rf"\b(?:{intent_words.HELD_VISIT})\b")
 _POLICY = re.compile(rf"\b(?:{intent_words.POLICY})\b")
 _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
@@ -56,8 +57,11 @@ def explicit_intent(text: str) -> Intent | None:
         return Intent.CANCEL
     if _said_outside(_RESCHEDULE, text, terms):
         return Intent.RESCHEDULE
-    if terms and not _said_outside(_BOOK, text, terms):
-        return Intent.TERMS_QUESTION  # "Book P-100, do you charge extra?" is still a booking
+    # "Book P-100, do you charge extra?" is still a booking; "we've got a visit booked for
+    # Thursday, do you charge if we cancel?" describes the visit the question is about
+    held = [m.span() for m in _HELD_VISIT.finditer(text)]
+    if terms and not _said_outside(_BOOK, text, terms + held):
+        return Intent.TERMS_QUESTION
     if _GOODBYE.search(text):
         return Intent.GOODBYE
     return None
