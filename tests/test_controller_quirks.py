@@ -791,3 +791,45 @@ async def test_a_no_to_which_booking_drops_the_request(answer):
         await c.say("Actually, could you book P-100 for Friday morning?")
         await c.until("confirmation_requested", op="create_booking")
         assert all(b["status"] == "confirmed" for b in c.bookings(all_accounts=True))
+
+
+@pytest.mark.parametrize("first", [
+    # the greeting is no window: the booking that follows is a first request
+    "Morning. Er, before I forget, what torque do the seal bolts on P-100 want these days?",
+    # a window said in the question itself ("this morning") is held, and changed after
+    "What torque do the seal bolts on P-100 take? I'm doing it this morning.",
+])
+async def test_after_a_question_a_booking_with_a_correction_in_it_is_read_back(first):
+    """Blind round 14: "Morning." before a question was held as the window, so "then put me
+    down for ..., Thursday afternoon, no, make that Friday afternoon" changed it, was read as a
+    correction with no visit asked for, and the agent said "Okay." and booked nothing."""
+    async with call() as c:
+        await c.say(first)
+        await c.until("answer_spoken")
+        await c.say("Brilliant, cheers. Then put me down for someone to come and look at the "
+                    "pump, Thursday afternoon, no, hang on, make that Friday afternoon.")
+        await c.until("confirmation_requested", op="create_booking")
+        assert "P-100 on Friday 4 December, in the afternoon" in c.sink.last, c.sink.last
+        await c.say("Yes please, go ahead.")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["asset"], booking["date"], booking["window"]) == (
+            "P-100", "2026-12-04", "afternoon")
+
+
+@pytest.mark.parametrize("said", [
+    "Hiya, quick question about the visit on the 9th for the Rotterdam pump, what happens if "
+    "we cancel, is there a fee or anything?",
+    "Hi, um, we've got a visit booked for Thursday, and I just wanted to check, what happens "
+    "if we end up having to cancel it, do you charge for that?",
+])
+async def test_a_terms_question_about_a_visit_the_caller_has_books_nothing(said):
+    """Blind rounds 13 and 14: the visit the question was about was read as a request for a
+    new one ("Morning or afternoon?", "Which pump is it?"), and the question went unanswered."""
+    async with call(bookings=[VISIT]) as c:
+        reply = await c.say(said)
+        await c.settle()
+        assert c.events("proposal")[-1].get("intent") == "terms_question"
+        assert "colleague" in reply, reply
+        assert not c.events("confirmation_requested")
+        assert [(b["ref"], b["version"]) for b in c.bookings()] == [("VISIT", 1)]

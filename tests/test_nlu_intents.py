@@ -81,6 +81,9 @@ TERMS = [
     "you've got us down for Monday, is there a fee to cancel",
     "we're booked in for the 9th, what's your cancellation policy",
     "I have a booking on Friday, what happens if nobody is on site",
+    "quick question about the visit on the 9th for the Rotterdam pump, what happens if we "
+    "cancel, is there a fee or anything",
+    "our Thursday booking, do you charge if we move it",
 ]
 # ... and a request beside such a question is still the request.
 REQUEST_WITH_TERMS = [

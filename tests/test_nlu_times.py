@@ -335,6 +335,16 @@ def test_a_hesitation_after_the_greeting_keeps_it_a_greeting(greeting, hesitatio
     assert proposal.slot(VISIT_WINDOW) is None, said
 
 
+@pytest.mark.parametrize("opening", ["Er, before I forget, ", "So, ", "Right, ", "Listen, ",
+                                     "Okay, so ", "Quick question, "])
+def test_a_word_that_opens_talk_after_the_greeting_keeps_it_a_greeting(opening):
+    # blind round 14: "Morning. Er, before I forget, what torque ...?" held the morning
+    said = f"Morning. {opening}could someone look at P-100 on Friday?"
+    proposal = propose(said, context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-04"
+    assert proposal.slot(VISIT_WINDOW) is None, said
+
+
 @pytest.mark.parametrize(("said", "window"), [
     ("Afternoon, could somebody come out to P-100 on Friday morning?", "morning"),
     ("Morning, I'd like P-100 looked at on Friday, after lunch if you can.", "afternoon"),

@@ -163,6 +163,14 @@ def set_focus(call: Call, p: Proposal) -> None:
         # "and make the visit Friday". A go-ahead is for an action, and a day, window, time,
         # count or address is a visit's value, never a question's.
         call.focus = Focus.BOOKING
+    elif p.intent is Intent.CORRECTION and call.focus is Focus.QUESTION \
+            and desk.goal is Goal.NONE and any(s.field in VISIT_ONLY for s in p.slots):
+        # After a question with no visit asked for, a day, window or time that changes one
+        # the call holds (a "Morning." heard as the window, "this morning" said in the
+        # question) asks for a visit: "then put me down for Thursday afternoon, no, make
+        # that Friday afternoon". It is read back before anything is booked.
+        call.focus = Focus.BOOKING
+        desk.workflow.on(GoalEvent.WANT_BOOK)
 
 
 # -- the handlers -----------------------------------------------------------------------------

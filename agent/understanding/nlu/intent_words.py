@@ -145,10 +145,11 @@ TERMS = (
     r"|how long (?:does|do|will|would|should) (?:[\w']+ ){0,4}?(?:take|last|be (?:here|there"
     r"|on site))"
 )
-# A visit the caller already has, described rather than asked for ("we've got a visit booked
-# for Thursday", "there's an engineer coming on Friday", "we're booked in for the 9th", "you
-# have us down for Monday"): its words of booking say which visit the rest of the turn is
-# about. "Could I have a visit on Thursday?" and "I'd like to have one" ask for one.
+# A visit the caller already has, described or named rather than asked for ("we've got a visit
+# booked for Thursday", "there's an engineer coming on Friday", "we're booked in for the 9th",
+# "you have us down for Monday", "about the visit on the 9th"): its words of booking say which
+# visit the rest of the turn is about. "Could I have a visit on Thursday?" and "I'd like to
+# have one" ask for one.
 _HELD_NOUN = r"(?:visit|booking|appointment|service|job|call[- ]out|engineer|technician)s?"
 _HELD_HOW = r"(?:booked|scheduled|arranged|set up|lined up|planned|confirmed|coming|due)"
 HELD_VISIT = (
@@ -157,6 +158,9 @@ HELD_VISIT = (
     rf" (?:already )?(?:{_HELD_HOW}|for|on)"
     rf"|there(?:'s| is) (?:[\w'-]+ ){{0,4}}?{_HELD_NOUN} (?:already )?{_HELD_HOW}"
     r"|(?:we're|we are|i'm|i am) (?:already )?(?:booked|scheduled|down) (?:in )?for"
+    # "about the visit on the 9th", "our booking for Thursday": a visit named as one we know
+    r"|(?:the|our|my|your|that|this) (?:[\w'-]+ ){0,2}?(?:visit|booking|appointment"
+    r"|call[- ]out|service call|job)s?\b"
     r"|(?:you've|you have) (?:got )?(?:us|me|it|[a-z]{1,3}-?\d+) (?:already )?"
     r"(?:(?:booked|down|pencilled|penciled|scheduled) )?(?:in )?for"
 )

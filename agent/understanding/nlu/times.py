@@ -137,7 +137,11 @@ _SALUTATION = re.compile(
     rf"(?:{intent_words.HESITATION},? )*"
     r"(?=(?:i|im|i'm|id|i'd|ive|i've|ill|i'll|we|we're|we'd|we've|we'll|this|it|it's|its|my|our"
     r"|could|can|would|will|is|are|do|does|did|have|has|hi|hello|hey|just|any|who|what|how"
-    r"|when|where|you|sorry|hope|quick|calling|ringing|got)\b"
+    r"|when|where|you|sorry|hope|quick|calling|ringing|got"
+    # a word that opens talk rather than answers: "Morning. Er, before I forget, ...",
+    # "Morning, so, the pump...", "Morning, listen, ..."
+    r"|before|so|right|ok|okay|well|listen|look|about|regarding|question|thanks|cheers|need"
+    r"|want|wondering|was|there|there's|theres|let|let's|lets)\b"
     r"|[a-z]+ (?:here|speaking|from)\b)")  # "Morning, Sam here", "Afternoon, Jo from Acme"
 # "The first thing is the pump": "first thing" after an article is a noun, not the day's start.
 _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
