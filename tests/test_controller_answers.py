@@ -37,6 +37,21 @@ async def test_maintenance_answer_is_quoted_from_the_applicable_revision_with_it
         assert quoted in c.sink.last
 
 
+@pytest.mark.parametrize(("said", "answered"), [
+    ("How tight should they be on P-100?", True),
+    ("How tight are the flange bolts on P-100?", False),
+    ("How tight should the drive belt be on P-100?", False),
+])
+async def test_how_tight_names_the_seal_only_when_no_other_part_is_named(said, answered):
+    """Blind round 14: the demo's seal procedure has the alias "how tight", and "How tight are
+    the flange bolts?" was answered with the seal bolts' 45 Nm."""
+    async with call() as c:
+        await c.say(said)
+        await c.settle()
+        assert bool(c.events("answer_spoken")) is answered, c.sink.said
+        assert ("45 Nm" in c.sink.said) is answered, c.sink.said
+
+
 async def test_referent_change_re_resolves_with_the_other_assets_record_and_copies_nothing():
     async with call() as c:
         await c.say("What torque for the pump seal on P-100?")

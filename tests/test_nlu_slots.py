@@ -21,8 +21,10 @@ from agent.core.names import (
     SITE,
     UNITS,
 )
+from agent.core.ports import ProcedureInfo
 from agent.understanding.nlu.catalog import find_assets
 from agent.understanding.nlu.normalise import normalise
+from agent.understanding.nlu.procedures import match_procedure
 from agent.understanding.proposals import CorrectionKind
 
 
@@ -182,3 +184,25 @@ def test_a_time_before_a_street_name_is_a_time_not_an_address():
     proposal = propose("at 2 pm on main street")
     assert proposal.slot(SITE) is None
     assert proposal.slot("visit_time").value == "14:00"
+
+
+SEAL_WITH_A_QUESTION_ALIAS = ProcedureInfo(
+    "pump-seal", "pump seal", "seal-torque", "seal torque",
+    ("seal bolt torque", "how tight", "tighten the seal bolts"))
+
+
+@pytest.mark.parametrize(("said", "named"), [
+    ("how tight should they be on p-100", True),
+    ("quick one, how tight do i do them on the rotterdam pump these days", True),
+    ("how tight are the seal bolts", True),
+    # an alias that names no part names nothing in a clause that names another part
+    ("how tight are the flange bolts on p-100", False),
+    ("how tight should the drive belt be", False),
+    ("book p-200 for friday, and how tight is the impeller nut", False),
+])
+def test_an_alias_that_names_no_part_names_its_procedure_only_where_nothing_else_is_named(
+        said, named):
+    # blind round 14: "how tight are the flange bolts" was answered with the seal's torque
+    match = match_procedure(said, (SEAL_WITH_A_QUESTION_ALIAS,),
+                            frozenset({"rotterdam", "harbour", "road", "pump"}))
+    assert (match is not None and match.info == SEAL_WITH_A_QUESTION_ALIAS) is named, match

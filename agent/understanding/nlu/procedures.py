@@ -17,6 +17,24 @@ from agent.core.ports import ProcedureInfo
 
 _FUZZY_MIN = 80.0
 _FUZZY_MARGIN = 3.0
+# Words that name no thing: a question's words, verbs, pronouns, articles, hedges, fillers.
+# An alias made of them alone ("how tight") names no part; it names its procedure only in a
+# clause that names nothing else: "how tight should they be on P-100?" asks about the seal
+# bolts of a registry whose only torque is theirs, "how tight are the flange bolts?" does not.
+_NAMES_NOTHING = frozenset("""
+    a an the this that these those it its it's they them their there there's here one ones
+    i i'm i've i'd me my we we're we've we'd us our you you're your he him his she her
+    how what what's which who when where why whether if so then also and or but to of in on
+    at for from by with about into onto up down out off over again still just really exactly
+    roughly about around actually now currently today days these anyway quick question please
+    thanks cheers um uh er erm hmm oh ok okay right well yeah yes no not
+    is are was were be been being am do does did doing done have has had having
+    can could would will shall should must may might need needs needed want wants wanted
+    supposed meant going gonna got get gets go goes set tell remind know knows recall
+    say says said check again tight tighter tightly tighten tightened tightening torque
+    torqued much many spec specs value setting settings figure number newton newtons metres
+    meters nm
+""".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +78,36 @@ def _score(phrase: str, text: str, words: list[str]) -> tuple[float, str]:
     return (score, matched) if score >= needed else (0.0, "")
 
 
-def match_procedure(text: str, procedures: tuple[ProcedureInfo, ...]) -> ProcedureMatch | None:
-    """The procedure named in normalised ``text``, if one is named safely (pure)."""
+def _names_nothing(phrase: str) -> bool:
+    return all(word in _NAMES_NOTHING for word in phrase.split())
+
+
+def _names_another_thing(phrase: str, text: str, own: set[str], known: frozenset[str]) -> bool:
+    """Whether a clause that says ``phrase`` (an alias naming no part) names a thing that is
+    none of its procedure's words (``own``) nor a word the call knows (``known``: the caller's
+    sites and kinds of asset): "flange" in "how tight are the flange bolts on P-100?"."""
+    for clause in re.split(r"[,.;:!?]| and | but ", text):
+        if not re.search(rf"\b{re.escape(phrase)}\b", clause):
+            continue
+        for word in re.findall(r"[a-z][a-z']+", clause):
+            if word not in _NAMES_NOTHING and word.rstrip("s") not in own and word not in own \
+                    and word not in known:
+                return True
+    return False
+
+
+def match_procedure(text: str, procedures: tuple[ProcedureInfo, ...],
+                    known: frozenset[str] = frozenset()) -> ProcedureMatch | None:
+    """The procedure named in normalised ``text``, if one is named safely (pure). ``known``:
+    words the call knows that name no procedure (the caller's sites, kinds of asset)."""
     words = re.findall(r"[a-z0-9']+", text)
     scored: list[tuple[float, str, ProcedureInfo]] = []
     for info in procedures:
-        best = max((_score(p, text, words) for p in procedure_phrases(info)), default=(0.0, ""))
+        phrases = procedure_phrases(info)
+        own = {w.rstrip("s") for p in (*phrases, info.family_title) for w in p.split()}
+        phrases = tuple(p for p in phrases if not _names_nothing(p)
+                        or not _names_another_thing(p, text, own, known))
+        best = max((_score(p, text, words) for p in phrases), default=(0.0, ""))
         if best[0] > 0:
             scored.append((best[0], best[1], info))
     if not scored:

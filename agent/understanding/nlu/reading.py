@@ -252,7 +252,9 @@ def _date_slot(readings: tuple[dates.DateReading, ...]) -> SlotValue | None:
 
 
 def _procedure_slots(text: str, context: ProposalContext) -> list[SlotValue]:
-    match = procedures.match_procedure(text, context.procedures)
+    known = frozenset(word for asset in context.caller.assets
+                      for word in re.findall(r"[a-z]+", f"{asset.site} {asset.kind}".lower()))
+    match = procedures.match_procedure(text, context.procedures, known)
     if match is None:
         return []
     confidence = round(match.score / 100, 2)
