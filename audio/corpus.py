@@ -789,6 +789,42 @@ HELD_OUT_VALUES_23 = (
     " in the morning.",
 )
 
+# The twenty-fourth, written from docs/ alone on 2026-12-05 (night), after the words were
+# scored under the likelier of two priors; measured blind before any fix.
+HELD_OUT_VALUES_24 = (
+    "Hi there, um, could you send someone out to pump one hundred on Thursday the tenth? "
+    "Quarter past ten, if possible.",
+    "Good morning. The pump in Utrecht has been making a grinding noise, so could somebody "
+    "have a look at it the day after tomorrow, after lunch?",
+    "Hello, it's Priya from Acme. I'd like to book P two hundred for Monday the fourteenth in "
+    "the morning. No wait, sorry, make that the afternoon.",
+    "Er, yeah, we need the Rotterdam pump serviced a week on Friday, at about half ten.",
+    "Morning, could I get an engineer out to the one in Utrecht on Friday the eleventh at "
+    "ten? Actually, scratch that, the eighteenth would be better.",
+    "Hiya, pee one hundred is leaking again. Could someone come out first thing on the "
+    "fifteenth?",
+    "Hello, I'd like a service visit for our Rotterdam one on January the sixth, at quarter "
+    "to three. Sorry, I meant quarter past three.",
+    "Hi, um, can we have someone look at the two hundred pump next week Tuesday, later in the "
+    "day?",
+    "Good afternoon. Could you pencil in pump two hundred for the twenty-first? Say, er, "
+    "elevenish?",
+    "I need the pump in Rotterdam seen to on Monday, half two. No, hang on, I mean the one in "
+    "Utrecht.",
+    "Right, so P one hundred is due its yearly service. Could you do a week tomorrow, um, "
+    "before lunch?",
+    "Hello, could someone come to the pump we have in Rotterdam on the eighth of January at "
+    "nine-thirty? Or rather the eleventh, if that's easier.",
+    "Hi, could you get a technician out to pee two hundred at the end of the week? About two "
+    "o'clock would suit us.",
+    "Hi there, I'm calling about pump two hundred, sorry, I mean the one in Rotterdam. Can "
+    "someone come on Wednesday the sixteenth, towards the end of the day?",
+    "Could you send someone to the Rotterdam site on Thursday the seventeenth at 13:45, "
+    "please? Cheers.",
+    "Um, hello, could you send someone round to our yard in Utrecht on Monday the fourth of "
+    "January, early in the day?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -798,7 +834,8 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_15, HELD_OUT_VALUES_16,
                  HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
                  HELD_OUT_VALUES_20, HELD_OUT_VALUES_21,
-                 HELD_OUT_VALUES_22, HELD_OUT_VALUES_23)
+                 HELD_OUT_VALUES_22, HELD_OUT_VALUES_23,
+                 HELD_OUT_VALUES_24)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -291,6 +291,13 @@ HELD_OUT_BASES_23 = (
     espeak("en-us-nyc+Nguyen", 170, 65),
 )
 
+HELD_OUT_BASES_24 = (
+    espeak("en-gb-x-rp+boris", 155, 45),
+    espeak("en-us+Henrique", 165, 55),
+    espeak("en-gb-scotland+ed", 150, 40),
+    espeak("en-us-nyc+Marco", 170, 62),
+)
+
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):
 # set n is ``HELD_OUT[n - 1]``.
 HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
@@ -309,7 +316,7 @@ HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
             (HELD_OUT_BASES_20, 1.1, "pink"),
             (HELD_OUT_BASES_21, 1.1, "white"),
             (HELD_OUT_BASES_22, 1.1, "white"),
-            (HELD_OUT_BASES_23, 1.12, "pink"))
+            (HELD_OUT_BASES_23, 1.12, "pink"), (HELD_OUT_BASES_24, 1.13, "white"))
 
 
 def held_out_voices(n: int = 1) -> tuple[Voice, ...]:

@@ -67,6 +67,15 @@ SILENCE_ABOVE = 0.6  # a no-speech probability over which an unsure decoding is 
 # the last word was 1.56-3.78 s in the four turns whose transcripts had stopped early, and at
 # most 0.38 s in every other turn, noisy ones included.
 UNHEARD_SECS = 1.0
+# Hotwords are a prompt: Whisper reads them as the text said before the turn. That helps it
+# write the caller's ids, and it also lowers the probability of words that do not go on from
+# a list of ids, most of all the turn's first word ("Book P-100 for tomorrow at two pm" in an
+# espeak-ng voice: " Book" 0.18 after the hotwords, 0.80 after no prompt, the same audio). So
+# each token of the transcript is scored under both (the decoding's prompt and none) and keeps
+# the higher: a word is heard as surely as the likelier context makes it. The turn's mean
+# confidence stays the decoding's own: raised the same way, it let garbled transcripts pass
+# (measured in docs/hearing.md).
+UNBIASED_WORDS = True
 AGAIN_AT_MOST = 2  # the most times the rest of one turn is decoded again
 _FRAME_SAMPLES = 320  # 20 ms: one step of the alignment, and of the speech measure
 _ALIGNMENT_STEPS_PER_SEC = 16000 // _FRAME_SAMPLES
@@ -164,7 +173,8 @@ class Heard:
 
 def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
                    initial_prompt: str | None = None, no_speech_prob: float = 0.6,
-                   words: bool = True, again: int = AGAIN_AT_MOST) -> Heard:
+                   words: bool = True, again: int = AGAIN_AT_MOST,
+                   unbiased: bool = UNBIASED_WORDS) -> Heard:
     """Blocking: what ``model`` (:func:`load_model`) hears in float32 16 kHz mono ``audio``.
 
     Decoding is greedy without timestamps (one window), the encoder's window shortened to
@@ -189,7 +199,8 @@ def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
         return Heard("", 0.0, max((s.no_speech_prob for s in segments), default=1.0))
     text = " ".join(s.text.strip() for s in kept).strip()
     confidence = sum(math.exp(s.avg_logprob) for s in kept) / len(kept)
-    aligned = _aligned_words(model, kept, audio.size, hotwords, initial_prompt, words) \
+    aligned = _aligned_words(model, kept, audio.size, hotwords, initial_prompt, words,
+                             unbiased) \
         if audio.size <= WINDOW_SAMPLES else None
     heard = Heard(text, round(min(1.0, confidence), 3),
                   round(max(s.no_speech_prob for s in kept), 3),
@@ -204,7 +215,7 @@ def recognise_with(model, audio: np.ndarray, *, hotwords: str | None = None,
     rest = recognise_with(model, audio[rest_from:], hotwords=hotwords,
                           initial_prompt=" ".join(p for p in (initial_prompt, text) if p),
                           no_speech_prob=no_speech_prob, words=words,
-                          again=again - 1) if again > 0 else None
+                          again=again - 1, unbiased=unbiased) if again > 0 else None
     if rest is None or not rest.text:
         return replace(heard, unheard=round(unheard, 2))
     return _joined(heard, rest)
@@ -287,11 +298,14 @@ class _Aligned:
 
 
 def _aligned_words(model, segments, samples: int, hotwords: str | None,
-                   initial_prompt: str | None, rescore: bool = True) -> _Aligned | None:
+                   initial_prompt: str | None, rescore: bool = True,
+                   unbiased: bool = UNBIASED_WORDS) -> _Aligned | None:
     """Each word of ``segments`` with the mean probability of its tokens (punctuation
     dropped), teacher-forced on the encoder output of the decoding that produced them, and
     where the last word ends. ``rescore``: also score soft words written other ways
-    (:func:`_marginalise`); without it the probabilities are the written way's alone."""
+    (:func:`_marginalise`); without it the probabilities are the written way's alone.
+    ``unbiased``: with hotwords, each token keeps the higher of its probabilities after them
+    and after no prompt at all (:data:`UNBIASED_WORDS`)."""
     from faster_whisper.tokenizer import Tokenizer
 
     encoded = getattr(getattr(model, "encoded", None), "last", None)
@@ -329,6 +343,10 @@ def _aligned_words(model, segments, samples: int, hotwords: str | None,
             and any(c.isalnum() for c in spelled[i - 1][-1:])]
     if soft and rescore:
         _marginalise(align, tokenizer, tokens, spelled, pieces, starts, soft, probabilities)
+    if unbiased and hotwords:
+        plain = model.get_prompt(tokenizer, previous, without_timestamps=True)
+        free = model.model.align(encoded, plain, [tokens], frames)[0].text_token_probs
+        probabilities = [max(biased, p) for biased, p in zip(probabilities, free, strict=True)]
     out = []
     for word, piece, at in zip(spelled, pieces, starts, strict=True):
         end = at + len(piece)

@@ -243,3 +243,29 @@ def test_the_same_audio_is_heard_as_the_same_words_every_time(monkeypatch):
              for _ in range(4)}
     assert len(heard) == 1, heard
     assert any(looks_wrong(s) for s in fallbacks), "the clip no longer needs a fallback"
+
+
+@pytest.mark.audio
+def test_a_word_is_scored_under_the_likelier_of_the_hotwords_and_no_prompt():
+    """The hotwords are read as the text before the turn: a turn's first word that does not
+    go on from a list of ids scored 0.11 after them ("Book P-100 for tomorrow at two pm." in
+    espeak-ng's en-us+f3; 0.8 after no prompt). The words and the turn's confidence are the
+    decoding's; only how surely each word was heard changes, and never downwards."""
+    from audio import voices
+    from audio.bench_hearing import caller_hotwords
+
+    if voices.missing_tools():
+        pytest.skip(f"MISSING {', '.join(voices.missing_tools())}: this test needs a second "
+                    "voice; install Debian's espeak-ng and sox packages")
+    voice = next(v for v in voices.voice_set() if v.name == "espeak en-us+f3")
+    audio = np.concatenate([np.zeros(8000, np.float32),
+                            voices.speak(voice, "Book P-100 for tomorrow at two pm.").samples,
+                            np.zeros(8000, np.float32)])
+    hw = caller_hotwords()
+    biased = recognise_with(services.whisper_model(), audio, hotwords=hw, unbiased=False)
+    either = recognise_with(services.whisper_model(), audio, hotwords=hw)
+    assert either.text == biased.text and either.confidence == biased.confidence
+    assert [w for w, _ in either.words] == [w for w, _ in biased.words]
+    assert all(p >= q for (_, p), (_, q) in zip(either.words, biased.words, strict=True))
+    assert biased.words[0][0] == "Book" and biased.words[0][1] < 0.3, biased.words
+    assert either.words[0][1] >= 0.5, either.words

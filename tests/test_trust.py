@@ -1048,3 +1048,24 @@ def test_two_mentions_that_name_different_days_are_each_heard():
     slots = (SlotValue(VISIT_DATE, "2026-12-18", "the 16th / the 18th"),)
     verdict = trust.judge(heard(text, 0.9, {"16th": 0.1}), slots, EXPECT)
     assert not verdict.clear and verdict.reason == "a value word was heard faintly"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "December the seventeenth, ten to eleven" heard as three dates, read as the 11th
+    ("Can you move the P 200 visit for December 17th 10th 11th", False),
+    ("Could we move P 200 for December 15th 16th 17th in the morning?", False),
+    # a day said again, a day ruled out by "not", a correction said in words: no check
+    ("Book P 200 for Friday, Friday morning.", True),
+    ("Book P 200, not Wednesday Thursday, in the morning.", True),
+    ("Book P 200 for the 16th, sorry, the 18th, in the morning.", True),
+])
+def test_two_days_back_to_back_with_no_word_between_are_checked(text, clear):
+    judged_as(text, clear, "two days or times back to back with no word between them")
+
+
+def test_a_value_word_at_the_faint_line_is_checked_and_one_above_it_is_not():
+    """FAINT_WORD is 0.33 since words are scored under the likelier of two priors."""
+    for probability, clear in ((0.32, False), (0.34, True)):
+        words = tuple((w, probability if w == "Thursday" else 0.95) for w in SAID.split())
+        verdict = trust.judge(Utterance(SAID, 0.9, words=words, no_speech=0.01), BOOK, EXPECT)
+        assert verdict.clear is clear, verdict
