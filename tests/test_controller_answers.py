@@ -52,6 +52,23 @@ async def test_how_tight_names_the_seal_only_when_no_other_part_is_named(said, a
         assert ("45 Nm" in c.sink.said) is answered, c.sink.said
 
 
+@pytest.mark.parametrize(("answer", "answered"), [("Yes.", True),
+                                                ("Oh, the seal torque then.", True),
+                                                ("No, the flange bolts.", False)])
+async def test_a_part_no_document_covers_is_asked_as_a_choice_of_what_they_cover(answer,
+                                                                                   answered):
+    async with call() as c:
+        await c.say("How tight are the flange bolts on P-100?")
+        await c.say("The flange bolts.")
+        assert "Is it the seal torque, or something else?" in c.sink.last, c.sink.last
+        await c.say(answer)
+        await c.settle()
+        assert bool(c.events("answer_spoken")) is answered, c.sink.said
+        if not answered:
+            await c.say("No.")
+            assert "put you through to a colleague" in c.sink.last, c.sink.last
+
+
 async def test_referent_change_re_resolves_with_the_other_assets_record_and_copies_nothing():
     async with call() as c:
         await c.say("What torque for the pump seal on P-100?")

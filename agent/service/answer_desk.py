@@ -38,6 +38,7 @@ from agent.service.answer_scope import (
     MISSING_TO_FIELD,
     OUTPUT_LANGUAGE,
     QUERY,
+    RETURNS,
     Topic,
     missing_field,
     reads_of,
@@ -49,6 +50,9 @@ from agent.service.repair import field_question
 from agent.service.scope_now import scope_now
 from agent.service.spoken import language_name
 from agent.service.vocabulary import HandoffReason
+
+# The most documents a closed choice names ("Is it the seal torque, or something else?").
+_NAMED_AT_MOST = 3
 
 
 class AnswerDesk:
@@ -233,8 +237,17 @@ class AnswerDesk:
         candidates = self.ctx.held_back(field)
         names = tuple((info.procedure, f"the {info.title}") for info in self.procedures()
                       if field == PROCEDURE and info.procedure in candidates)
+        # Nothing heard of it (a part no document covers: "the flange bolts"): a closed choice
+        # of the ladder names what the documents do cover, and a yes or its name answers it
+        options: tuple[str, ...] = ()
+        if not candidates and field in (PROCEDURE, ITEM_CATEGORY):
+            known = [info for info in self.procedures()
+                     if (info.family == RETURNS) is (field == ITEM_CATEGORY)][:_NAMED_AT_MOST]
+            options = tuple(info.procedure for info in known)
+            names += tuple((info.procedure, f"the {info.title}") for info in known)
         self.ctx.ask(field_question(field, self.ctx.caller, candidates,
-                                    heard=self.ctx.heard.pop(field, None), names=names))
+                                    heard=self.ctx.heard.pop(field, None), names=names,
+                                    options=options))
 
     def _spoken(self, outcome: RegistryOutcome, sentences: tuple[str, ...]) -> None:
         self.ctx.say(sentences, SpeechKind.ANSWER, reads=self.reads(), outcome=str(outcome))

@@ -141,12 +141,13 @@ class Setting:
 
 def field_question(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (), *,
                    prefix: tuple[str, ...] = (), reads: tuple[str, ...] | None = None,
-                   heard: str | None = None,
-                   names: tuple[tuple[str, str], ...] = ()) -> Question:
+                   heard: str | None = None, names: tuple[tuple[str, str], ...] = (),
+                   options: tuple[str, ...] = ()) -> Question:
     """The plain question for one field (render.ask_for), marked closed when it names options.
 
     ``heard``: an asset id said that is not on the account; the question says so first.
-    ``names``: how candidates are said, where the raw value is no word (a procedure's id).
+    ``names``: how candidates and options are said, where the raw value is no word (a
+    procedure's id). ``options``: what a closed choice may name when nothing was heard.
     """
     closed = len(candidates) > 1 or (not candidates and field in (
         ASSET, CONFIGURATION, REGION, VISIT_WINDOW) and (field == VISIT_WINDOW
@@ -158,7 +159,7 @@ def field_question(field: str, caller: CallerProfile, candidates: tuple[str, ...
         # question offers the visit windows instead (render.ask_time).
         candidates, closed = (), False
     return Question(field, sentences, prefix=prefix, candidates=candidates, closed=closed,
-                    reads=(field,) if reads is None else reads, names=names)
+                    reads=(field,) if reads is None else reads, names=names, options=options)
 
 
 def plan(question: Question, last: Asked | None, turn: int, setting: Setting) -> Asked:

@@ -104,6 +104,8 @@ def repair_yes_no(field: str, option: str) -> tuple[str, ...] | None:
         return (f"Is it {option}?",)
     if field == BOOKING_REF:
         return (f"Do you mean {option}?",)
+    if field in (PROCEDURE, ITEM_CATEGORY):
+        return (f"Is it about {option}?",)
     if field == VISIT_WINDOW:
         return (f"Shall I put you down for {option.partition(',')[0]}?",)
     if field in (OPENED, "target", "confirmation", "person"):
