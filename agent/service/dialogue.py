@@ -119,9 +119,16 @@ class CallContext:
                 or self.candidates.get(field, ()))
 
     def rule_out(self, withdrawn: Iterable[tuple[str, str]],
-                 named: Iterable[tuple[str, str]]) -> None:
-        """Remember the values a turn ruled out, and forget those it names (state)."""
-        self.ruled_out = (self.ruled_out - set(named)) | set(withdrawn)
+                 named: Iterable[tuple[str, str]], *, declined: bool = False) -> None:
+        """Remember the values a turn ruled out, and forget those it names (state).
+        ``declined``: the turn is a no; to a choice of one option on the table ("Is it the
+        seal torque, or something else?") it rules that option out, so the ladder's next
+        step does not ask about it again."""
+        ruled = set(withdrawn)
+        asked = self.on_table()
+        if declined and asked is not None and asked.closed and len(asked.options) == 1:
+            ruled.add((asked.question.field, asked.options[0]))
+        self.ruled_out = (self.ruled_out - set(named)) | ruled
 
     # -- identifiers -------------------------------------------------------------------------
     def next_id(self, prefix: str) -> str:

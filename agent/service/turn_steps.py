@@ -206,7 +206,8 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
         refuse(call, turn, checked)
         return True
     ctx.heard.update(checked.heard)  # "I don't see V-200 on your account" when asked
-    ctx.rule_out(p.withdrawn, ((s.field, s.value) for s in p.slots if s.value))
+    ctx.rule_out(p.withdrawn, ((s.field, s.value) for s in p.slots if s.value),
+                 declined=p.intent is Intent.NO)
     for record in checked.records:
         call.bookings.records[record.ref] = record
         call.bookings.workflow.adopt(record.ref)
