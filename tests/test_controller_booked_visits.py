@@ -58,3 +58,32 @@ async def test_a_visit_no_longer_needed_named_by_its_asset_is_cancelled():
         await c.say("We won't need the P-200 one after all.")
         await c.until("confirmation_requested", op="cancel_booking")
         assert "Cancel booking BK-5502" in c.sink.last, c.sink.last
+
+
+@pytest.mark.parametrize("said", ["When's the engineer coming?",
+                                  "Is the engineer still coming on the 8th?",
+                                  "Can you remind me when our visits are?"])
+async def test_a_question_about_the_callers_visits_is_answered_from_the_booking_system(said):
+    """Blind round 14's writer could not ask "when's the engineer coming?": it was "How can I
+    help?". The answer is the booking system's, soonest first; nothing is booked or changed."""
+    first = {**VISIT, "ref": "BK-1", "date": "2026-12-08"}
+    later = {**VISIT, "ref": "BK-LATER", "asset": "P-200", "date": "2026-12-10",
+             "window": "afternoon", "site": "4 Dock Street, Rotterdam"}
+    async with call(bookings=[later, first]) as c:
+        reply = await c.say(said)
+        await c.settle()
+        assert c.events("proposal")[-1].get("intent") == "status_question"
+        assert reply.startswith("You have 2 visits booked: booking BK-1 for pump P-100 on "
+                                "Tuesday 8 December, in the morning, and booking BK-LATER"), reply
+        assert not c.events("confirmation_requested")
+        assert sorted((b["ref"], b["version"]) for b in c.bookings()) == [("BK-1", 1),
+                                                                         ("BK-LATER", 1)]
+        assert c.field("visit_date") is None  # nothing the question said is held
+
+
+async def test_a_question_about_visits_with_none_booked_says_so():
+    async with call() as c:
+        reply = await c.say("Have we got anything booked?")
+        assert "I don't see a visit booked on your account." in reply, reply
+        await c.say("OK, then could you book P-100 for Friday morning?")
+        await c.until("confirmation_requested", op="create_booking")

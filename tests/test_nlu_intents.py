@@ -107,6 +107,20 @@ HUMAN = [
     "transfer me please", "get me a real person", "i'd like to speak with someone",
     "representative", "agent please", "can i talk to a colleague of yours",
 ]
+# Questions about the visits the caller has: answered from the booking system.
+STATUS = [
+    "When's the engineer coming?", "what time is my visit on Tuesday",
+    "is the engineer still coming on the 8th", "have we got anything booked",
+    "can you remind me when our visit is", "when is the technician due",
+    "what day is our booking", "do we have a visit lined up", "what bookings do we have",
+    "is our appointment still on", "when will someone be coming out to P-100",
+]
+# ... and a request beside one is the request; asking when someone can come asks for a visit
+REQUEST_WITH_STATUS = [
+    ("what day is the booking for P-100? can we move it to Friday?", Intent.RESCHEDULE),
+    ("when's the engineer coming? actually, just cancel it", Intent.CANCEL),
+    ("When can someone come out to P-100?", Intent.BOOK),
+]
 GOODBYE = [
     "Goodbye.", "bye", "thanks bye", "that's all thank you", "nothing else, bye bye",
     "have a nice day", "ok thats all", "see you", "we're done",
@@ -122,6 +136,8 @@ GOODBYE = [
     + [(Intent.POLICY_QUESTION, s) for s in POLICY]
     + [(Intent.TERMS_QUESTION, s) for s in TERMS]
     + [(intent, s) for s, intent in REQUEST_WITH_TERMS]
+    + [(Intent.STATUS_QUESTION, s) for s in STATUS]
+    + [(intent, s) for s, intent in REQUEST_WITH_STATUS]
     + [(Intent.YES, s) for s in YES]
     + [(Intent.NO, s) for s in NO]
     + [(Intent.HUMAN, s) for s in HUMAN]

@@ -33,6 +33,7 @@ from agent.service.booking_desk import BookingDesk
 from agent.service.booking_questions import confirmation
 from agent.service.dialogue import CallContext
 from agent.service.invalidation import invalidate_dependents
+from agent.service.render import visits_held
 from agent.service.repair import PERSON, REQUEST, Question
 from agent.service.vocabulary import Focus, HandoffReason, Offer, OfferKind
 from agent.service.workflow import Goal, GoalEvent
@@ -241,16 +242,35 @@ async def about_terms(call: Call, offer: Offer | None) -> bool:
     return True
 
 
+async def about_visits(call: Call, offer: Offer | None) -> bool:
+    """A question about the visits the caller has ("when's the engineer coming?"): answered
+    from the booking system's records, never from what the call holds; nothing the turn said
+    is applied, and the request on the table stands."""
+    try:
+        records = await call.bookings.dispatcher.port.bookings()
+    except Exception:  # noqa: BLE001 - said plainly; the call goes on
+        call.ctx.say(("I can't reach the booking system just now, so I can't tell you.",
+                      "Please try again in a moment."), SpeechKind.INFO)
+        return True
+    caller = call.ctx.caller
+    mine = sorted((r for r in records if r.account == caller.account
+                   and r.status != "cancelled"), key=lambda r: (r.date, r.time or ""))
+    call.ctx.say(visits_held(mine, caller), SpeechKind.INFO)
+    return True
+
+
 HANDLERS: dict[Intent, Handler] = {
     Intent.HUMAN: to_person,
     Intent.GOODBYE: goodbye,
     Intent.TERMS_QUESTION: about_terms,
+    Intent.STATUS_QUESTION: about_visits,
     Intent.CANCEL: cancel,
     Intent.YES: agree,
     Intent.NO: decline,
 }
 # Intents whose handler acts before the turn's values: nothing said alongside is applied.
-BEFORE_VALUES = frozenset({Intent.HUMAN, Intent.GOODBYE, Intent.TERMS_QUESTION})
+BEFORE_VALUES = frozenset({Intent.HUMAN, Intent.GOODBYE, Intent.TERMS_QUESTION,
+                           Intent.STATUS_QUESTION})
 
 
 async def next_step(call: Call, invalidation: Invalidation, asked: bool) -> None:

@@ -198,6 +198,21 @@ def cancelled(record: BookingRecord, caller: CallerProfile | None = None
             f"{spoken_when(_record_values(record))} no longer stands.")
 
 
+def visits_held(records: Sequence[BookingRecord], caller: CallerProfile) -> tuple[str, ...]:
+    """The caller's bookings as the booking system holds them, soonest first (at most three
+    named): what a question about their visits is answered with."""
+    if not records:
+        return ("I don't see a visit booked on your account.",
+                "I can book one if you tell me what needs a visit and when.")
+    said = [f"booking {r.ref} for {_noun(caller, r.asset)} {r.asset} on "
+            f"{_when_and_where(r, caller)}" for r in records[:3]]
+    more = len(records) - len(said)
+    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + f", and {said[-1]}"
+    count = "one visit" if len(records) == 1 else f"{len(records)} visits"
+    return (f"You have {count} booked: {listed}.",
+            *((f"And {more} more after that.",) if more else ()))
+
+
 def _noun(caller: CallerProfile | None, asset_id: str | None) -> str:
     """What the caller calls the asset ("pump", "compressor"); "unit" when it is not known."""
     return caller.noun_for(asset_id) if caller is not None else "unit"

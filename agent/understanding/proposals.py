@@ -28,6 +28,7 @@ class Intent(StrEnum):
     MAINTENANCE_QUESTION = "maintenance_question"
     POLICY_QUESTION = "policy_question"
     TERMS_QUESTION = "terms_question"  # fees, notice, duration, what happens if it is cancelled
+    STATUS_QUESTION = "status_question"  # when a visit the caller has is, whether it stands
     YES = "yes"
     NO = "no"
     CORRECTION = "correction"

@@ -164,6 +164,25 @@ HELD_VISIT = (
     r"|(?:you've|you have) (?:got )?(?:us|me|it|[a-z]{1,3}-?\d+) (?:already )?"
     r"(?:(?:booked|down|pencilled|penciled|scheduled) )?(?:in )?for"
 )
+# A question about the visits the caller has: when one is, whether it still stands ("when's
+# the engineer coming?", "what time is my visit on Tuesday?", "is the engineer still coming on
+# Thursday?", "have we got anything booked?", "remind me when our visit is"). It asks for
+# nothing: the agent reads the caller's bookings from the booking system.
+_COMING = (r"(?:the |my |our |your )?(?:engineer|technician|tech|visit|booking|appointment"
+           r"|service visit|service|someone|somebody|anyone|anybody)")
+STATUS = (
+    rf"when(?:'s| is| will| are)? {_COMING}(?: [\w'-]+){{0,3}}? (?:coming|due|booked|scheduled"
+    r"|arriving|happening|be (?:here|there|coming|arriving|round|over|out))"
+    r"|when(?:'s| is) (?:my|our|the) (?:[\w'-]+ ){0,2}?(?:visit|booking|appointment)"
+    r"|what (?:time|day|date)(?:'s| is) (?:my|our|the) (?:[\w'-]+ ){0,2}?"
+    r"(?:visit|booking|appointment|engineer|technician)"
+    rf"|(?:is|are) {_COMING}(?: [\w'-]+){{0,3}}? still (?:on|coming|booked|happening"
+    r"|going ahead|scheduled)"
+    r"|(?:have|do) (?:i|we) (?:got |have )?(?:a|any|anything|something) (?:[\w'-]+ ){0,2}?"
+    r"(?:booked|scheduled|lined up|coming up|in the diary)"
+    r"|what (?:bookings|visits|appointments) (?:do|have) (?:i|we)"
+    r"|remind me (?:when|what time|what day)"
+)
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (
     r"how (?:do|does|should|can|tight|much|many|often|long)|what(?:'s| is| are| does)|which"

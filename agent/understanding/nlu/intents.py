@@ -22,6 +22,7 @@ _CONDITIONAL = re.compile(rf"\b(?:{intent_words.CONDITIONAL})\b[^,]*?(?=,|\bthen
 _RESCHEDULE = re.compile(rf"\b(?:{intent_words.RESCHEDULE})\b")
 _TERMS = re.compile(rf"\b(?:{intent_words.TERMS})\b[^,]*")
 _HELD_VISIT = re.compile(rf"\b(?:{intent_words.HELD_VISIT})\b")
+_STATUS = re.compile(rf"\b(?:{intent_words.STATUS})\b")
 _POLICY = re.compile(rf"\b(?:{intent_words.POLICY})\b")
 _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
@@ -48,7 +49,8 @@ _ADDITIVE = re.compile(r"\b(?:too|as well|also|again|additionally|on top of that
 
 def explicit_intent(text: str) -> Intent | None:
     """A request that overrides any slot reading: person, goodbye, cancel, reschedule; or a
-    question about the terms of cancelling or moving, whose words are not a request."""
+    question about the terms of cancelling or moving, whose words are not a request, or about
+    the visits the caller has."""
     if _HUMAN.search(text):
         return Intent.HUMAN
     # "Is there a restocking fee?" asks about returns (a policy question), not a visit's terms.
@@ -62,6 +64,9 @@ def explicit_intent(text: str) -> Intent | None:
     held = [m.span() for m in _HELD_VISIT.finditer(text)]
     if terms and not _said_outside(_BOOK, text, terms + held):
         return Intent.TERMS_QUESTION
+    status = [m.span() for m in _STATUS.finditer(text)]
+    if status and not _said_outside(_BOOK, text, status + held):
+        return Intent.STATUS_QUESTION  # "when's the engineer coming?"
     if _GOODBYE.search(text):
         return Intent.GOODBYE
     return None
