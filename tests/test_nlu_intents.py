@@ -13,6 +13,8 @@ from agent.understanding.proposals import CorrectionKind, Intent
 
 BOOK = [
     "I'd like a service visit for pump P-100 on Wednesday afternoon.",
+    "when's the earliest you can get someone to P-200",
+    "could you get an engineer round to the Utrecht pump on Friday",
     "can you book a technician for thursday morning",
     "i need someone to come out and look at the pump",
     "Please schedule a maintenance visit.",

@@ -40,6 +40,10 @@ BOOK = (
     r"|(?:put|pencil|slot|fit|squeeze) (?:me|us|it|that|them|(?:the )?[a-z]{1,3}-?\d+)"
     r"(?: one)? (?:down|in)\b|sign (?:me|us) up"
     r"|get (?:me|us|someone|somebody|a technician|an engineer|an? \w+) (?:out|in|booked|over)"
+    # "when's the earliest you can get someone to P-200?", "get an engineer round to Utrecht"
+    r"|get (?:someone|somebody|a technician|an engineer|a tech|anyone|anybody) (?:round |down "
+    r"|along |over |out )?to (?:the |our |my |your )?(?:[a-z]{1,3}-?\d+|pump|site|[a-z]+ (?:pump"
+    r"|site|one))\b"
 )
 # Moving a visit is a verb of moving followed, within a few words, by where it goes ("push my
 # booking to Friday", "bring it forward", "shift it from the 2nd to the 4th"), or a verb that
