@@ -116,6 +116,9 @@ STATUS = [
     "can you remind me when our visit is", "when is the technician due",
     "what day is our booking", "do we have a visit lined up", "what bookings do we have",
     "is our appointment still on", "when will someone be coming out to P-100",
+    # blind round 16
+    "Hello, what have we got booked with you at the moment?", "so what have we still got booked",
+    "just to check, when is that visit again",
 ]
 # ... and a request beside one is the request; asking when someone can come asks for a visit
 REQUEST_WITH_STATUS = [

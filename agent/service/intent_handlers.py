@@ -26,6 +26,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.core.ports import BookingRecord
 from agent.core.speech import SpeechKind
 from agent.service.answer_desk import AnswerDesk
 from agent.service.answer_scope import Topic
@@ -120,10 +121,34 @@ def new_question_if_fresh(call: Call, p: Proposal) -> None:
     desk = call.bookings
     if desk.target_ref is None or desk.in_flight() or desk.draft() is not None:
         return
-    if p.intent is Intent.BOOK and p.correction is CorrectionKind.NONE:
+    target = desk.records.get(desk.target_ref)
+    if target is not None and target.status == "cancelled" and p.intent in (
+            Intent.BOOK, Intent.RESCHEDULE, Intent.CANCEL, Intent.CORRECTION):
+        # The booking just called off stands for nothing: "book the same pump for the 11th"
+        # asks for a new visit, "move that one" means a booking that still stands
+        call.new_question("after_cancellation")
+    elif p.intent is Intent.BOOK and p.correction is CorrectionKind.NONE:
         call.new_question("new_booking_request")
+    elif p.intent in (Intent.MAINTENANCE_QUESTION, Intent.POLICY_QUESTION) \
+            and _settled(call, target) and _names_another_booking(desk, p):
+        # A visit settled, then a question about another asset ("how tight should the seal
+        # bolts be on the Rotterdam pump?" after moving the Utrecht one): the question is
+        # about that asset alone, and the booking keeps its own
+        call.new_question("question_about_another_asset")
     elif p.intent in (Intent.RESCHEDULE, Intent.CANCEL) and _names_another_booking(desk, p):
         call.new_question("another_booking")
+
+
+def _settled(call: Call, target: BookingRecord | None) -> bool:
+    """Nothing is left to do for the task: no goal, or its booking already stands as the call
+    holds it (a move committed leaves its goal, and the ledger's values are the record's)."""
+    if call.bookings.goal is Goal.NONE:
+        return True
+    held = call.ctx.ledger.current
+    return target is not None and all(
+        held.value(name) in (None, value) for name, value in (
+            (ASSET, target.asset), (VISIT_DATE, target.date), (VISIT_WINDOW, target.window),
+            (VISIT_TIME, target.time)))
 
 
 def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
@@ -164,12 +189,14 @@ def set_focus(call: Call, p: Proposal) -> None:
         # "and make the visit Friday". A go-ahead is for an action, and a day, window, time,
         # count or address is a visit's value, never a question's.
         call.focus = Focus.BOOKING
-    elif p.intent is Intent.CORRECTION and call.focus is Focus.QUESTION \
-            and desk.goal is Goal.NONE and any(s.field in VISIT_ONLY for s in p.slots):
-        # After a question with no visit asked for, a day, window or time that changes one
-        # the call holds (a "Morning." heard as the window, "this morning" said in the
-        # question) asks for a visit: "then put me down for Thursday afternoon, no, make
-        # that Friday afternoon". It is read back before anything is booked.
+    elif p.intent is Intent.CORRECTION and desk.goal is Goal.NONE \
+            and (call.focus is Focus.QUESTION or desk.target_ref is None) \
+            and any(s.field in VISIT_ONLY for s in p.slots):
+        # With no visit asked for (after a question, or after a booking called off), a day,
+        # window or time that changes one the call holds (a "Morning." heard as the window,
+        # "this morning" said in the question, the cancelled visit's day) asks for a visit:
+        # "then put me down for Thursday afternoon, no, make that Friday afternoon", "could
+        # you book the same pump for the Friday after next?". It is read back first.
         call.focus = Focus.BOOKING
         desk.workflow.on(GoalEvent.WANT_BOOK)
 

@@ -141,8 +141,8 @@ def _same(a: str, b: str) -> bool:
 
 _BILLING = re.compile(
     # the longer object first: "bill this one to Globex" bills Globex, not "one" (said "1")
-    rf"\b(?:{authority_words.BILLING_ACT})\b(?: (?:(?:this|that|the) (?:one|1)|it|this|that|them"
-    r"|the (?:visit|booking|job|cost|work|call[- ]out)))?(?: (?:to|on|for|onto|under))?"
+    rf"\b(?:{authority_words.BILLING_ACT})\b(?: (?:(?:this|that|the|our|my) (?:one|1|visit"
+    r"|booking|job|cost|work|call[- ]out)|it|this|that|them))?(?: (?:to|on|for|onto|under))?"
     r" (?P<party>(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2})")
 
 

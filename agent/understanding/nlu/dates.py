@@ -99,7 +99,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("week_from_day", re.compile(
         r"\b(?:a week (?:from |on )?(?P<day>today|tomorrow|now)|(?P<day2>today|tomorrow) week"
         r"|this time next week)\b")),
+    # "that's all for today", "that's it for today": the call's end, not a day
     ("relative", re.compile(
+        r"(?<!\ball for )(?<!\bit for )(?<!\beverything for )(?<!\benough for )(?<!\bdone for )"
         r"\b(?:the )?(?:day after tomorrow|day before yesterday|today|tomorrow|tomorow|tommorow"
         r"|tmrw|yesterday)\b"
         r"|\bin (?:(?P<n>\d{1,2}|a|a couple of|couple of) (?P<unit>days?|weeks?)|a fortnight)"

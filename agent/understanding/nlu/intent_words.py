@@ -185,6 +185,11 @@ STATUS = (
     r"|(?:have|do) (?:i|we) (?:got |have )?(?:a|any|anything|something) (?:[\w'-]+ ){0,2}?"
     r"(?:booked|scheduled|lined up|coming up|in the diary)"
     r"|what (?:bookings|visits|appointments) (?:do|have) (?:i|we)"
+    # "what have we got booked with you?", "what have we still got booked?", "what do we have
+    # booked", "when is that visit again?"
+    r"|what (?:have|'ve|do) (?:i|we) (?:still )?(?:got |have )?(?:still )?(?:booked|scheduled"
+    r"|lined up|in the diary|on the books)"
+    r"|when(?:'s| is) (?:that|this) (?:[\w'-]+ ){0,2}?(?:visit|booking|appointment)"
     r"|remind me (?:when|what time|what day)"
 )
 # Words that make a turn a question even when it also names a visit.
@@ -219,6 +224,7 @@ HUMAN = (
 )
 GOODBYE = (
     r"bye|goodbye|good bye|bye bye|see you|nothing else"
-    r"|that'?s all(?=$|,| thanks| thank you| for now| i need| from me| bye)|that is all(?=$|,)"
+    r"|that'?s all(?=$|,| thanks| thank you| for now| for today| i need| from me| bye)"
+    r"|that is all(?=$|,)|that'?s (?:it|everything) for (?:today|now)"
     r"|have a (?:good|nice) (?:day|one)|hang up|i'?m done|we'?re done|thanks,? bye"
 )

@@ -90,9 +90,12 @@ def asks_to_cancel_apart_from(text: str, span: tuple[int, int]) -> bool:
 
 
 def cancels_what_it_names(text: str, said: list[str]) -> bool:
-    """A value said as the object of the cancel ("actually, cancel the P-100 one"): the visit
-    for that value is called off; "cancel that, make it Thursday" replaces a value instead."""
-    return any(re.search(rf"\bcancel\w* (?:[\w'-]+ ){{0,3}}?{re.escape(words)}\b", text)
+    """A value said as the object of the cancel ("actually, cancel the P-100 one", "cancel the
+    first one, the P-100 one"): the visit for that value is called off; "cancel that, make it
+    Thursday" replaces a value instead."""
+    # a comma only before "the": an apposition ("the first one, the P-100 one") names the same
+    return any(re.search(rf"\bcancel\w* (?:[\w'-]+(?:,(?= the))? ){{0,4}}?{re.escape(words)}\b",
+                         text)
                for words in said if words)
 
 
