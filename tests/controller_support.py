@@ -152,6 +152,14 @@ class Call:
             else:
                 assert booking["version"] == 1, booking
 
+    async def settled(self, said: str, op: str, count: int = 1) -> None:
+        """Say ``said``, answer its read-back of ``op`` (the ``count``-th of the call) with a
+        yes, and wait until the system of record's verified outcome is spoken."""
+        await self.say(said)
+        await self.until("confirmation_requested", op=op, count=count)
+        await self.say("Yes.")
+        await self.until("confirmation_spoken", op=op, count=count)
+
     def notifications(self) -> list[dict]:
         return self.world.sandbox.admin.notifications()
 

@@ -219,21 +219,28 @@ def test_a_decoding_that_looks_wrong_is_decoded_again_with_a_beam_never_a_sample
     assert all(o["temperature"] == 0.0 for o in model.options)
 
 
+def espeak_turn(voice_name: str, text: str) -> np.ndarray:
+    """``text`` said in the voice set's espeak-ng voice ``voice_name``, half a second of
+    silence on each side; the test is skipped, naming the packages, without espeak-ng or sox."""
+    from audio import voices
+
+    if voices.missing_tools():
+        pytest.skip(f"MISSING {', '.join(voices.missing_tools())}: this test needs a second "
+                    "voice; install Debian's espeak-ng and sox packages")
+    voice = next(v for v in voices.voice_set() if v.name == voice_name)
+    pad = np.zeros(8000, np.float32)
+    return np.concatenate([pad, voices.speak(voice, text).samples, pad])
+
+
 @pytest.mark.audio
 def test_the_same_audio_is_heard_as_the_same_words_every_time(monkeypatch):
     """A clip whose greedy decoding looks wrong (the voice set's "Book P-200 for last Monday."
     in espeak-ng's en-gb, pink noise at 20 dB) came back three ways in four calls when the
     fallback sampled; decoded again with a beam, it is one transcript."""
-    from audio import voices, whisper
+    from audio import whisper
     from audio.bench_hearing import caller_hotwords
 
-    if voices.missing_tools():
-        pytest.skip(f"MISSING {', '.join(voices.missing_tools())}: the determinism test needs "
-                    "a second voice; install Debian's espeak-ng and sox packages")
-    voice = next(v for v in voices.voice_set() if v.name == "espeak en-gb pink 20dB")
-    audio = np.concatenate([np.zeros(8000, np.float32),
-                            voices.speak(voice, "Book P-200 for last Monday.").samples,
-                            np.zeros(8000, np.float32)])
+    audio = espeak_turn("espeak en-gb pink 20dB", "Book P-200 for last Monday.")
     hw = caller_hotwords()  # the bench caller's, as the voice set is heard
     fallbacks = []
     looks_wrong = whisper._looks_wrong
@@ -251,16 +258,9 @@ def test_a_word_is_scored_under_the_likelier_of_the_hotwords_and_no_prompt():
     go on from a list of ids scored 0.11 after them ("Book P-100 for tomorrow at two pm." in
     espeak-ng's en-us+f3; 0.8 after no prompt). The words and the turn's confidence are the
     decoding's; only how surely each word was heard changes, and never downwards."""
-    from audio import voices
     from audio.bench_hearing import caller_hotwords
 
-    if voices.missing_tools():
-        pytest.skip(f"MISSING {', '.join(voices.missing_tools())}: this test needs a second "
-                    "voice; install Debian's espeak-ng and sox packages")
-    voice = next(v for v in voices.voice_set() if v.name == "espeak en-us+f3")
-    audio = np.concatenate([np.zeros(8000, np.float32),
-                            voices.speak(voice, "Book P-100 for tomorrow at two pm.").samples,
-                            np.zeros(8000, np.float32)])
+    audio = espeak_turn("espeak en-us+f3", "Book P-100 for tomorrow at two pm.")
     hw = caller_hotwords()
     biased = recognise_with(services.whisper_model(), audio, hotwords=hw, unbiased=False)
     either = recognise_with(services.whisper_model(), audio, hotwords=hw)

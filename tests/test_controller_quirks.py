@@ -839,12 +839,8 @@ async def test_after_a_cancellation_a_new_request_is_a_new_visit():
     """Blind round 16: after a visit was called off, "book the same pump in for the Friday
     after next" was read as a correction of the cancelled visit and the agent said "Okay."."""
     async with call(caller=ONE_PUMP) as c:
-        await c.say("Book P-100 for Thursday morning.")
-        await c.say("Yes.")
-        await c.until("confirmation_spoken", op="create_booking")
-        await c.say("Actually, cancel that visit, we won't need it.")
-        await c.say("Yes.")
-        await c.until("confirmation_spoken", op="cancel_booking")
+        await c.settled("Book P-100 for Thursday morning.", "create_booking")
+        await c.settled("Actually, cancel that visit, we won't need it.", "cancel_booking")
         await c.say("And could you book the same pump in for the Friday after next, in the "
                     "afternoon?")
         await c.until("confirmation_requested", op="create_booking", count=2)
@@ -856,9 +852,7 @@ async def test_after_a_cancellation_that_one_means_a_booking_that_still_stands()
     change the cancelled booking; the caller's only booking left is the one meant."""
     other = {**VISIT, "ref": "BK-1102", "date": "2026-12-10", "window": "afternoon"}
     async with call(caller=ONE_PUMP, bookings=[VISIT, other]) as c:
-        await c.say("Please cancel our visit on the 10th.")
-        await c.say("Yes please.")
-        await c.until("confirmation_spoken", op="cancel_booking")
+        await c.settled("Please cancel our visit on the 10th.", "cancel_booking")
         await c.say("Could you move the other one to the afternoon?")
         await c.until("confirmation_requested", op="reschedule_booking")
         assert "Move booking VISIT" in c.sink.last, c.sink.last
@@ -868,13 +862,9 @@ async def test_after_a_cancellation_that_one_means_a_booking_that_still_stands()
                                   "need it after all."])
 async def test_a_cancel_naming_the_first_of_two_bookings_cancels_it(said):
     async with call() as c:
-        for n, first in enumerate(("Book P-100 for Thursday morning.",
-                                   "And another visit for P-200 on Friday afternoon, please."),
-                                  start=1):
-            await c.say(first)
-            await c.until("confirmation_requested", op="create_booking", count=n)
-            await c.say("Yes.")
-            await c.until("confirmation_spoken", op="create_booking", count=n)
+        await c.settled("Book P-100 for Thursday morning.", "create_booking")
+        await c.settled("And another visit for P-200 on Friday afternoon, please.",
+                        "create_booking", count=2)
         await c.say(said)
         await c.until("confirmation_requested", op="cancel_booking")
         assert "P-100 on Thursday 3 December" in c.sink.last, c.sink.last
@@ -884,9 +874,7 @@ async def test_that_is_all_for_today_ends_the_call_and_moves_nothing():
     """Blind round 16: "Thanks, that's all for today, bye." read "today" as a new day for the
     visit just booked and offered to move it."""
     async with call(caller=ONE_PUMP) as c:
-        await c.say("Book P-100 for Thursday morning.")
-        await c.say("Yes.")
-        await c.until("confirmation_spoken", op="create_booking")
+        await c.settled("Book P-100 for Thursday morning.", "create_booking")
         reply = await c.say("Thanks, that's all for today, bye.")
         assert "Goodbye" in reply and not c.events("confirmation_requested",
                                                    op="reschedule_booking"), reply
@@ -898,9 +886,7 @@ async def test_a_question_about_another_asset_after_a_move_keeps_the_booking_apa
     utrecht = {**VISIT, "ref": "BK-4102", "asset": "P-200", "date": "2026-12-10",
                "site": "4 Dock Street, Rotterdam"}
     async with call(bookings=[utrecht]) as c:
-        await c.say("Can you move the P-200 visit to Friday the 11th?")
-        await c.say("Yes, move it.")
-        await c.until("confirmation_spoken", op="reschedule_booking")
+        await c.settled("Can you move the P-200 visit to Friday the 11th?", "reschedule_booking")
         await c.say("Oh, and how tight should the seal bolts be on P-100?")
         await c.until("answer_spoken")
         assert c.events("question_started", reason="question_about_another_asset")
