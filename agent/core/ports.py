@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -215,6 +216,11 @@ class BookingRecord:
     contact: str
     status: str
     version: int
+
+
+def held_by(records: Iterable[BookingRecord], account: str) -> list[BookingRecord]:
+    """The bookings an account holds: its own records, a cancelled one left out."""
+    return [r for r in records if r.account == account and r.status != "cancelled"]
 
 
 @dataclass(frozen=True, slots=True)

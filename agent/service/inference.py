@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from agent.core.fields import FieldRecord
 from agent.core.ledger import FieldOp, LedgerSnapshot
 from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.core.ports import BookingPort, BookingRecord
+from agent.core.ports import BookingPort, BookingRecord, held_by
 from agent.service.dialogue import CallContext
 from agent.service.repair import Asked
 from agent.service.slots import window_of_time
@@ -37,8 +37,7 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
         records = await port.bookings()
     except Exception:  # noqa: BLE001 - the context is a hint for understanding only
         records = ()
-    bookings = tuple((r.ref, r.asset, r.date) for r in records
-                     if r.account == ctx.caller.account and r.status != "cancelled")
+    bookings = tuple((r.ref, r.asset, r.date) for r in held_by(records, ctx.caller.account))
     ctx.bookings_hint = bookings  # side effect: a repair question may name them
     standing = ctx.on_table()  # the question this turn answers: state, not the trace
     return ProposalContext(
@@ -111,7 +110,7 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         records = await port.bookings()
     except Exception:  # noqa: BLE001 - without the list the agent asks which booking
         records = ()
-    mine = [r for r in records if r.account == ctx.caller.account and r.status != "cancelled"]
+    mine = held_by(records, ctx.caller.account)
     open_assets = assets_left_open(heard) if heard is not None else ()
     moved_from = moved_from_values(heard) if heard is not None \
         and desk.goal is Goal.RESCHEDULE else {}

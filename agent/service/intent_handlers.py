@@ -26,7 +26,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.core.ports import BookingRecord
+from agent.core.ports import BookingRecord, held_by
 from agent.core.speech import SpeechKind
 from agent.service.answer_desk import AnswerDesk
 from agent.service.answer_scope import Topic
@@ -279,10 +279,8 @@ async def about_visits(call: Call, offer: Offer | None) -> bool:
         call.ctx.say(("I can't reach the booking system just now, so I can't tell you.",
                       "Please try again in a moment."), SpeechKind.INFO)
         return True
-    caller = call.ctx.caller
-    mine = sorted((r for r in records if r.account == caller.account
-                   and r.status != "cancelled"), key=lambda r: (r.date, r.time or ""))
-    call.ctx.say(visits_held(mine, caller), SpeechKind.INFO)
+    mine = sorted(held_by(records, call.ctx.caller.account), key=lambda r: (r.date, r.time or ""))
+    call.ctx.say(visits_held(mine, call.ctx.caller), SpeechKind.INFO)
     return True
 
 
