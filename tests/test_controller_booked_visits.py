@@ -1,6 +1,7 @@
 """Moving and cancelling a visit already booked, said the way callers say it: the visit named by
 its day, its part of the day, its site, its reference or its place in a list, and the change
-said with any verb of moving (blind text round 12, 2026-12-05). Text in, on the fakes."""
+said with any verb of moving (blind text round 12, 2026-12-05), or by its week (round 17,
+2026-12-06). Text in, on the fakes."""
 
 from __future__ import annotations
 
@@ -60,9 +61,58 @@ async def test_a_visit_no_longer_needed_named_by_its_asset_is_cancelled():
         assert "Cancel booking BK-5502" in c.sink.last, c.sink.last
 
 
+NEXT_WEEK = {**VISIT, "ref": "BK-5504", "date": "2026-12-09", "asset": "P-200",
+             "site": "4 Dock Street, Rotterdam"}
+
+
+@pytest.mark.parametrize("said", [
+    "The visit you've got us down for next week, could you bump it to the afternoon? Same day "
+    "is fine.",
+    "Can next week's visit go to the afternoon instead?"])
+async def test_a_visit_named_by_its_week_is_the_one_moved(said):
+    """Round 17: "next week" said no day, so it named no booking, and the agent asked which."""
+    async with call(bookings=[{**FRIDAY, "asset": "P-100"}, NEXT_WEEK]) as c:
+        await c.moved(said, "BK-5504", "2026-12-09", "afternoon")
+
+
+async def test_a_move_to_a_week_names_where_it_goes_not_the_visit():
+    async with call(bookings=[FRIDAY, NEXT_WEEK]) as c:
+        reply = await c.say("Could you push the visit to next week?")
+        assert "Which booking do you mean?" in reply, reply
+
+
+async def test_a_move_of_a_window_keeps_its_day_once_the_booking_is_named_later():
+    """Round 17: the window came first, the booking after "Which booking do you mean?", and
+    the agent then asked which day though the move named only the part of the day."""
+    async with call(bookings=[WEDNESDAY, NEXT_WEEK]) as c:
+        reply = await c.say("Could you bump our visit to the afternoon?")
+        assert "Which booking do you mean?" in reply, reply
+        await c.moved("The one on the 9th, at Dock Street.", "BK-5504", "2026-12-09",
+                      "afternoon")
+
+
+async def test_asked_which_booking_a_week_picks_the_one_in_it():
+    async with call(bookings=[FRIDAY, NEXT_WEEK]) as c:
+        await c.say("I need to cancel one of our visits.")
+        await c.settled("The one next week.", "cancel_booking")
+        assert [b["ref"] for b in c.bookings()] == ["BK-5502"]
+
+
+async def test_a_weekday_that_may_be_today_or_next_week_is_the_booked_one():
+    """Round 17: "the Tuesday one" said on a Tuesday was today or the 8th, and the agent asked
+    "Did you mean ..." about a typed turn; one booking is on one of the two."""
+    tuesday = {**VISIT, "ref": "BK-9001", "date": "2026-12-08"}
+    async with call(bookings=[tuesday, {**FRIDAY, "date": "2026-12-17"}]) as c:
+        await c.settled("Right, the Tuesday one, we won't be needing that any more, can you "
+                        "call it off?", "cancel_booking")
+        assert not c.events("clarification_requested")
+        assert [b["ref"] for b in c.bookings()] == ["BK-5502"]
+
+
 @pytest.mark.parametrize("said", ["When's the engineer coming?",
                                   "Is the engineer still coming on the 8th?",
-                                  "Can you remind me when our visits are?"])
+                                  "Can you remind me when our visits are?",
+                                  "Can you remind me what we've got booked at the moment?"])
 async def test_a_question_about_the_callers_visits_is_answered_from_the_booking_system(said):
     """Blind round 14's writer could not ask "when's the engineer coming?": it was "How can I
     help?". The answer is the booking system's, soonest first; nothing is booked or changed."""

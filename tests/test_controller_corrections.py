@@ -40,6 +40,17 @@ async def test_replace_correction_is_one_new_revision_with_provenance(phrasing):
         assert c.controller.actions[0].status is ActionStatus.CANCELLED
 
 
+async def test_a_new_window_with_a_reason_about_the_old_one_is_booked():
+    """Blind round 17: "that morning" in the reason was read as a second window, and the
+    agent asked "afternoon or morning?" instead of reading the booking back."""
+    async with call() as c:
+        await c.say("I need the P-200 pump serviced on Friday, in the morning please.")
+        await c.settled("Ah, hang on, make it the afternoon, our guys are on a shutdown that "
+                        "morning.", "create_booking")
+        assert not c.events("clarification_requested")
+        assert [(b["date"], b["window"]) for b in c.bookings()] == [("2026-12-04", "afternoon")]
+
+
 async def test_several_fields_at_once_change_in_one_revision():
     async with call() as c:
         await c.say("Book P-100 on Thursday at 2 pm.")

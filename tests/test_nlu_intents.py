@@ -119,6 +119,10 @@ STATUS = [
     # blind round 16
     "Hello, what have we got booked with you at the moment?", "so what have we still got booked",
     "just to check, when is that visit again",
+    # blind round 17: asked inside another question
+    "can you remind me what we've got booked with you at the moment",
+    "could you tell me what visits we have coming up", "what's booked for us",
+    "what bookings are there for P-200",
 ]
 # ... and a request beside one is the request; asking when someone can come asks for a visit
 REQUEST_WITH_STATUS = [

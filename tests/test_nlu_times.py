@@ -393,6 +393,18 @@ def test_the_visit_day_keeps_its_own_window_beside_a_part_of_today(said, window)
     assert propose(said, context()).slot(VISIT_WINDOW).value == window
 
 
+@pytest.mark.parametrize("said", [
+    "make it the afternoon, our guys are on a shutdown that morning",
+    "the afternoon would be better, we're busy that same morning",
+    "not that morning, the afternoon",
+])
+def test_a_part_of_the_day_that_points_back_beside_another_is_no_value(said):
+    """Blind round 17: "that morning" named the morning being replaced, and the agent asked
+    "afternoon or morning?"."""
+    assert [w.value for w in read_windows(normalise(said))] == ["afternoon"]
+    assert propose(said, context()).slot(VISIT_WINDOW).value == "afternoon"
+
+
 # Spans of the clock (nlu/spans.py): the edges of when a visit may be, never a time of day.
 UPPER_WORDS = ("before", "until", "till", "up to", "no later than", "any time before",
                "anytime until", "sometime before", "not after", "not later than")

@@ -6,7 +6,9 @@ configuration and region, the caller's only active booking. Never from the utter
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from agent.core.fields import FieldRecord
@@ -18,6 +20,8 @@ from agent.service.repair import Asked
 from agent.service.slots import window_of_time
 from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal, GoalEvent
+from agent.understanding.nlu import dates
+from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import Proposal, ProposalContext, SlotRole
 
 if TYPE_CHECKING:
@@ -77,7 +81,7 @@ def implied_ops(ctx: CallContext, answers: AnswerDesk, focus: Focus | None,
 
 
 async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
-                         ops: list[FieldOp], heard: Proposal | None = None
+                         ops: list[FieldOp], heard: Proposal | None = None, text: str = ""
                          ) -> list[FieldOp]:
     """A reschedule or cancel means the caller's one active booking that fits what the turn
     named (its asset, its date), or their only active booking when the turn named neither.
@@ -85,7 +89,11 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     words left open ("the pump service" of two pumps) and by the day a move is from ("move
     the Thursday visit to Friday"). The booking found settles the asset left open ("could the
     pump service be brought forward a day?" with one booking, the P-100 one: no "which
-    pump?"); a value held back as doubtful is never settled by it.
+    pump?"); a value held back as doubtful is never settled by it. A week the turn's ``text``
+    names as a whole names the booking too ("the visit you've got us down for next week"),
+    unless a move goes to it (:func:`weeks_meant`). So do the days a cancel left open ("the
+    Tuesday one", said on a Tuesday: today or next week's), and the booking found settles the
+    day.
 
     Side effects: the desk adopts that booking's verified record as its target; an asset left
     open in ``ops`` is replaced by the booking's.
@@ -114,11 +122,16 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     open_assets = assets_left_open(heard) if heard is not None else ()
     moved_from = moved_from_values(heard) if heard is not None \
         and desk.goal is Goal.RESCHEDULE else {}
+    weeks = weeks_meant(text, ctx.clock.now(), desk.goal, named) if heard is not None else ()
+    open_days = days_left_open(ops) if desk.goal is Goal.CANCEL else ()
     fits = [r for r in mine if named.get(ASSET, r.asset) == r.asset
             and (not open_assets or r.asset in open_assets)
+            and (not open_days or r.date in open_days)
             and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)
-            and _is_moved_from(r, moved_from)]
-    if ASSET in named or open_assets or moved_from \
+            and _is_moved_from(r, moved_from)
+            and (not weeks or any(w.first.isoformat() <= r.date <= w.last.isoformat()
+                                  for w in weeks))]
+    if ASSET in named or open_assets or moved_from or weeks or open_days \
             or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
         mine = fits  # named, and nothing fits: ask which booking rather than guess
     if len(mine) != 1:
@@ -133,10 +146,39 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     if record.asset in open_assets:
         ops[:] = [FieldOp.set(ASSET, record.asset, source) if op.name == ASSET else op
                   for op in ops]
+    if record.date in open_days:  # "the Tuesday one" on a Tuesday: the booking's Tuesday
+        ops[:] = [FieldOp.set(VISIT_DATE, record.date, source) if op.name == VISIT_DATE
+                  else op for op in ops]
     if desk.goal is Goal.RESCHEDULE:
         elsewhere(record, ops)
         return found + kept_by_move(ctx, record, ops, source)
     return found + [FieldOp.set(ASSET, record.asset, source)]
+
+
+_TO_WEEK = re.compile(r"\b(?:to|into|till|until|til)\s+$")
+
+
+def weeks_meant(text: str, now: datetime, goal: Goal | None,
+                named: dict[str, str]) -> tuple[dates.WeekReading, ...]:
+    """The weeks (:func:`~agent.understanding.nlu.dates.read_weeks`) that say which booking
+    a cancel or a move means. A cancel has no destination: each week it names is the
+    visit's. A move's week is the visit's only when the turn names where it goes otherwise
+    (a day, a window, a time) and no "to" leads to the week ("bump the one next week to the
+    afternoon"; "move it to next week" names where it goes)."""
+    said = normalise(text)
+    weeks = dates.read_weeks(said, now)
+    if goal is Goal.RESCHEDULE:
+        if not named.keys() & {VISIT_DATE, VISIT_WINDOW, VISIT_TIME}:
+            return ()
+        weeks = tuple(w for w in weeks if not _TO_WEEK.search(said[:w.start]))
+    return weeks
+
+
+def days_left_open(ops: list[FieldOp]) -> tuple[str, ...]:
+    """The days a turn left open between ("the Tuesday one", said on a Tuesday: today or
+    next week's), if it named a day that way."""
+    return next((op.candidates for op in ops if op.name == VISIT_DATE and not op.value
+                 and len(op.candidates) > 1), ())
 
 
 def _is_moved_from(record: BookingRecord, moved_from: dict[str, set[str]]) -> bool:
@@ -191,16 +233,19 @@ def calls_off_another(desk: BookingDesk, named: dict[str, str]) -> bool:
 def kept_by_move(ctx: CallContext, record: BookingRecord, ops: list[FieldOp],
                  source: str) -> list[FieldOp]:
     """What a move keeps of the booking it moves: its asset, its window (and time) unless
-    the turn names a new one, and its day when the turn names only a new window or time
-    ("bump it to the afternoon, same day"). Only for fields the ledger does not hold yet, so a
-    value the caller gave earlier in the call is never overwritten from the record."""
+    the turn names a new one, and its day when the move names only a new window or time
+    ("bump it to the afternoon, same day"), in this turn or before the booking was known
+    ("Which booking do you mean?" "The one on the 9th"). Only for fields the ledger does not
+    hold yet, so a value the caller gave earlier in the call is never overwritten from the
+    record."""
     snap = ctx.ledger.current
     names = {op.name for op in ops}
     kept: list[FieldOp] = []
     if ASSET not in names and snap.get(ASSET) is None:
         kept.append(FieldOp.set(ASSET, record.asset, source))
-    if VISIT_DATE not in names and snap.get(VISIT_DATE) is None \
-            and names & {VISIT_WINDOW, VISIT_TIME}:
+    new_part = names & {VISIT_WINDOW, VISIT_TIME} or any(
+        (held := snap.get(name)) is not None and held.usable for name in (VISIT_WINDOW, VISIT_TIME))
+    if VISIT_DATE not in names and snap.get(VISIT_DATE) is None and new_part:
         kept.append(FieldOp.set(VISIT_DATE, record.date, source))
     if not names & {VISIT_WINDOW, VISIT_TIME} and snap.get(VISIT_WINDOW) is None \
             and snap.get(VISIT_TIME) is None:

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import datetime
 
 from agent.core.names import ASSET, BOOKING_REF, OPENED, VISIT_DATE
 from agent.service.repair import CONFIRMATION, PERSON, REQUEST, TARGET, Asked, Step
-from agent.understanding.nlu import intents
+from agent.understanding.nlu import dates, intents
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import Intent, Proposal, SlotValue
 
 
 def read_answer(asked: Asked | None, p: Proposal, text: str,
-                bookings: tuple[tuple[str, str, str], ...] = ()) -> Proposal:
+                bookings: tuple[tuple[str, str, str], ...] = (),
+                now: datetime | None = None) -> Proposal:
     """The caller's turn read against the question it answers.
 
     A plain "yes" to a question that proposed values (a yes/no on the most likely value, a
@@ -27,7 +29,8 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     turn does not give otherwise. "The first one" / "the second" picks an option of a closed
     choice. Asked which booking, a turn whose values all describe one of the caller's
     ``bookings`` (ref, asset, date) that the question left open names it ("The Thursday one."):
-    they say which visit, not new values for it; so does "the later one" of those it named.
+    they say which visit, not new values for it; so does "the later one" of those it named,
+    and a week that holds one of them ("the one next week"; ``now`` is the call's clock).
     Any other turn is left as understood.
     """
     if asked is None:
@@ -37,7 +40,8 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     if field == BOOKING_REF:
         offered = set(asked.options) | set(asked.question.candidates)
         named = _booking_described(p, offered, bookings) \
-            or _booking_by_time(text, offered, bookings)
+            or _booking_by_time(text, offered, bookings) \
+            or _booking_in_week(p, text, offered, bookings, now)
     if named is not None:
         return replace(p, intent=Intent.INFORM, slots=(SlotValue(BOOKING_REF, named, text),),
                        reason=p.reason + "; named a booking asked about")
@@ -97,6 +101,19 @@ def _booking_by_time(text: str, offered: set[str],
             or len({day for day, _ in named}) != len(named):
         return None
     return named[0][1] if match.group(1).startswith("earl") else named[-1][1]
+
+
+def _booking_in_week(p: Proposal, text: str, offered: set[str],
+                     bookings: tuple[tuple[str, str, str], ...],
+                     now: datetime | None) -> str | None:
+    """The one booking asked about that falls in the week the turn names as a whole ("the
+    one next week"), when the turn gives no value of its own."""
+    if now is None or any(s.value is not None or s.candidates for s in p.slots):
+        return None
+    weeks = dates.read_weeks(normalise(text), now)
+    fits = [ref for ref, _, day in bookings if (not offered or ref in offered)
+            and any(w.first.isoformat() <= day <= w.last.isoformat() for w in weeks)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def settled_by_yes(asked: Asked | None, p: Proposal, text: str) -> frozenset[str]:

@@ -114,7 +114,8 @@ async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
     proposed = await propose(call.proposer, utterance, context)
     for reason in proposed.rejected:
         ctx.emit("proposal_rejected", utterance=uid, reason=ctx.trace.private(reason))
-    proposal = read_answer(ctx.on_table(), proposed, utterance.text or "", context.bookings)
+    proposal = read_answer(ctx.on_table(), proposed, utterance.text or "", context.bookings,
+                           context.now)
     ctx.emit("proposal", utterance=uid, intent=str(proposal.intent),
              correction=str(proposal.correction),
              fields=[s.field for s in proposal.slots], go_ahead=proposal.go_ahead,
@@ -241,7 +242,8 @@ def _newly_unsettled(held: FieldRecord | None, candidates: tuple[str, ...]) -> b
 async def revise(call: TurnCall, turn: Turn) -> bool:
     """Accept the values, with what trusted records imply, as ONE new ledger revision."""
     ctx, ops = call.ctx, turn.ops
-    ops += await implied_target(ctx, call.port, call.bookings, ops, turn.heard)
+    ops += await implied_target(ctx, call.port, call.bookings, ops, turn.heard,
+                                turn.utterance.text or "")
     ops += implied_ops(ctx, call.answers, call.focus, ops, turn.source)
     unsettled = [op for op in ops if op.candidates
                  and _newly_unsettled(ctx.ledger.current.get(op.name), op.candidates)]

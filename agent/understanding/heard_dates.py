@@ -179,13 +179,14 @@ def day_part_left_unread(text: str, values: Sequence[SlotValue],
     "afternoons", "noon", "midday") that no value was read from and none withdrawn: the words
     around it were misheard ("in the morning, or rather the afternoon" heard as "in the
     morning, or remember they have to noon", read as the morning). A greeting that opens the
-    turn ("Good morning, ...") names none. ``values``: every slot read, candidates too."""
+    turn ("Good morning, ...") names none, nor does one "that" points back to ("we've a
+    shutdown that morning": times.read_windows). ``values``: every slot read, candidates too."""
     if not any(s.field in _BESIDE_A_DAY and s.value is not None for s in values):
         return False
     read = {_singular(t) for s in values for part in s.text.split("/") for t in _tokens(part)}
     read |= {_singular(t) for _, value in withdrawn for t in _tokens(value)}
     said = normalise(text)
-    said = said[times.opening_salutation(said):]
+    said = times.POINTS_BACK_TO_PART.sub(" ", said[times.opening_salutation(said):])
     return any(_singular(t) in _DAY_PARTS and _singular(t) not in read for t in _tokens(said))
 
 

@@ -272,3 +272,35 @@ def read_dates(text: str, now: datetime) -> tuple[DateReading, ...]:
 def is_past(iso: str, now: datetime) -> bool:
     """True when ``iso`` (a date) is before the call's local date."""
     return date.fromisoformat(iso) < now.date()
+
+
+_WEEK = re.compile(r"\b(?:(?P<which>this|next|the following|the coming)\s+week"
+                   r"|(?P<after>the week after next))\b")
+
+
+@dataclass(frozen=True, slots=True)
+class WeekReading:
+    """A week named as a whole ("next week", "this week", "the week after next"): Monday to
+    Sunday, and where it was said in the normalised text."""
+
+    first: date
+    last: date
+    start: int
+    end: int
+
+
+def read_weeks(text: str, now: datetime) -> tuple[WeekReading, ...]:
+    """The weeks normalised ``text`` names as a whole, left to right: no day in them is said,
+    so they are no date ("the visit next week" describes a visit; "Tuesday next week" and "this
+    time next week" are dates, read by :func:`read_dates`, and no week here). Weeks start on
+    Monday."""
+    days = read_dates(text, now)
+    monday = now.date() - timedelta(days=now.date().weekday())
+    out = []
+    for match in _WEEK.finditer(text):
+        if any(match.start() < r.end and r.start < match.end() for r in days):
+            continue
+        ahead = 14 if match.group("after") else 0 if match.group("which") == "this" else 7
+        first = monday + timedelta(days=ahead)
+        out.append(WeekReading(first, first + timedelta(days=6), match.start(), match.end()))
+    return tuple(out)

@@ -67,10 +67,10 @@ RESCHEDULE = (
     r"|(?:be|get|getting|have)(?: (?:it|that|this|them|the \w+|my \w+|our \w+))?"
     r" (?:moved|shifted|pushed|brought (?:forward|earlier|back))\b"
     # the visit as the one that goes: "can Thursday's booking go to Friday?", "can it go to
-    # Friday instead?" (before anything is booked, a correction of the request: precedence)
+    # Friday instead?", "can next week's visit go to the afternoon?" (before anything is booked, a correction of the request: precedence)
     r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:go|goes|going)"
     r" (?:back|forward|(?:over )?to (?:the |next )?(?:(?:mon|tues|wednes|thurs|fri)day"
-    r"|tomorrow|\d))\b"
+    r"|tomorrow|\d|morning|afternoon))\b"
     r"|different day|another day"
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
@@ -191,6 +191,13 @@ STATUS = (
     r"|lined up|in the diary|on the books)"
     r"|when(?:'s| is) (?:that|this) (?:[\w'-]+ ){0,2}?(?:visit|booking|appointment)"
     r"|remind me (?:when|what time|what day)"
+    # asked inside another question: "remind me what we've got booked", "what's booked for
+    # us?", "could you tell me what visits we have coming up?"
+    r"|what (?:i|we)(?:'ve| have)? (?:still )?(?:got |have )?(?:still )?(?:booked|scheduled"
+    r"|lined up|in the diary|on the books|coming up)"
+    r"|what(?:'s| is) (?:still )?(?:booked|scheduled|lined up|in the diary|on the books)"
+    r"|what (?:bookings|visits|appointments) (?:(?:i|we)(?:'ve| have)?|(?:are|is) there"
+    r"|there (?:are|is))\b"
 )
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (

@@ -124,6 +124,8 @@ _WINDOW = re.compile(
 )
 # "Good morning", "what a morning", "since yesterday morning": a greeting, an exclamation or a
 # time past, not a window or the half of the day of a visit.
+_POINTS_BACK = re.compile(r"\bthat (?:same |very )?$")
+POINTS_BACK_TO_PART = re.compile(r"\bthat (?:same |very )?(?:morning|afternoon)s?\b")
 _GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|since|all|every"
                        r"|since this|from this) $")
 # "Morning, could somebody come out tomorrow?", "Afternoon all, it's Sam": a part of the day that
@@ -315,4 +317,9 @@ def read_windows(text: str) -> tuple[WindowReading, ...]:
         if not any(m.start() < w.end and w.start < m.end() for w in found):
             found.append(WindowReading(m.group(0), m.start(), m.end(),
                                        "morning" if m.group("half") == "am" else "afternoon"))
+    # "make it the afternoon, we've a shutdown that morning": "that" points back to a part of
+    # the day already named, so beside another window it is no value of its own
+    pointing = [w for w in found if _POINTS_BACK.search(text[:w.start])]
+    if any(w.value != p.value for w in found if w not in pointing for p in pointing):
+        found = [w for w in found if w not in pointing]
     return tuple(sorted(found, key=lambda w: w.start))
