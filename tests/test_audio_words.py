@@ -176,6 +176,26 @@ def test_an_opening_yes_or_no_is_scored_against_the_other_answer(said, answer):
     assert other.answer is None, other
 
 
+def test_a_form_of_several_tokens_counts_only_once_its_first_token_is_likely(monkeypatch):
+    """The answer's share reads one-token forms off one decoder step; a form of several
+    tokens (" yup": " y" + "up") is scored only when its first token reaches _FORM_FLOOR, so
+    what is left out is at most that likely. Scoring every form instead moves the share of a
+    clear "Yep, go ahead." by no more than the forms left out can weigh."""
+    from audio import whisper
+
+    if not synth.espeak_available():
+        pytest.skip("ESPEAK-NG IS MISSING: the yes/no scoring test needs a second voice; "
+                    "install Debian's espeak-ng package")
+    audio = np.concatenate([np.zeros(8000, np.float32),
+                            synth.espeak("Yep, go ahead.", voice="en-gb", speed=150).samples])
+    hw = hotwords_for(["P-100"], ["12 Harbour Road, Rotterdam"])
+    share = recognise_with(services.whisper_model(), audio, hotwords=hw).answer
+    monkeypatch.setattr(whisper, "_FORM_FLOOR", 0.0)
+    every = recognise_with(services.whisper_model(), audio, hotwords=hw).answer
+    assert share is not None and every is not None
+    assert every >= 0.9 and abs(share - every) <= 0.02, (share, every)
+
+
 @dataclasses.dataclass
 class _Segment:
     text: str
