@@ -825,6 +825,43 @@ HELD_OUT_VALUES_24 = (
     "January, early in the day?",
 )
 
+# The twenty-fifth, written from docs/ alone on 2026-12-06, after the turn's first word was
+# counted at the likelier prior in its mean confidence (audio/whisper.py,
+# UNBIASED_FIRST_WORD); measured blind before any fix.
+HELD_OUT_VALUES_25 = (
+    "Hi there, um, I'd like to book a service for pee two hundred on the tenth, around half "
+    "ten if that's possible.",
+    "Good afternoon, could you get someone out to the Rotterdam pump a week on Friday, first "
+    "thing please?",
+    "Hello, I need pump one hundred looked at on Monday the fourteenth, no, sorry, Tuesday "
+    "the fifteenth, after lunch.",
+    "Er, hiya, can we book the Utrecht one for the day after tomorrow at quarter to three?",
+    "Hi, it's about P one hundred, actually scratch that, it's the pump on Canal Street that "
+    "needs a service, Wednesday the sixth of January in the morning.",
+    "Morning, we'd like an engineer at our Harbour Road pump on the seventh of January, "
+    "roughly two o'clock.",
+    "Could you pencil in pump two hundred for Friday the eighteenth at nine? I tell a lie, "
+    "ten o'clock would be better.",
+    "Hello, um, I'd like to book a visit for pee two hundred next Tuesday, some time in the "
+    "afternoon please.",
+    "Right, so the Rotterdam pump needs a service, um, Thursday the seventeenth, hang on, no, "
+    "Wednesday the sixteenth, at thirteen thirty.",
+    "Hiya, could somebody come and service P two hundred on the twenty-second of December, "
+    "end of the day if possible?",
+    "Hello, I'd like the Utrecht pump serviced on Monday the eleventh of January, in the "
+    "morning, oh, my mistake, afternoon would be better.",
+    "Hi, I'm ringing to book pump one hundred for Friday the fourth, or rather Monday the "
+    "seventh, at about eleven.",
+    "Um, can I get someone to P one hundred on Wednesday the thirteenth of January at twenty "
+    "past one, actually, make that quarter past four.",
+    "Hello there, we need the pump at four Canal Street seen to, a week tomorrow, before "
+    "lunch if you can manage it.",
+    "Hello, I'm booking a service for the Utrecht pump on Tuesday the twelfth of January at "
+    "half past nine. Correction, it's the Rotterdam one, same day and time.",
+    "Er, hi, can you book pee two hundred for Monday the twenty-first, I mean Wednesday the "
+    "twenty-third, at three o'clock please?",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -835,7 +872,7 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
                  HELD_OUT_VALUES_20, HELD_OUT_VALUES_21,
                  HELD_OUT_VALUES_22, HELD_OUT_VALUES_23,
-                 HELD_OUT_VALUES_24)
+                 HELD_OUT_VALUES_24, HELD_OUT_VALUES_25)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -298,6 +298,13 @@ HELD_OUT_BASES_24 = (
     espeak("en-us-nyc+Marco", 170, 62),
 )
 
+HELD_OUT_BASES_25 = (
+    espeak("en-us+Mario", 165, 50),
+    espeak("en-gb-x-rp+gustave", 150, 45),
+    espeak("en-029+miguel", 160, 55),
+    espeak("en-us-nyc+pedro", 170, 60),
+)
+
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):
 # set n is ``HELD_OUT[n - 1]``.
 HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
@@ -316,7 +323,8 @@ HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
             (HELD_OUT_BASES_20, 1.1, "pink"),
             (HELD_OUT_BASES_21, 1.1, "white"),
             (HELD_OUT_BASES_22, 1.1, "white"),
-            (HELD_OUT_BASES_23, 1.12, "pink"), (HELD_OUT_BASES_24, 1.13, "white"))
+            (HELD_OUT_BASES_23, 1.12, "pink"), (HELD_OUT_BASES_24, 1.13, "white"),
+            (HELD_OUT_BASES_25, 1.1, "pink"))
 
 
 def held_out_voices(n: int = 1) -> tuple[Voice, ...]:

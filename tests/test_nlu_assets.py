@@ -174,6 +174,22 @@ ONE_DIGIT = owner(asset("C-7", "compressor"), asset("G-7", "gearbox"), asset("K9
 # Two pumps at two sites, as the docs' caller `acme` has them
 TWO_SITES = owner(asset("P-100", "pump", "12 Harbour Road, Rotterdam"),
                   asset("P-200", "pump", "4 Canal Street, Utrecht"))
+
+
+@pytest.mark.parametrize("said", [
+    "we need the pump at four Canal Street seen to a week tomorrow",
+    "could the pump at 4 Canal Street be looked at on Friday",
+    "the pump at 4 Canal Street needs a service on Friday",
+])
+def test_a_noun_with_the_address_of_one_asset_names_it(said):
+    """Held-out set 25: "the pump at four Canal Street seen to" was read as the site "4 Canal
+    Street, Seen" and the pump as either of two. A word of the clause after an address is no
+    town, and the caller's own address, house number and all, names the one asset there."""
+    proposal = propose(said, context(caller=TWO_SITES))
+    assert proposal.slot(SITE).value == "4 Canal Street, Utrecht"
+    assert proposal.slot(ASSET).value == "P-200"
+
+
 NOT_IDS = [
     ("book it for the 7th", {VISIT_DATE: "2026-12-07"}),
     ("can you come at 7 pm", {VISIT_TIME: "19:00"}),

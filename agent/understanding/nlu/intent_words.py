@@ -67,7 +67,8 @@ RESCHEDULE = (
     r"|(?:be|get|getting|have)(?: (?:it|that|this|them|the \w+|my \w+|our \w+))?"
     r" (?:moved|shifted|pushed|brought (?:forward|earlier|back))\b"
     # the visit as the one that goes: "can Thursday's booking go to Friday?", "can it go to
-    # Friday instead?", "can next week's visit go to the afternoon?" (before anything is booked, a correction of the request: precedence)
+    # Friday instead?", "can next week's visit go to the afternoon?" (before anything is
+    # booked, a correction of the request: precedence)
     r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:go|goes|going)"
     r" (?:back|forward|(?:over )?to (?:the |next )?(?:(?:mon|tues|wednes|thurs|fri)day"
     r"|tomorrow|\d|morning|afternoon))\b"

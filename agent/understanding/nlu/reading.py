@@ -10,9 +10,10 @@ pump" means when two fit.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
+from agent.core.caller import Asset
 from agent.core.names import (
     ASSET,
     FAMILY,
@@ -76,6 +77,19 @@ def _one_or_candidates(field: str, found: list[tuple[str, str, float]]) -> SlotV
     return SlotValue(field, None, text, confidence, values)
 
 
+def _placed_at(mentions: tuple[catalog.AssetMention, ...], site: str,
+               assets: tuple[Asset, ...]) -> tuple[catalog.AssetMention, ...]:
+    """A noun that leaves the caller's assets open, said with the address of one of them
+    ("the pump at 4 Canal Street seen to": the address is read as the site first), names
+    the one there."""
+    there = [a.id for a in assets if a.site == site]
+    if len(there) != 1:
+        return mentions
+    return tuple(replace(m, asset_id=there[0], candidates=())
+                 if m.asset_id is None and not m.foreign and there[0] in m.candidates else m
+                 for m in mentions)
+
+
 def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Reading:
     """Slot values proposed by normalised ``text`` (pure). ``whole_turn``: ``text`` is all the
     caller said, not a stretch of it (a negated one)."""
@@ -95,6 +109,8 @@ def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Rea
         text, assets, context.procedures,
         asset_in_question=context.ledger.value(ASSET) is not None or context.expecting == ASSET,
         whole_turn=whole_turn)
+    if found_site:
+        mentions = _placed_at(mentions, found_site.value, assets)
     for mention in mentions:
         text = _mask(text, mention.start, mention.end)
         if mention.asset_id or mention.candidates:

@@ -54,8 +54,12 @@ _UNITS_WORD = re.compile(
 )
 # Words that end a time or a count, so "at 2 pm on Main Street" is no address.
 _NOT_STREET_NAME = rf"(?:pm|am|oclock|on|at|in|for|and|{lexicon.UNIT_NOUNS})\b"
-# Words that follow an address but are no town: "7 Dock Street, not Harbour Road".
-_NOT_CITY = "at|on|in|for|and|please|not|but|or|instead|then|so|sorry|the|this|that|is|was"
+# Words that follow an address but are no town: "7 Dock Street, not Harbour Road", "the pump
+# at 4 Canal Street seen to" (a verb of the clause: what is to be done there, or when).
+_NOT_CITY = ("at|on|in|for|and|please|not|but|or|instead|then|so|sorry|the|this|that|is|was"
+             "|seen|looked|done|serviced|checked|fixed|sorted|repaired|inspected|visited"
+             "|needs|need|has|have|had|will|would|can|could|should|today|tomorrow|asap"
+             "|again|too|as|if|when|because|before|after|by|with|from|to|a|an|be|get|got")
 _SITE = re.compile(
     rf"\b(?P<addr>\d{{1,5}}[a-z]? (?:(?!{_NOT_STREET_NAME})[a-z][\w'-]* ){{1,3}}"
     rf"(?:{lexicon.STREET_WORDS})"
