@@ -665,6 +665,12 @@ def test_every_number_read_withdrawn_or_taken_back_leaves_the_turn_clear(text):
     ("P 100 on the Friday after next, say half line.", False),
     ("P 100 on Friday, at half past 9.", True),
     ("P 100 on Friday, half the team is in.", True),
+    # held-out set 25: "twenty past one, actually, make that quarter past four" heard as "20th
+    # 1 at Julie, make that quarter first 4th", read as the 4th of January
+    ("Can I get someone to beat 100 on Wednesday 13th on January 20th 1 at Julie, make that "
+     "quarter first 4th", False),
+    ("P 100 on Friday at a quarter past 2.", True),
+    ("P 100 on Friday, it takes a quarter of an hour.", True),
 ])
 def test_o_clock_with_no_time_read_is_checked(text, clear):
     judged_as(text, clear, "a word of the clock was said and no time was read")
@@ -1069,3 +1075,25 @@ def test_a_value_word_at_the_faint_line_is_checked_and_one_above_it_is_not():
         words = tuple((w, probability if w == "Thursday" else 0.95) for w in SAID.split())
         verdict = trust.judge(Utterance(SAID, 0.9, words=words, no_speech=0.01), BOOK, EXPECT)
         assert verdict.clear is clear, verdict
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # held-out set 25: "Correction, it's the Rotterdam one, same day and time" heard as
+    # "collection is the lot of them one same day and time": the Utrecht pump was read
+    ("Hello, I'm working a service for the Utrecht pump on Tuesday, but well from January at "
+     "her first time, collection is the lot of them one same day and time.", False),
+    ("P 200 on Tuesday the 12th of January at 9:30. Correction, it's P 100, same day and time.",
+     True),
+    ("P 100 on Friday at 10, the same time as last year.", True),
+    ("P 100 on Friday at 10, and look at the seal at the same time.", True),
+])
+def test_the_same_day_said_with_no_correction_read_is_checked(text, clear):
+    judged_as(text, clear, "'the same' was said and no correction was read")
+
+
+def test_a_mistake_owned_with_nothing_after_it_takes_the_value_back():
+    """Held-out set 25: "in the morning, oh, my mistake, afternoon would be better" heard as
+    "in the morning, so I mistake after it would be better": the morning was read."""
+    judged_as("Hello, I'd like the Utrecht pump service on Monday the 11th January in the "
+              "morning, so I mistake after it would be better.", False,
+              "a value is taken back and none of its kind follows")

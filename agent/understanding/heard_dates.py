@@ -367,6 +367,19 @@ def month_between_numbers(text: str, values: Sequence[SlotValue]) -> bool:
         for m in _MONTH_BETWEEN.finditer(normalise(text)))
 
 
+# "same day and time", not "at the same time" (meanwhile) nor "the same time as last year"
+_SAME_AS_BEFORE = re.compile(r"(?<!\bat the )\bsame (?:day|date|time|day and time"
+                             r"|time and day|place)\b(?! as\b)")
+
+
+def correction_lost(text: str, withdrawn: Collection[tuple[str, str]]) -> bool:
+    """The turn keeps values "the same" ("same day and time"), which is said of what a
+    correction left as it was, and no value was read as replaced: the correction's words were
+    misheard ("Correction, it's the Rotterdam one, same day and time" heard as "collection is
+    the lot of them one same day and time")."""
+    return not withdrawn and bool(_SAME_AS_BEFORE.search(normalise(text)))
+
+
 def _weekdays_read(values: Sequence[SlotValue]) -> set[str]:
     """The weekdays that dates of ``values`` were read from (the last word of a date's text,
     or of its last part: "the 2nd / friday")."""

@@ -46,7 +46,8 @@ _TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two wo
 # "o'clock" (or "a clock"), or "half" or "quarter" after a word that leads to a time and
 # before no hour ("say half line", said "say half nine")
 _CLOCK_SAID = re.compile(r"\b(?:oclock|a clock)\b"
-                         r"|\b(?:at|say|about|around) (?:a )?(?:half|quarter)\b(?! (?:past|to)\b)")
+                         r"|\b(?:at|say|about|around) (?:a )?half\b(?! (?:past|to)\b)"
+                         r"|\bquarter\b(?! (?:past|to|of an hour)\b)")
 _TY_MINUTES = frozenset(("40", "50"))  # minutes a recogniser writes for "fourteen", "fifteen"
 # "quarter" as a recogniser writes it in voices it hears less well, right before the hour, its
 # "to" or "past" lost ("quarter to ten" heard as "Water 10"). Before "to" or "past" the reading
@@ -88,8 +89,9 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
 
 def clock_left_unread(text: str, values: Sequence[SlotValue],
                       withdrawn: Collection[tuple[str, str]] = ()) -> bool:
-    """The turn says "o'clock" (or "a clock", as a recogniser writes a hurried one), or "half"
-    or "quarter" after "at", "say", "about" or "around", and no time was read or withdrawn:
+    """The turn says "o'clock" (or "a clock", as a recogniser writes a hurried one), "half"
+    after "at", "say", "about" or "around", or "quarter" anywhere ("make that quarter first
+    4th", misheard from "quarter past four"), and no time was read or withdrawn:
     the hour said with it was misheard ("about two o'clock" heard as "An out to a clock?",
     "say half nine" as "say half line"), and so may the words around it be. "Around the
     clock" is no time. A turn with no value read has nothing to check."""

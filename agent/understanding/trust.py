@@ -332,6 +332,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "two values of one field and nothing says which is meant")
     if back_to_back(utterance.text, values):
         return Hearing(False, "two days or times back to back with no word between them")
+    if heard_dates.correction_lost(utterance.text, withdrawn):
+        return Hearing(False, "'the same' was said and no correction was read")
     heard_as = [probability for _, probability in utterance.words]
     if expect.answer and utterance.answer is not None:
         # an opening "yes" or "no" is heard as surely as it was told apart from the other

@@ -32,7 +32,7 @@ ALTERNATIVES = r"\b(?:or|either|maybe|perhaps|possibly)\b"
 TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|(?:not )?wait|hang on|hold on|actually(?=,? \w))\b"
               r"|\b(?:sorry(?! (?:about|for|to)\b)|i meant|i mean|meant to say"
               # "scratch" as a verb, its "that" misheard ("scratch the gate", "scratch mat")
-              r"|no wait|(?<!\ba )(?<!\bthe )scratch|correction|oops|my mistake|make that"
+              r"|no wait|(?<!\ba )(?<!\bthe )scratch|correction|oops|(?:my|a|i) mistake|make that"
               r"|or rather"
               rf"|on 2nd thoughts?|come to think of it|{TELL_A_LIE}|what am i saying)\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.

@@ -124,7 +124,14 @@ def find_site(text: str, assets: tuple[Asset, ...]) -> Found | None:
     # Rotterdam" and "7 Dock Street, Rotterdam" are all "7 Dock Street, Rotterdam".
     city = match.group("city")
     street = said[:match.start("city") - match.start()] if city else said
+    placed = city is not None and street.rstrip(", ").endswith(" in")  # "... in Amsterdam"
     street = re.sub(r"[, ]+(?:in)?[, ]*$", "", street)
+    for asset in assets if not placed else ():
+        # The caller's own house number and street: their site, whatever word the recogniser
+        # wrote after it ("4 Canal Street scene to", misheard from "seen to"); only a town
+        # said with "in" makes it another place.
+        if re.sub(r"[^\w ]", "", asset.site.lower().split(",")[0]).strip() == street.strip():
+            return Found(SITE, asset.site, street, match.start(), match.start() + len(street))
     value = " ".join(w if w.isdigit() else w.capitalize() for w in street.split())
     value += f", {city.capitalize()}" if city else ""
     return Found(SITE, value, said, match.start(), match.end())
