@@ -111,7 +111,9 @@ def whisper_model():
         if "whisper" not in _cache:
             # Two workers of one thread each: simultaneous calls transcribe in parallel on the
             # two cores (measured with 4 calls: p95 949 ms vs 1233 ms with one 2-thread
-            # worker) for ~30 ms more on a single call.
+            # worker) for ~30 ms more on a single call. Again on 2026-12-06 (amend bench
+            # --only audio, both single calls replayed alike): one call p50 528 ms either way,
+            # three calls at once p95 591 ms against 715 ms with one 2-thread worker.
             _cache["whisper"] = load_model(**_whisper_setting)
         return _cache["whisper"]
 
