@@ -129,8 +129,7 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
             and (not open_days or r.date in open_days)
             and (desk.goal is Goal.RESCHEDULE or named.get(VISIT_DATE, r.date) == r.date)
             and _is_moved_from(r, moved_from)
-            and (not weeks or any(w.first.isoformat() <= r.date <= w.last.isoformat()
-                                  for w in weeks))]
+            and (not weeks or any(w.holds(r.date) for w in weeks))]
     if ASSET in named or open_assets or moved_from or weeks or open_days \
             or (VISIT_DATE in named and desk.goal is not Goal.RESCHEDULE):
         mine = fits  # named, and nothing fits: ask which booking rather than guess

@@ -112,7 +112,7 @@ def _booking_in_week(p: Proposal, text: str, offered: set[str],
         return None
     weeks = dates.read_weeks(normalise(text), now)
     fits = [ref for ref, _, day in bookings if (not offered or ref in offered)
-            and any(w.first.isoformat() <= day <= w.last.isoformat() for w in weeks)]
+            and any(w.holds(day) for w in weeks)]
     return fits[0] if len(fits) == 1 else None
 
 

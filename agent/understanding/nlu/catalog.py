@@ -256,8 +256,7 @@ _NEED_A_PLACE = frozenset(("site", "location", "premises", "depot", "yard", "vis
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
              procedures: tuple[ProcedureInfo, ...]) -> list[AssetMention]:
     """ "the compressor", "the Rotterdam pump", "the one in Utrecht", "the visit over at Canal
-    Street", "the pump at 4 Canal Street" (the house number said too): the one asset of that
-    kind (at that site), or candidates."""
+    Street": the one asset of that kind (at that site), or candidates."""
     if not nouns:
         return []
     phrases = [p for info in procedures
@@ -269,8 +268,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     out = []
     for match in re.finditer(
             rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
-            rf"(?: (?:in|at|on|from|near|(?:over|down|up|out) (?:in|at)|by)"
-            rf" (?:the |\d{{1,5}}[a-z]? )?(?P<post>{place})\b)?",
+            rf"(?: (?:in|at|on|from|near|(?:over|down|up|out) (?:in|at)|by) (?:the )?"
+            rf"(?P<post>{place})\b)?",
             text):
         before = _word_before(text, match.start())
         said = match.group("noun")

@@ -288,6 +288,10 @@ class WeekReading:
     start: int
     end: int
 
+    def holds(self, day: str) -> bool:
+        """Whether the ISO date ``day`` falls in this week."""
+        return self.first.isoformat() <= day <= self.last.isoformat()
+
 
 def read_weeks(text: str, now: datetime) -> tuple[WeekReading, ...]:
     """The weeks normalised ``text`` names as a whole, left to right: no day in them is said,

@@ -124,8 +124,9 @@ _WINDOW = re.compile(
 )
 # "Good morning", "what a morning", "since yesterday morning": a greeting, an exclamation or a
 # time past, not a window or the half of the day of a visit.
-_POINTS_BACK = re.compile(r"\bthat (?:same |very )?$")
-POINTS_BACK_TO_PART = re.compile(r"\bthat (?:same |very )?(?:morning|afternoon)s?\b")
+_THAT = r"\bthat (?:same |very )?"  # "that morning": a part of the day already named
+_POINTS_BACK = re.compile(_THAT + "$")
+POINTS_BACK_TO_PART = re.compile(_THAT + r"(?:morning|afternoon)s?\b")
 _GREETING = re.compile(r"\b(?:good|what an?|lovely|busy|long|yesterday|last|since|all|every"
                        r"|since this|from this) $")
 # "Morning, could somebody come out tomorrow?", "Afternoon all, it's Sam": a part of the day that
