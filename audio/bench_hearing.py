@@ -413,7 +413,7 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
 _NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
         "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
         "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second",
-        "twenty-third", "twenty-fourth", "twenty-fifth")
+        "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth")
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:

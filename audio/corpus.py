@@ -862,6 +862,46 @@ HELD_OUT_VALUES_25 = (
     "twenty-third, at three o'clock please?",
 )
 
+# The twenty-sixth, written from docs/ alone on 2026-12-06 (morning), after the caller's own
+# address was read as their site whatever word follows it; measured blind before any fix.
+HELD_OUT_VALUES_26 = (
+    "Hiya, um, could you get an engineer out to pee two hundred on Thursday the tenth, er, "
+    "sometime in the morning?",
+    "Yeah, hi, I need to schedule service on pump one hundred for, uh, Friday the eleventh, "
+    "at twenty after one.",
+    "Hello, er, could we have somebody look at the Harbour Road pump tomorrow afternoon? Ah, "
+    "no, that's wrong, tomorrow's our stocktake, so Thursday afternoon.",
+    "Hi there, I wanna book a service call for P-100 on Friday the eighteenth at nine thirty,"
+    " uh, let me change that to ten forty-five, same day.",
+    "Good afternoon. I'd like to arrange a service for pump two hundred on Thursday the "
+    "seventeenth, in the morning, er, forgive me, I've muddled them up, it's the one at "
+    "Harbour Road that needs it, not the Utrecht unit.",
+    "Aye, hello, can I get the pump on Canal Street booked in for Monday the twenty-first in "
+    "the afternoon, och, no, the lads knock off early that day, give us the morning instead.",
+    "Yeah, hi, um, I gotta get P-200 serviced a week from tomorrow, in the afternoon if you "
+    "can.",
+    "Hello, yes, I want a technician to come and check pump one hundred on Tuesday the "
+    "fifteenth, er, I misspoke, it should be Wednesday the sixteenth, at eleven in the "
+    "morning.",
+    "Hiya, I'm ringing about our pump in Utrecht, could you send somebody on Thursday the "
+    "seventeenth at half past three, please?",
+    "Could I book P-200 for Friday the fourth at ten to nine, er, strike that, ten past nine,"
+    " I've got the school run first.",
+    "Hey, so I'd like to set up a maintenance visit for pee one hundred on Monday the seventh"
+    " in the morning, uh, you know what, let's do one thirty in the afternoon instead.",
+    "Hello there, er, I need the pump on Harbour Road looking at on Tuesday the eighth, at "
+    "about quarter to two.",
+    "Yes, hello, I'd like a service visit booked for P-200 on the fourth of January at nine, "
+    "um, oh dear, we're still shut that day, the fifth of January at nine, then.",
+    "Hi, uh, this is Dana over at Acme, I need to book a tech for P-100 on Tuesday the "
+    "twenty-second at two o'clock, whoops, wrong unit, it's the one on Canal Street I'm "
+    "after.",
+    "Hello, um, I'd like somebody out to pump P-100 on Monday week, that's the fourteenth, at"
+    " eight o'clock in the morning.",
+    "Right, er, can we have the Utrecht pump serviced on Wednesday the twenty-third in the "
+    "morning, oh, hang about, the delivery's coming that morning, so the afternoon, please.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -872,7 +912,8 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_17, HELD_OUT_VALUES_18, HELD_OUT_VALUES_19,
                  HELD_OUT_VALUES_20, HELD_OUT_VALUES_21,
                  HELD_OUT_VALUES_22, HELD_OUT_VALUES_23,
-                 HELD_OUT_VALUES_24, HELD_OUT_VALUES_25)
+                 HELD_OUT_VALUES_24, HELD_OUT_VALUES_25,
+                 HELD_OUT_VALUES_26)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -54,7 +54,7 @@ class Voice:
     speed: int = 160  # espeak-ng words per minute
     pitch: int = 50  # espeak-ng pitch (0-99)
     tempo: float = 1.0  # sox tempo factor (1.0: as synthesised)
-    noise: str | None = None  # "white" | "pink"
+    noise: str | None = None  # "white" | "pink" | "brown"
     snr_db: float = 20.0
 
 
@@ -305,6 +305,13 @@ HELD_OUT_BASES_25 = (
     espeak("en-us-nyc+pedro", 170, 60),
 )
 
+HELD_OUT_BASES_26 = (
+    espeak("en-gb-scotland+adam", 158, 48),
+    espeak("en-us+caleb", 168, 42),
+    espeak("en-gb-x-rp+benjamin", 150, 56),
+    espeak("en-029+antonio", 162, 62),
+)
+
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):
 # set n is ``HELD_OUT[n - 1]``.
 HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
@@ -324,7 +331,7 @@ HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
             (HELD_OUT_BASES_21, 1.1, "white"),
             (HELD_OUT_BASES_22, 1.1, "white"),
             (HELD_OUT_BASES_23, 1.12, "pink"), (HELD_OUT_BASES_24, 1.13, "white"),
-            (HELD_OUT_BASES_25, 1.1, "pink"))
+            (HELD_OUT_BASES_25, 1.1, "pink"), (HELD_OUT_BASES_26, 1.14, "brown"))
 
 
 def held_out_voices(n: int = 1) -> tuple[Voice, ...]:
@@ -414,19 +421,20 @@ def voiced_span(samples: np.ndarray, dbfs: float = VOICED_DBFS) -> slice:
 
 
 def noise(kind: str, size: int, *, seed: int) -> np.ndarray:
-    """Unit-variance white or pink (1/f power) noise, ``size`` samples."""
+    """Unit-variance white, pink (1/f power) or brown (1/f² power) noise, ``size`` samples."""
     rng = np.random.default_rng(seed)
     white = rng.standard_normal(size)
     if kind == "white":
         shaped = white
-    elif kind == "pink":
+    elif kind in ("pink", "brown"):
         spectrum = np.fft.rfft(white)
         freqs = np.fft.rfftfreq(size, 1 / RATE)
-        spectrum[1:] /= np.sqrt(freqs[1:])  # power ~ 1/f
+        # power ~ 1/f (pink) or 1/f² (brown): the amplitude falls as its square root
+        spectrum[1:] /= np.sqrt(freqs[1:]) if kind == "pink" else freqs[1:]
         spectrum[0] = 0.0
         shaped = np.fft.irfft(spectrum, n=size)
     else:
-        raise ValueError(f"unknown noise {kind!r} (white or pink)")
+        raise ValueError(f"unknown noise {kind!r} (white, pink or brown)")
     return (shaped / np.std(shaped)).astype(np.float64)
 
 

@@ -104,10 +104,26 @@ def test_noise_is_added_at_exactly_the_asked_snr():
     rng = np.random.default_rng(3)
     clean = np.concatenate([np.zeros(4000), 0.3 * np.sin(np.arange(16000) / 7.0) *
                             rng.uniform(0.5, 1.0, 16000), np.zeros(4000)]).astype(np.float32)
-    for kind in ("white", "pink"):
+    for kind in ("white", "pink", "brown"):
         noisy = voices.with_noise(clean, kind, 20.0, seed=1)
         assert voices.snr_db(clean, noisy) == pytest.approx(20.0, abs=1e-6)
         assert np.any(noisy[:4000] != 0)  # the noise runs before the speech too
+
+
+def test_coloured_noise_falls_off_with_frequency_as_its_colour_says():
+    """Power per octave: flat for pink (1/f), falling 3 dB an octave for brown (1/f²) against
+    pink, rising 3 dB an octave for white; each unit variance."""
+    def octave_power(kind: str, low: float) -> float:
+        spectrum = np.abs(np.fft.rfft(voices.noise(kind, 1 << 16, seed=7))) ** 2
+        freqs = np.fft.rfftfreq(1 << 16, 1 / voices.RATE)
+        return float(spectrum[(freqs >= low) & (freqs < 2 * low)].sum())
+
+    for kind, per_octave_db in (("white", 3.0), ("pink", 0.0), ("brown", -3.0)):
+        assert np.std(voices.noise(kind, 1 << 16, seed=7)) == pytest.approx(1.0)
+        step = 10 * np.log10(octave_power(kind, 1000.0) / octave_power(kind, 500.0))
+        assert step == pytest.approx(per_octave_db, abs=1.0), (kind, step)
+    with pytest.raises(ValueError, match="white, pink or brown"):
+        voices.noise("violet", 100, seed=1)
 
 
 def test_missing_tools_are_named_with_the_install_command(monkeypatch):

@@ -891,3 +891,50 @@ async def test_a_question_about_another_asset_after_a_move_keeps_the_booking_apa
         await c.until("answer_spoken")
         assert c.events("question_started", reason="question_about_another_asset")
         assert c.field("asset").value == "P-100" and c.field("asset").version == 1
+
+
+MORNING_AND_AFTERNOON = [{**VISIT, "ref": "BK-AM", "date": "2026-12-03", "window": "morning"},
+                         {**VISIT, "ref": "BK-PM", "date": "2026-12-03",
+                          "window": "afternoon"}]
+
+
+@pytest.mark.parametrize("said", [
+    "The Thursday afternoon one, could your engineer do that one on Friday instead?",
+    "That Thursday afternoon visit, Friday would suit us better than Thursday.",
+])
+async def test_a_move_names_its_booking_by_the_day_and_window_it_moves_from(said):
+    """Blind round 18: with no verb of moving, "the Thursday afternoon one ... on Friday
+    instead" asked "Which pump is it?"; then, a move, it asked which of the two Thursday
+    visits: the window said with the day names the one."""
+    async with call(caller=ONE_PUMP, bookings=MORNING_AND_AFTERNOON) as c:
+        await c.moved(said, "BK-PM", "2026-12-04", "afternoon",
+                      read_back=("Friday 4 December",))
+
+
+async def test_a_visit_named_by_asset_and_day_with_a_window_instead_is_moved_after_a_cancel():
+    """Blind round 18: after a cancel, "the P-100 visit on the 8th, could your engineer come
+    after lunch that day instead?" booked a second visit beside the one it named."""
+    bookings = [VISIT, {**VISIT, "ref": "BK-GONE", "date": "2026-12-10"}]
+    async with call(caller=ONE_PUMP, bookings=bookings) as c:
+        await c.settled("We won't be wanting the visit on the 10th any more.", "cancel_booking")
+        await c.say("While I've got you, the P-100 visit on the 8th, could your engineer come "
+                    "after lunch that day instead?")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "VISIT" in c.sink.last and "Tuesday 8 December" in c.sink.last, c.sink.last
+        await c.say("Yes please.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        # the one booking left standing is the one moved: no second visit beside it
+        assert [(b["ref"], b["date"], b["window"]) for b in c.bookings()] == [
+            ("VISIT", "2026-12-08", "afternoon")]
+
+
+async def test_the_visit_just_booked_asked_at_another_time_is_moved_not_booked_again():
+    """Blind round 18: "could the visit be at eleven sharp?" after a booking asked "Which pump
+    is it?" for a new visit."""
+    async with call(caller=ONE_PUMP) as c:
+        await c.settled("Put us down for P-100 on Friday, sometime in the morning.",
+                        "create_booking")
+        await c.say("Oh, before you go, could the visit be at eleven sharp?")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "11:00" in c.sink.last, c.sink.last
+        assert len(c.bookings()) == 1

@@ -660,3 +660,59 @@ def test_a_comparison_with_a_value_between_keeps_the_value():
     assert proposal.slot(ASSET).value == "P-100"
     slot = proposal.slot(VISIT_DATE)
     assert slot.value == "2026-12-04" or "2026-12-04" in slot.candidates
+
+
+@pytest.mark.parametrize("marker", ["whoops", "strike that", "ignore that", "that's wrong",
+                                    "that's not right", "wrong day", "I misspoke",
+                                    "slip of the tongue", "I've mixed them up",
+                                    "got them muddled", "hang about", "let me rephrase",
+                                    "what I meant was", "or should I say"])
+@pytest.mark.parametrize(("first", "second", "value"), [
+    ("Wednesday", "Thursday", "2026-12-03"), ("the 23rd", "the 22nd", "2026-12-22")])
+def test_words_that_say_the_caller_misspoke_make_the_later_value_meant(marker, first, second,
+                                                                       value):
+    said = f"Can you book P-100 for {first}, {marker}, {second}?"
+    assert propose(said, context()).slot(VISIT_DATE).value == value, said
+
+
+def test_an_order_not_to_forget_takes_nothing_back():
+    proposal = propose("Book P-100 for Wednesday, and don't forget that Thursday is a "
+                       "holiday.", context())
+    assert proposal.slot(VISIT_DATE).value is None  # two days, nothing says which: asked
+
+
+@pytest.mark.parametrize(("said", "field", "value"), [
+    # a clause that points back to the first value and rules it out
+    ("P-100 on the 9th at 10, ugh, we're closed that day, the 11th at 10.", VISIT_DATE,
+     "2026-12-11"),
+    ("P-100 on Friday, hmm, nobody's in then, Monday.", VISIT_DATE, "2026-12-07"),
+    ("P-100 on Friday in the morning, the crane can't get in that morning, the afternoon.",
+     "visit_window", "afternoon"),
+    # a "so" that gives the later value as following from the words before it
+    ("P-100 on Friday, no, Friday's the audit, so Monday.", VISIT_DATE, "2026-12-07"),
+    ("P-100 on Friday in the morning, the forklift is booked, so the afternoon.",
+     "visit_window", "afternoon"),
+])
+def test_a_clause_that_rules_out_the_first_value_makes_the_later_meant(said, field, value):
+    assert propose(said, context()).slot(field).value == value, said
+
+
+def test_two_days_with_a_clause_between_that_rules_out_neither_stay_a_question():
+    slot = propose("P-100 on Friday, the audit is next month, Monday.", context()
+                   ).slot(VISIT_DATE)
+    assert (slot.value, slot.candidates) == (None, ("2026-12-04", "2026-12-07"))
+
+
+@pytest.mark.parametrize("said", [
+    "Hang on, Friday's the audit. Monday the 7th, then.",
+    "Oh no, Friday we're at the trade fair. Monday the 7th.",
+])
+def test_the_held_value_named_beside_a_new_one_in_a_take_back_is_the_one_taken_back(said):
+    held = {"asset": "P-100", "visit_date": FRIDAY, "visit_window": "morning"}
+    assert propose(said, booked(held)).slot(VISIT_DATE).value == "2026-12-07"
+
+
+def test_the_held_value_beside_a_new_one_without_a_take_back_stays_a_question():
+    held = {"asset": "P-100", "visit_date": FRIDAY, "visit_window": "morning"}
+    slot = propose("Friday's the audit. Monday the 7th.", booked(held)).slot(VISIT_DATE)
+    assert slot.value is None

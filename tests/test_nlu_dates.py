@@ -615,3 +615,28 @@ def test_a_number_that_is_no_day_of_the_month_after_off_rules_nothing_out():
     proposal = propose("There's a drip coming off the 200, can somebody come tomorrow?",
                        context())
     assert proposal.slot(VISIT_DATE).value == "2026-12-02"
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("two weeks from tomorrow", "2026-12-16"),
+    ("3 weeks from today", "2026-12-22"),
+    ("a fortnight tomorrow", "2026-12-16"),
+    ("a week after tomorrow", "2026-12-09"),
+    ("tomorrow fortnight", "2026-12-16"),
+    # a recogniser drops the "a"
+    ("could we say week from tomorrow", "2026-12-09"),
+])
+def test_weeks_counted_from_today_or_tomorrow(said, value):
+    assert [r.value for r in read_dates(normalise(said), TUESDAY)] == [value]
+
+
+def test_a_week_named_by_this_or_next_is_no_count_of_weeks_from_a_day():
+    assert [r.value for r in read_dates(normalise("this week, tomorrow"), TUESDAY)] \
+        == ["2026-12-02"]
+
+
+@pytest.mark.parametrize("said", ["could you look at one of our pumps",
+                                  "someone to come at one of the sites",
+                                  "at two of them"])
+def test_one_of_a_group_is_no_clock_hour(said):
+    assert read_times(normalise(said)) == ()

@@ -5,8 +5,10 @@ Rows mix punctuation and none, capitals and none, numbers as words, and homophon
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from nlu_support import context, propose, slot_values
+from nlu_support import TUESDAY, context, propose, slot_values
 
 from agent.core.names import ASSET, ITEM_CATEGORY, OPENED, PROCEDURE, VISIT_DATE, VISIT_WINDOW
 from agent.understanding.proposals import CorrectionKind, Intent
@@ -354,3 +356,81 @@ def test_a_visit_day_given_when_asked_for_one_is_still_an_answer():
     proposal = propose("book it for friday morning", context(expecting=VISIT_DATE))
     assert (proposal.intent, proposal.correction) == (Intent.INFORM, CorrectionKind.NONE)
     assert slot_values(proposal)[VISIT_DATE] == "2026-12-04"
+
+
+@pytest.mark.parametrize("said", [
+    "We'd like somebody to come and service P-100 on Friday.",
+    "Could an engineer come to look at P-200 tomorrow?",
+    "Can you service the Rotterdam pump on Monday?",
+])
+def test_someone_to_come_and_do_the_work_asks_for_a_visit(said):
+    assert propose(said, context()).intent is Intent.BOOK
+
+
+@pytest.mark.parametrize("said", [
+    "Could I book P-100 for Friday at 9:30, no, let me change that to 10:45?",
+    "I need an engineer for P-200 on Monday morning, can you switch that to the afternoon?",
+    "Please arrange a visit for P-100 on the 9th, er, make it the 10th.",
+])
+def test_a_move_of_that_after_a_request_in_the_same_turn_repairs_the_request(said):
+    assert propose(said, context()).intent is Intent.BOOK
+
+
+@pytest.mark.parametrize("said", [
+    "Is my booking on Friday? Could you move it to Monday?",
+    "The visit on Friday, can you push it to Monday?",
+    "I need P-200 seen to on Friday, and move my Tuesday visit to Wednesday.",
+])
+def test_a_move_of_a_visit_the_caller_has_stays_a_move(said):
+    assert propose(said, context()).intent is Intent.RESCHEDULE
+
+
+@pytest.mark.parametrize("said", [
+    "Could the visit be at eleven sharp?",
+    "Can our Rotterdam appointment be in the afternoon?",
+])
+def test_a_visit_named_as_one_the_caller_has_asks_for_none(said):
+    booked = context(values={"asset": "P-100", "visit_date": "2026-12-04",
+                             "visit_window": "morning", "booking_ref": "BK-1"},
+                     bookings=(("BK-1", "P-100", "2026-12-04"),))
+    assert propose(said, booked).intent is not Intent.BOOK
+
+
+@pytest.mark.parametrize("said", [
+    "The Utrecht pump is gone, so we won't be wanting that visit any more.",
+    "We won't be requiring the engineer for P-200 after all.",
+])
+def test_a_visit_no_longer_wanted_is_called_off(said):
+    assert propose(said, context()).intent is Intent.CANCEL
+
+
+BOOKINGS = (("BK-1", "P-100", "2026-12-10"), ("BK-2", "P-200", "2026-12-10"),
+            ("BK-3", "P-100", "2026-12-16"))
+
+
+@pytest.mark.parametrize("said", [
+    # a day a booking is on, replaced
+    "The Thursday afternoon one, could your engineer do that one on Friday instead?",
+    "That Thursday visit, Friday would suit us better than Thursday.",
+    # one booking named by asset and day, with a window or time in place of its own
+    "The Rotterdam visit on the 16th, could it be after lunch instead?",
+    "P-100 on the 16th, sorry, we need it at 2 pm rather.",
+])
+def test_a_turn_that_changes_a_visit_the_caller_has_is_a_move(said):
+    next_tuesday = context(now=TUESDAY + timedelta(days=7), bookings=BOOKINGS)
+    assert propose(said, next_tuesday).intent is Intent.RESCHEDULE
+
+
+@pytest.mark.parametrize("said", [
+    "Book P-100 on the 16th in the afternoon instead.",  # asks for a visit
+    "P-100 on the 16th in the afternoon.",  # nothing says it replaces the booking's window
+])
+def test_a_request_beside_a_visit_the_caller_has_is_no_move(said):
+    assert propose(said, context(bookings=BOOKINGS)).intent is not Intent.RESCHEDULE
+
+
+def test_a_change_while_a_request_is_under_way_revises_the_request():
+    under_way = context(values={"asset": "P-100", "visit_date": "2026-12-16"},
+                        bookings=BOOKINGS)
+    proposal = propose("Sorry, the afternoon instead, on the 16th.", under_way)
+    assert proposal.intent is not Intent.RESCHEDULE

@@ -544,3 +544,13 @@ def test_after_an_hour_alone_is_still_a_bound():
     ("at ten-fifteen please", "10:15"), ("at nine-oh-five", "09:05")])
 def test_an_hour_and_its_minutes_written_with_a_hyphen_are_a_clock(said, value):
     assert only(said) == (value, ())
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    # "one thirty in the afternoon" as a recogniser split "afternoon": "a noon" is no noon
+    ("let's do one 30 and lift a noon instead", "13:30"),
+    ("P-100 at 2 and a noon, please", "14:00"),
+    ("a midday visit, please", "12:00"),
+])
+def test_a_noon_is_a_split_afternoon_not_midday(said, value):
+    assert [t.value for t in read_times(normalise(said))] == [value]

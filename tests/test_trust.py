@@ -676,6 +676,20 @@ def test_o_clock_with_no_time_read_is_checked(text, clear):
     judged_as(text, clear, "a word of the clock was said and no time was read")
 
 
+@pytest.mark.parametrize(("text", "clear"), [
+    # held-out set 26: "Wednesday the twenty-third in the morning, oh, hang about, ... so the
+    # afternoon" heard with "that 23rd": the take-back replaced the window, not the day, so the
+    # 23rd left unread still counts (it was accepted as Wednesday the 2nd)
+    ("Can we have the Utrecht pump service on Wednesday that 23rd in the morning? Oh, hang "
+     "about, the deliveries coming that morning, so the afternoon, please.", False),
+    # a take-back followed by a day or a number: what came before it was replaced
+    ("P 200 on Wednesday that 23rd, sorry, Thursday the 24th.", True),
+    ("P 200 on the 22 in the morning, hang about, the 23rd in the afternoon.", True),
+])
+def test_a_number_before_a_take_back_counts_unless_a_day_or_number_follows_it(text, clear):
+    judged_as(text, clear, NUMBER_LEFT)
+
+
 def test_a_number_left_unread_in_a_turn_without_values_is_nothing_to_check():
     assert trust.judge(heard("I've got 3 questions.", 0.9), read_slots("I've got 3 questions."),
                        EXPECT).clear

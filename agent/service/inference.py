@@ -120,7 +120,7 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
         records = ()
     mine = held_by(records, ctx.caller.account)
     open_assets = assets_left_open(heard) if heard is not None else ()
-    moved_from = moved_from_values(heard) if heard is not None \
+    moved_from = moved_from_values(heard, text) if heard is not None \
         and desk.goal is Goal.RESCHEDULE else {}
     weeks = weeks_meant(text, ctx.clock.now(), desk.goal, named) if heard is not None else ()
     open_days = days_left_open(ops) if desk.goal is Goal.CANCEL else ()
@@ -194,15 +194,27 @@ def assets_left_open(proposal: Proposal) -> tuple[str, ...]:
         and len(slot.candidates) > 1 else ()
 
 
-def moved_from_values(proposal: Proposal) -> dict[str, set[str]]:
+def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]:
     """The days and windows a move names as the ones it moves from ("the Thursday visit to
     Friday", "the morning one to the afternoon"): values the turn replaced by the ones it
-    moves to. A booking with one of them is the one moved."""
+    moves to. A booking with one of them is the one moved. So is a window said with the day
+    moved from, when the turn names no other ("the Thursday afternoon one, could your engineer
+    do that one on Friday instead?": the afternoon visit on Thursday, and the move keeps its
+    window)."""
     out: dict[str, set[str]] = {}
     for slot in proposal.frame():
         if slot.field in (VISIT_DATE, VISIT_WINDOW) and slot.role is SlotRole.FROM \
                 and slot.value:
             out.setdefault(slot.field, set()).add(slot.value)
+    day, window = proposal.slot(VISIT_DATE), proposal.slot(VISIT_WINDOW)
+    if VISIT_DATE in out and VISIT_WINDOW not in out and day is not None and window is not None \
+            and window.value and "/" in day.text and "/" not in window.text:
+        said = normalise(text)
+        first, last = (part.strip() for part in day.text.split("/")[::len(day.text.split("/")) - 1])
+        beside = r",? (?:in the |on the )?" + re.escape(window.text.strip())
+        if re.search(rf"\b{re.escape(first)}{beside}\b", said) \
+                and not re.search(rf"\b{re.escape(last)}{beside}\b", said):
+            out[VISIT_WINDOW] = {window.value}
     return out
 
 

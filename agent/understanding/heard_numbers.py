@@ -33,13 +33,19 @@ import re
 from collections.abc import Collection, Sequence
 
 from agent.core.names import ASSET, VISIT_DATE, VISIT_TIME
-from agent.understanding.nlu import asset_ids, correction_words
+from agent.understanding.nlu import asset_ids, correction_words, lexicon
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import SlotValue
 
 _NUMBER = re.compile(r"\b(\d+)(st|nd|rd|th|am|pm)?\b")
 _GLUED = re.compile(r"\b[a-z]+(\d+)(?:st|nd|rd|th)?[a-z]*\b")
 _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
+# What a number taken back is replaced by: a number, a day or a month. A take-back followed by
+# none of these replaced something else ("on Wednesday that 23rd in the morning? Oh, hang about,
+# the delivery's coming that morning, so the afternoon": the 23rd left unread still counts).
+_NUMBER_KIND_AFTER = re.compile(
+    rf"\d|\b(?:{'|'.join(lexicon.WEEKDAYS)}|{lexicon.MONTHS}|tomorrow|today|tonight|noon|midday"
+    r"|weekend)\b")
 _WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
 _ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
 _TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two words
@@ -65,8 +71,7 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
     said = normalise(text)
     known = {n for s in values for part in s.text.split("/") for n in _numbers(part)}
     known |= {n for field, value in withdrawn for n in _numbers_of_value(field, value)}
-    # a number before the last word that takes something back was taken back
-    taken_back = max((m.start() for m in _TAKES_BACK.finditer(said)), default=-1)
+    taken_back = _taken_back_at(said)
     found = list(_NUMBER.finditer(said))
     for index, number in enumerate(found):
         digits, word = number.group(1), number.group(0)
@@ -85,6 +90,13 @@ def number_left_unread(text: str, values: Sequence[SlotValue],
     return any(glued.group(1) not in known and glued.group(1) not in _WORDS_TOO
                and glued.end() > taken_back
                for glued in _GLUED.finditer(said))
+
+
+def _taken_back_at(said: str) -> int:
+    """Where the last word that takes something back stands (-1: none): a number before it was
+    taken back, if a day, a month or a number follows it to take its place."""
+    taken_back = max((m.start() for m in _TAKES_BACK.finditer(said)), default=-1)
+    return taken_back if _NUMBER_KIND_AFTER.search(said, taken_back + 1) else -1
 
 
 def clock_left_unread(text: str, values: Sequence[SlotValue],

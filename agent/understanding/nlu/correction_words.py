@@ -11,13 +11,29 @@ from __future__ import annotations
 
 # "I tell a lie", its "a" as weak as a word gets: heard as "the" or "that" too
 TELL_A_LIE = r"i tell (?:a|the|that) lie"
+# Words that say the speaker misspoke, whatever they then give instead: an exclamation
+# ("whoops", "oh dear"), an order to drop what was said ("strike that", "ignore that", not
+# "don't forget that"), a verdict on it ("that's wrong", "wrong unit"), an account of the slip
+# ("I misspoke", "I've muddled them up", "got them mixed up") or a pause to think again ("hang
+# about").
+MISSPOKE = (
+    r"w?hoops|oopsie|(?:oh|ah|uh) no|oh dear|uh-? ?oh"
+    r"|(?<!n't )(?<!not )(?:strike|scrap|ignore|disregard|delete|forget) (?:that|this)"
+    r"|(?:that'?s|that is|that was) (?:wrong|not right|incorrect|not correct)"
+    r"|wrong (?:one|unit|pump|machine|asset|site|day|date|time|week|month)"
+    r"|i misspoke|mis-?spoke|slip of the tongue|what i meant (?:was|is)|let me rephrase"
+    r"|let me correct (?:that|myself)|(?:i )?should (?:have|'ve) said|or should i say"
+    r"|(?:muddled|mixed)(?: (?:them|it|that|those|these|things|the \w+))? up"
+    r"|got (?:them|it|that|those|these|things) (?:mixed|muddled)|hang about|hold up"
+    r"|change of plans?"
+)
 REPLACE_MARKERS = (
     r"actually|make (?:that|it)|change (?:that|it) to|i meant|i mean|meant to say|i said"
     r"|instead|sorry|rather|correction|scratch that|cancel that|let'?s (?:say|do|make it)|oops"
     r"|my mistake|my bad|switch (?:it|that) to|no wait|wait"
     # "on second thoughts" ("second" is written "2nd"), "come to think of it", "did I say X?"
     r"|on 2nd thoughts?|come to think of it|thinking about it|did i say|hang on|hold on"
-    rf"|{TELL_A_LIE}|what am i saying"
+    rf"|{TELL_A_LIE}|what am i saying|{MISSPOKE}"
 )
 # A replace marker as a whole word ("instead of" negates what follows it, replaces nothing)
 REPLACES = rf"\b(?:{REPLACE_MARKERS})\b(?! of\b)"
@@ -34,7 +50,8 @@ TAKES_BACK = (r"(?:^|,|\bor) ?(?:no|(?:not )?wait|hang on|hold on|actually(?=,? 
               # "scratch" as a verb, its "that" misheard ("scratch the gate", "scratch mat")
               r"|no wait|(?<!\ba )(?<!\bthe )scratch|correction|oops|(?:my|a|i) mistake|make that"
               r"|or rather"
-              rf"|on 2nd thoughts?|come to think of it|{TELL_A_LIE}|what am i saying)\b")
+              rf"|on 2nd thoughts?|come to think of it|{TELL_A_LIE}|what am i saying"
+              rf"|{MISSPOKE})\b")
 # The start of a day, a window or a date (after "on", "every", "next"...), plural or not.
 _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afternoons?"
          # a day of the month, not "the 200" ("a drip coming off the 200 ... tomorrow")
@@ -79,7 +96,10 @@ _BAD = (r"no good|not good|not any good|bad|out|off|impossible|not possible|no u
         r"|out of the question|not an option|no go|a no-go|not convenient|inconvenient"
         # "the afternoon's filling up", "Friday is getting busy", "mornings are booked up"
         r"|(?:filling|getting|looking) (?:up|full|busy|booked up|packed|tight)|booked up"
-        r"|fully booked|busy|packed|chock-a-block|rammed|hectic|tight")
+        r"|fully booked|busy|packed|chock-a-block|rammed|hectic|tight"
+        # "mornings are hopeless for us", "Wednesday's a write-off", "Fridays are a nightmare"
+        r"|hopeless|useless|awkward|rubbish|terrible|a nightmare|a pain|a write-off|a washout"
+        r"|not great|no-go")
 _DEGREE = r"(?:all|completely|totally|fully|pretty|really|quite|very|a bit|a little|rather)"
 NEGATION_AFTER = (
     r"(?:doesn'?t|does not|won'?t|will not|wouldn'?t|would not|isn'?t|is not|aren'?t|are not"

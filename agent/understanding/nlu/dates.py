@@ -95,10 +95,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf" (?:on|from|come) (?:this )?(?P<wd>{_WD})"
         rf"|(?P<wd2>{_WD}) (?P<unit2>week|fortnight)(?!s| \d)"
         rf"|(?:the )?(?P<wd3>{_WD}) after next)\b")),
-    # a week tomorrow, a week today, tomorrow week, a week from today, this time next week
+    # a week tomorrow, a week today, tomorrow week, a week from today, this time next week, two
+    # weeks from tomorrow, a fortnight today, "week from tomorrow" (a recogniser drops the "a")
     ("week_from_day", re.compile(
-        r"\b(?:a week (?:from |on )?(?P<day>today|tomorrow|now)|(?P<day2>today|tomorrow) week"
-        r"|this time next week)\b")),
+        rf"\b(?:(?:(?P<n>a|1|2|3) (?P<unit>weeks?|fortnight)|{_BARE_WEEK}(?P<unit1>week|fortnight))"
+        r" (?:from |on |after )?(?P<day>today|tomorrow|now)"
+        r"|(?P<day2>today|tomorrow) (?P<unit2>week|fortnight)|this time next week)\b")),
     # "that's all for today", "that's it for today": the call's end, not a day
     ("relative", re.compile(
         r"(?<!\ball for )(?<!\bit for )(?<!\beverything for )(?<!\benough for )(?<!\bdone for )"
@@ -189,6 +191,13 @@ def _relative(match: re.Match[str], today: date, now: datetime) -> tuple[date, .
     return (value,) if value else ()
 
 
+def _weeks_said(match: re.Match[str]) -> int:
+    """How many weeks "a week", "2 weeks" or "a fortnight" says (1 when the match names none)."""
+    unit = match.group("unit") or match.group("unit1") or match.group("unit2") or "week"
+    count = match.group("n")
+    return 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
+
+
 def _is_weekday_word(text: str, match: re.Match[str]) -> bool:
     """False for an abbreviation that the words around it make an everyday word ("we sat")."""
     guards = _NOT_A_WEEKDAY.get(match.group("wd"))
@@ -223,7 +232,7 @@ def _reading(match: re.Match[str], kind: str, text: str, today: date,
         found = week_after(match, today)
     elif kind == "week_from_day":
         start = today + timedelta(days=1) if "tomorrow" in said else today
-        found = (start + timedelta(days=7),)
+        found = (start + timedelta(days=7 * _weeks_said(match)),)
     elif kind == "relative":
         found = _relative(match, today, now)
     elif kind == "week_of":

@@ -44,6 +44,12 @@ BOOK = (
     r"|get (?:someone|somebody|a technician|an engineer|a tech|anyone|anybody) (?:round |down "
     r"|along |over |out )?to (?:the |our |my |your )?(?:[a-z]{1,3}-?\d+|pump|site|[a-z]+ (?:pump"
     r"|site|one))\b"
+    # someone to come and do the work: "we'd like somebody to come and service one of our pumps",
+    # "could an engineer come to look at P-200", "can you service the Utrecht one"
+    r"|(?:someone|somebody|an engineer|a technician|a tech|anyone|anybody) to come"
+    r"|come (?:and|to) (?:service|look|check|fix|see|inspect|repair|have a look|take a look)"
+    r"|(?:to|and|you|someone|somebody|please) service(?! (?:line|desk|number|team|history"
+    r"|record|manual|contract|plan|terms|policy|charge|fee)\b)"
 )
 # Moving a visit is a verb of moving followed, within a few words, by where it goes ("push my
 # booking to Friday", "bring it forward", "shift it from the 2nd to the 4th"), or a verb that
@@ -92,7 +98,8 @@ _PERSON = (
 # withdrawn (agent/understanding/nlu/corrections.py, negated_stretches).
 CANCEL_BY_NEED = (
     r"(?:won'?t|will not|don'?t|do not|doesn'?t|does not|no longer|not going to|won'?t be)"
-    rf" (?:really |actually |even )?(?:need|want|require|be needing|need to have) {_PERSON}"
+    r" (?:really |actually |even )?(?:need|want|require|be (?:needing|wanting|requiring)"
+    rf"|need to have) {_PERSON}"
     # a visit named by what it is for, said no longer needed: "we won't need the Rotterdam
     # one after all" (not "don't want the morning one", which may choose between options)
     r"|(?:won'?t|will not|no longer|not going to) (?:really |actually )?(?:need|require"

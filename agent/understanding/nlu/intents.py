@@ -57,7 +57,7 @@ def explicit_intent(text: str) -> Intent | None:
     terms = [] if _POLICY.search(text) else [m.span() for m in _TERMS.finditer(text)]
     if _asks_to_cancel(text, terms) and not _DONT_CANCEL.search(text):
         return Intent.CANCEL
-    if _said_outside(_RESCHEDULE, text, terms):
+    if _said_outside(_RESCHEDULE, text, terms + _repairs_of_the_request(text)):
         return Intent.RESCHEDULE
     # "Book P-100, do you charge extra?" is still a booking; "we've got a visit booked for
     # Thursday, do you charge if we cancel?" describes the visit the question is about
@@ -114,6 +114,34 @@ def cancels_only_by_need(text: str) -> bool:
     return all(calls_off_by_need_at(text, m.start()) for m in _CANCEL.finditer(text))
 
 
+# A move of "that" or "it" to a value: of a booking, or of a value the turn has just said
+_MOVE_THAT_TO = re.compile(rf"\b(?:{intent_words.MOVE_VERBS}|make) (?:that|it|this)"
+                           r" (?:to|till|until|into)\b")
+
+
+# A visit named as one the caller has ("my booking", "the visit"), not asked for ("a visit")
+_VISIT_NOUN = re.compile(r"(?:\w+ )?(?:booking|visit|appointment|service call)")
+_THE_VISIT_HELD = re.compile(r"\b(?:my|our|the|that|this|your|their)(?: [\w'-]+){0,2} $")
+
+
+def _request(text: str) -> re.Match[str] | None:
+    """The first words that ask for a visit, not those that name one the caller has: "could the
+    visit be at eleven sharp?" changes the visit on the table, "we need a visit" asks for one."""
+    return next((m for m in _BOOK.finditer(text) if not _VISIT_NOUN.fullmatch(m.group())
+                 or not _THE_VISIT_HELD.search(text, 0, m.start())), None)
+
+
+def _repairs_of_the_request(text: str) -> list[tuple[int, int]]:
+    """The spans of the moves that repair the turn's own request: "could I book P-100 for
+    Friday at 9:30, uh, let me change that to 10:45" asks for a visit and changes its own
+    time, it moves no booking. Only a move of "that" or "it" after a request for a visit in
+    the same turn ("I need P-200 seen to, and move my Tuesday visit to Wednesday" asks both)."""
+    asked = _request(text)
+    if asked is None:
+        return []
+    return [m.span() for m in _MOVE_THAT_TO.finditer(text, asked.end())]
+
+
 def _said_outside(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]]) -> bool:
     """Some match of ``pattern`` starts outside every one of ``spans``."""
     return any(not any(start <= m.start() < end for start, end in spans)
@@ -125,11 +153,12 @@ def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | Non
     no returns question: the agent sells nothing, and says what it can do instead."""
     if (has_item and not _ORDER.search(text)) or _POLICY.search(text):
         return Intent.POLICY_QUESTION
-    if _BOOK.search(text) and not _QUESTION.search(text):
+    asked = _request(text) is not None
+    if asked and not _QUESTION.search(text):
         return Intent.BOOK  # "book a visit to replace the valve gasket"
     if has_procedure:
         return Intent.MAINTENANCE_QUESTION
-    if _BOOK.search(text):
+    if asked:
         return Intent.BOOK
     if _MAINTENANCE.search(text):
         return Intent.MAINTENANCE_QUESTION
@@ -153,6 +182,12 @@ def says_go_ahead(text: str) -> bool:
 
 def starts_with_yes(text: str) -> bool:
     return bool(_YES.match(text))
+
+
+def asks_for_a_visit(text: str) -> bool:
+    """Words that ask for a visit ("book", "we need someone out"), not ones that name a visit
+    the caller has ("the Rotterdam visit")."""
+    return _request(text) is not None
 
 
 def asks_another(text: str) -> bool:

@@ -75,6 +75,8 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
             and any(s.field == BOOKING_REF and s.value in {ref for ref, _, _ in context.bookings}
                     for s in slots):
         return Intent.RESCHEDULE, corrective  # "booking BK-5501, can you make it the 14th?"
+    if explicit is None and _moves_a_held_booking(text, slots, withdrawn, marker, context):
+        return Intent.RESCHEDULE, False
     if explicit is not None:
         return explicit, corrective
     if corrective:
@@ -101,6 +103,34 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
     if slots:
         return Intent.INFORM, False
     return topic or Intent.UNKNOWN, False
+
+
+def _moves_a_held_booking(text: str, slots: list[SlotValue],
+                          withdrawn: tuple[tuple[str, str], ...], marker: bool,
+                          context: ProposalContext) -> bool:
+    """A turn that asks for no visit and changes one the caller has, other than the call's
+    own, is a move of it, whatever the verb: it replaces a day a booking is on ("the Thursday
+    afternoon one, could your engineer do that one on Friday instead?"), or it names one
+    booking by its asset and day and gives a window or time in place of its own ("the
+    Rotterdam visit on the 16th, could your engineer come after lunch that day instead?").
+    Not while a request is under way and unbooked: then the turn revises the request."""
+    if not context.bookings or intents.asks_for_a_visit(text):
+        return False
+    own = context.ledger.value(BOOKING_REF)
+    if own is None and any(context.ledger.value(name) is not None
+                           for name in BOOKING_VALUES if name != ASSET):
+        return False
+    days = {day for _, _, day in context.bookings}
+    said = {s.field: s.value for s in slots if s.value}
+    if said.get(VISIT_DATE) not in (None, *days) and any(
+            field == VISIT_DATE and value in days
+            and (own is None or value != context.ledger.value(VISIT_DATE))
+            for field, value in withdrawn):
+        return True
+    named = [ref for ref, asset, day in context.bookings
+             if asset == said.get(ASSET) and day == said.get(VISIT_DATE)]
+    return len(named) == 1 and named[0] != own and marker \
+        and bool({VISIT_WINDOW, VISIT_TIME} & set(said))
 
 
 def _under_way(context: ProposalContext) -> bool:

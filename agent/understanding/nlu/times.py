@@ -36,7 +36,8 @@ VISIT_WINDOWS = (("morning", 8 * 60, 12 * 60), ("afternoon", 13 * 60, 17 * 60))
 # What may follow a number that is a clock hour: not a count ("3 pumps"), an ordinal, a span.
 NOT_AFTER_NUMBER = (rf"(?! ?(?:{lexicon.UNIT_NOUNS}|st|nd|rd|th|days?|weeks?|months?|hours?"
                      r"|hrs|minutes?|mins?|years?|percent|%|people|men|techs?|technicians?"
-                     r"|engineers?|of (?:them|us|those|these))\b)")
+                     r"|engineers?|of (?:them|us|those|these|our|the|my|your|their|its|his"
+                     r"|her))\b)")
 _CLOSED = "|".join(sorted(map(re.escape, lexicon.ORDINAL_DATE_FOLLOWERS), key=len, reverse=True))
 _H = r"(?P<h>1[0-2]|0?[1-9])(?!\d)"  # a clock hour, 1 to 12
 _M = r"(?P<m>[0-5]\d)"
@@ -75,9 +76,11 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?: oclock)?"
         rf"{NOT_AFTER_NUMBER}{_HALF}")),
     # noon, at midday, move it to noon, from 10 to noon; not "to noon" after any other word
-    # ("have to noon"), as "to 3" is no time after one: "up to noon" is a bound (nlu/spans.py)
+    # ("have to noon"), as "to 3" is no time after one: "up to noon" is a bound (nlu/spans.py);
+    # nor "a noon", a recogniser's "afternoon" ("one thirty in the afternoon" heard as "1 30
+    # and lift a noon")
     ("noon", re.compile(r"(?<!before )(?<!after )\b(?:(?:at|around|about|" + _TO_AFTER + r") "
-                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:noon|midday)\b")),
+                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:(?<!\ba )noon|midday)\b")),
     # half 2 (British for half past two)
     ("half", re.compile(rf"\bhalf {_H}{NOT_AFTER_NUMBER}{_HALF}")),
     # 14:30, 9:30, 9.30, 09:30 (a leading zero or an hour over 12 is a 24-hour time)

@@ -67,7 +67,8 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
             positive = without
     positive = " ".join(positive.split())
     reading = read(positive, context)
-    reading, replaced = _sequences(positive, reading, withdrawn)
+    held = {name: context.ledger.value(name) for name in _SEQUENCED}
+    reading, replaced = _sequences(positive, reading, withdrawn, held)
     reading = _kind_not_ruled_out(reading, withdrawn)
     return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
 
@@ -137,7 +138,18 @@ _REPLACES_BETWEEN = re.compile(
     r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
     r"|prefer|would be|is better|make that|i meant|correction|scratch that|oops|my mistake"
     r"|my bad|on 2nd thoughts?|come to think of it|thinking about it|wait|hang on|hold on"
-    rf"|{correction_words.TELL_A_LIE}|what am i saying)\b")
+    rf"|{correction_words.TELL_A_LIE}|what am i saying|{correction_words.MISSPOKE})\b")
+# Said in the words between two values, a clause that rules the earlier out by pointing back to
+# it ("the 4th at 9, oh dear, we're still shut that day, the 5th at 9"; "the 9th? nobody's in
+# then, the 10th") or a "so" that gives the later as what follows from the words before it
+# ("tomorrow afternoon? ... tomorrow's our stocktake, so Thursday afternoon", "the morning,
+# the delivery's coming that morning, so the afternoon").
+_RULED_OUT_BACK = re.compile(
+    r"\b(?:shut|closed|away|off|busy|out|unavailable|booked up|full|no good|not good|no use"
+    r"|impossible|not possible|can'?t|cannot|won'?t|doesn'?t|does not|isn'?t|is not|nobody"
+    r"|no one|no-one)\b[\w' ]{0,30}?\b(?:that (?:day|date|morning|afternoon|time|slot|week)"
+    r"|then)\b"
+    r"|\bso(?: (?:the|on|at|for|in|make it|let'?s (?:say|do|make it)))?[\s,]*$")
 _REPLACES_BEFORE = re.compile(
     r"\b(?:swap|switch|change|changing|move|moving|shift|push|bring|i said|you have"
     r"|you've got|you put|told you|it says|instead of|rather than)\b"
@@ -160,6 +172,7 @@ _SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
 
 
 def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | None = None,
+               held: dict[str, str | None] | None = None,
                ) -> tuple[Reading, list[tuple[str, str]]]:
     """Two values of one field in one turn: the last one said is meant, the earlier replaced.
 
@@ -168,7 +181,10 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
     "or" stay alternatives (one ambiguous slot), and two words for one value ("Thursday the
     10th") stay one mention. Explicit negation ("not X", "instead of X") was read before this:
     a value it ruled out (``negated``) is no candidate where it was said before ("at one pm?
-    ... half three rather than one pm", "on the 14th? Forget the 14th, the 15th")."""
+    ... half three rather than one pm", "on the 14th? Forget the 14th, the 15th"). In a turn
+    that takes something back, the value the call holds (``held``) named beside a new one is
+    the one taken back, wherever it stands ("Ah, wait, Friday's our stock-take day. Monday the
+    14th, then", with Friday read back)."""
     slots = {s.field: s for s in reading.slots}
     replaced: list[tuple[str, str]] = []
     for name in _SEQUENCED:
@@ -187,7 +203,8 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
         between = text[said[0].end:said[-1].start]
         if _FILLER.match(between) and _one_value_in_two_words(text, said[0], said[-1]):
             continue
-        meant = _after_the_last_replacing(text, said)
+        meant = _after_the_last_replacing(text, said) or _other_than_held(
+            text, said, (held or {}).get(name))
         if meant is None:
             before = text[:said[0].start]
             if _ALTERNATIVE.search(between) or not (
@@ -227,9 +244,21 @@ def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] |
     for index in range(len(said) - 1, 0, -1):
         opening = _TARGET_OPENS.match(text, said[index].start)
         gap = text[said[index - 1].end:opening.end() if opening else said[index].start]
-        if _REPLACES_BETWEEN.search(gap):
+        if _REPLACES_BETWEEN.search(gap) or _RULED_OUT_BACK.search(gap):
             return said[index:]
     return None
+
+
+def _other_than_held(text: str, said: list[Mention], held: str | None) -> list[Mention] | None:
+    """The mentions of the one value other than ``held`` (the call's), when the turn names
+    both, the held one first, names no third and takes something back; else None."""
+    others = [m for m in said if m.value != held]
+    if held is None or len(others) == len(said) or not others \
+            or min(m.start for m in others) < max(m.start for m in said if m.value == held) \
+            or len({(m.value, m.candidates) for m in others}) != 1 \
+            or not corrections.has_replace_marker(text):
+        return None
+    return others[-1:]
 
 
 # A day of the month with no month, a weekday beside it or not: "the 11th", "Tuesday the 12th"
