@@ -413,7 +413,8 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
 _NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
         "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
         "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second",
-        "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth")
+        "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth",
+        "twenty-seventh")
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:

@@ -902,6 +902,49 @@ HELD_OUT_VALUES_26 = (
     "morning, oh, hang about, the delivery's coming that morning, so the afternoon, please.",
 )
 
+# The twenty-seventh, written from docs/ alone on 2026-12-06 (morning), after the twenty-sixth
+# set's fixes (words that say the caller misspoke, clauses that rule a value out); blind.
+HELD_OUT_VALUES_27 = (
+    "Hello, yes, um, I'd like to book a service visit for pee one hundred, that's the Harbour"
+    " Road pump, on Wednesday the twenty-third, at quarter past ten in the morning, please.",
+    "Ah hello, it's about our pump over in Utrecht, could ye send someone out on Friday the "
+    "fourth, ah would you listen to me, it's Monday the seventh I'm after, in the afternoon.",
+    "Hi there, I need somebody to come look at pump two hundred on Tuesday the twenty-ninth, "
+    "at one thirty, uh, strike that, two thirty in the afternoon.",
+    "Good morning, this is Ramesh calling from Acme, I want to book servicing for pee two "
+    "hundred on Tuesday the eighth, nine thirty in the morning, oh, I misspoke, it is the "
+    "Rotterdam pump, pee one hundred, rest all same.",
+    "G'day, could I get one of your techs out to the Harbour Road pump the day after "
+    "tomorrow, in the arvo, hmm, the boys knock off early that day for a site induction, so "
+    "first thing in the morning would suit us.",
+    "Aye, hello there, I'm wanting the Canal Street pump serviced on Wednesday the ninth, say"
+    " eleven in the morning, och, the whole plant's shut for stocktaking that week, so can we"
+    " push it on to Wednesday fortnight, the sixteenth, same time.",
+    "Yeah, hi, uh, I gotta get somebody out to pump one hundred, um, Friday the eleventh, a "
+    "quarter after two in the afternoon, if that works for you guys.",
+    "Good morning, I'd like to arrange a service visit for the Rotterdam pump on Monday the "
+    "fourteenth, er, the fifteenth, Tuesday the fifteenth, at ten o'clock in the morning.",
+    "Right then, it's for the Utrecht pump, P-200, could somebody come Thursday the "
+    "seventeenth at three in the afternoon, did I say three? Four, it should be, four "
+    "o'clock.",
+    "Hello madam, calling from Acme side, we need the pump at twelve Harbour Road serviced on"
+    " Friday the eighteenth at nine, please kindly change that to afternoon time, at nine we "
+    "are having one safety audit.",
+    "Hey, can you book a service on pee one hundred for tomorrow at eleven a.m.? Ugh, wrong "
+    "pump, it's the one in Utrecht that needs it, still tomorrow at eleven.",
+    "Hiya, I'm looking to book a service for the pump down in Utrecht, a week on Thursday, "
+    "some time in the morning if that's any good to you.",
+    "Morning, mate, could you send someone round to the two hundred pump Monday the twenty-"
+    "first at nine a.m.? Oops, got my days muddled, Tuesday the twenty-second, still nine "
+    "a.m.",
+    "Hi, um, I'd like to get pump one hundred serviced a week tomorrow, around ten thirty in "
+    "the morning, you know what, let's go with one thirty in the afternoon.",
+    "Good day, I need a technician for the pump in Rotterdam, the Utrecht one, the Utrecht "
+    "one, it's the Canal Street pump that's leaking, on Friday the fourth in the afternoon.",
+    "Hiya, can I get P-100 booked in for Monday the seventh, in the afternoon, ignore that, "
+    "put us down for half eight in the morning.",
+)
+
 # Every held-out set in the order written: set n is ``HELD_OUT_SETS[n - 1]``.
 HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT_VALUES_4,
                  HELD_OUT_VALUES_5, HELD_OUT_VALUES_6, HELD_OUT_VALUES_7,
@@ -913,7 +956,7 @@ HELD_OUT_SETS = (HELD_OUT_VALUES, HELD_OUT_VALUES_2, HELD_OUT_VALUES_3, HELD_OUT
                  HELD_OUT_VALUES_20, HELD_OUT_VALUES_21,
                  HELD_OUT_VALUES_22, HELD_OUT_VALUES_23,
                  HELD_OUT_VALUES_24, HELD_OUT_VALUES_25,
-                 HELD_OUT_VALUES_26)
+                 HELD_OUT_VALUES_26, HELD_OUT_VALUES_27)
 
 
 def first_word_fate(reference: str, hypothesis: str) -> str:

@@ -312,6 +312,13 @@ HELD_OUT_BASES_26 = (
     espeak("en-029+antonio", 162, 62),
 )
 
+HELD_OUT_BASES_27 = (
+    espeak("en-gb-x-rp+norbert", 160, 48),
+    espeak("en-us-nyc+Diogo", 168, 55),
+    espeak("en-gb-scotland+m8", 152, 42),
+    espeak("en-029+michel", 148, 60),
+)
+
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):
 # set n is ``HELD_OUT[n - 1]``.
 HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
@@ -331,7 +338,8 @@ HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
             (HELD_OUT_BASES_21, 1.1, "white"),
             (HELD_OUT_BASES_22, 1.1, "white"),
             (HELD_OUT_BASES_23, 1.12, "pink"), (HELD_OUT_BASES_24, 1.13, "white"),
-            (HELD_OUT_BASES_25, 1.1, "pink"), (HELD_OUT_BASES_26, 1.14, "brown"))
+            (HELD_OUT_BASES_25, 1.1, "pink"), (HELD_OUT_BASES_26, 1.14, "brown"),
+            (HELD_OUT_BASES_27, 1.15, "brown"))
 
 
 def held_out_voices(n: int = 1) -> tuple[Voice, ...]:

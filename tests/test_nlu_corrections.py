@@ -716,3 +716,37 @@ def test_the_held_value_beside_a_new_one_without_a_take_back_stays_a_question():
     held = {"asset": "P-100", "visit_date": FRIDAY, "visit_window": "morning"}
     slot = propose("Friday's the audit. Monday the 7th.", booked(held)).slot(VISIT_DATE)
     assert slot.value is None
+
+
+@pytest.mark.parametrize(("said", "field", "value"), [
+    # put right with no word saying so, and the later value said over
+    ("P-100 on Monday the 7th, er, the 8th, Tuesday the 8th, at 10.", VISIT_DATE,
+     "2026-12-08"),
+    ("Book the Harbour Road pump, the Antwerp one, the Antwerp one, for Friday.", ASSET,
+     "P-200"),
+    ("P-100 at 10, um, at 11, 11 o'clock, on Friday.", VISIT_TIME, "11:00"),
+])
+def test_the_later_of_two_values_said_again_is_the_one_meant(said, field, value):
+    assert propose(said, context()).slot(field).value == value, said
+
+
+@pytest.mark.parametrize("said", [
+    "P-100 on Monday or Tuesday, Tuesday.",  # offered as alternatives: the agent asks
+    "P-100 on Monday, Tuesday, Monday.",  # the first said again: nothing put right
+])
+def test_values_said_again_after_alternatives_or_the_first_stay_a_question(said):
+    assert propose(said, context()).slot(VISIT_DATE).value is None, said
+
+
+@pytest.mark.parametrize(("said", "window", "time"), [
+    # the time said again after the window, in the reason: the window replaced it
+    ("P-100 on Friday at 9, please change that to the afternoon, at 9 we have an audit.",
+     "afternoon", None),
+    # chosen again after the window: the time
+    ("P-100 on Friday at 9, or the afternoon, no, actually at 9 is best.", "morning", "09:00"),
+])
+def test_a_time_said_again_after_the_window_that_replaced_it_is_the_old_one(said, window,
+                                                                            time):
+    proposal = propose(said, context())
+    assert slot_values(proposal).get("visit_window") == window
+    assert slot_values(proposal).get(VISIT_TIME) == time

@@ -434,3 +434,11 @@ def test_a_change_while_a_request_is_under_way_revises_the_request():
                         bookings=BOOKINGS)
     proposal = propose("Sorry, the afternoon instead, on the 16th.", under_way)
     assert proposal.intent is not Intent.RESCHEDULE
+
+
+def test_a_move_of_it_on_to_a_value_after_a_request_repairs_the_request():
+    said = ("I want P-200 serviced on Wednesday the 9th, the plant's shut that week, so can "
+            "we push it on to the 16th.")
+    proposal = propose(said, context())
+    assert proposal.intent is Intent.BOOK
+    assert slot_values(proposal)[VISIT_DATE] == "2026-12-16"

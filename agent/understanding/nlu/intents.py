@@ -116,7 +116,7 @@ def cancels_only_by_need(text: str) -> bool:
 
 # A move of "that" or "it" to a value: of a booking, or of a value the turn has just said
 _MOVE_THAT_TO = re.compile(rf"\b(?:{intent_words.MOVE_VERBS}|make) (?:that|it|this)"
-                           r" (?:to|till|until|into)\b")
+                           r"(?: (?:on|back|forward|over|along|out))? (?:to|till|until|into)\b")
 
 
 # A visit named as one the caller has ("my booking", "the visit"), not asked for ("a visit")

@@ -204,7 +204,7 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
         if _FILLER.match(between) and _one_value_in_two_words(text, said[0], said[-1]):
             continue
         meant = _after_the_last_replacing(text, said) or _other_than_held(
-            text, said, (held or {}).get(name))
+            text, said, (held or {}).get(name)) or _said_again(text, said)
         if meant is None:
             before = text[:said[0].start]
             if _ALTERNATIVE.search(between) or not (
@@ -228,7 +228,7 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
         last = options[0]
         slots[name] = SlotValue(name, last, slot.text, slot.confidence)
         replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
-    _when_in_order(reading, slots, replaced)
+    _when_in_order(text, reading, slots, replaced)
     return replace(reading, slots=tuple(slots.values())), replaced
 
 
@@ -247,6 +247,19 @@ def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] |
         if _REPLACES_BETWEEN.search(gap) or _RULED_OUT_BACK.search(gap):
             return said[index:]
     return None
+
+
+def _said_again(text: str, said: list[Mention]) -> list[Mention] | None:
+    """The later of two values, said again after the earlier was said once, with no "or"
+    between any of them: the caller put it right and said it over ("Monday the 14th, er, the
+    15th, Tuesday the 15th"; "the pump in Rotterdam, the Utrecht one, the Utrecht one"). Else
+    None."""
+    values = [(m.value, m.candidates) for m in said]
+    first, last = values[0], values[-1]
+    if len(set(values)) != 2 or values.count(first) != 1 or values.count(last) < 2 \
+            or _ALTERNATIVE.search(text, said[0].end, said[-1].start):
+        return None
+    return said[-1:]
 
 
 def _other_than_held(text: str, said: list[Mention], held: str | None) -> list[Mention] | None:
@@ -294,7 +307,7 @@ def _one_value_in_two_words(text: str, first: Mention, last: Mention) -> bool:
     return first.field == VISIT_DATE and names_weekday(first) != names_weekday(last)
 
 
-def _when_in_order(reading: Reading, slots: dict[str, SlotValue],
+def _when_in_order(text: str, reading: Reading, slots: dict[str, SlotValue],
                    replaced: list[tuple[str, str]]) -> None:
     """A window and a time that disagree ("swap the morning for 3 pm"): the later one is meant."""
     window, hour = slots.get(VISIT_WINDOW), slots.get(VISIT_TIME)
@@ -307,7 +320,14 @@ def _when_in_order(reading: Reading, slots: dict[str, SlotValue],
     said_time = [m for m in reading.mentions if m.field == VISIT_TIME]
     if not said_window or not said_time:
         return
-    if said_window[-1].start < said_time[-1].start:
+    # a time said again after the window, with nothing saying it is chosen again, repeats the
+    # old one ("at 9, please change that to afternoon time, at 9 we have an audit"): the window
+    # replaced it where the time was first said
+    last_time = said_time[-1]
+    if len({m.value for m in said_time}) == 1 and said_window[-1].start < last_time.start \
+            and not _REPLACES_BETWEEN.search(text, said_window[-1].end, last_time.start):
+        last_time = said_time[0]
+    if said_window[-1].start < last_time.start:
         replaced.append((VISIT_WINDOW, window.value))
         slots[VISIT_WINDOW] = SlotValue(VISIT_WINDOW, implied, hour.text, hour.confidence)
     else:
