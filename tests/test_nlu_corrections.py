@@ -666,7 +666,8 @@ def test_a_comparison_with_a_value_between_keeps_the_value():
                                     "that's not right", "wrong day", "I misspoke",
                                     "slip of the tongue", "I've mixed them up",
                                     "got them muddled", "hang about", "let me rephrase",
-                                    "what I meant was", "or should I say"])
+                                    "what I meant was", "or should I say", "you know what",
+                                    "on reflection", "let's go with"])
 @pytest.mark.parametrize(("first", "second", "value"), [
     ("Wednesday", "Thursday", "2026-12-03"), ("the 23rd", "the 22nd", "2026-12-22")])
 def test_words_that_say_the_caller_misspoke_make_the_later_value_meant(marker, first, second,

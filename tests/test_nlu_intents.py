@@ -442,3 +442,11 @@ def test_a_move_of_it_on_to_a_value_after_a_request_repairs_the_request():
     proposal = propose(said, context())
     assert proposal.intent is Intent.BOOK
     assert slot_values(proposal)[VISIT_DATE] == "2026-12-16"
+
+
+@pytest.mark.parametrize("said", [
+    "Tomorrow morning's visit, could we shift that to Thursday, please?",
+    "Thursday's booking, can you push it to Friday?",
+])
+def test_a_visit_named_by_a_possessive_is_one_the_caller_has(said):
+    assert propose(said, context()).intent is Intent.RESCHEDULE

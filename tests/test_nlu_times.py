@@ -549,8 +549,20 @@ def test_an_hour_and_its_minutes_written_with_a_hyphen_are_a_clock(said, value):
 @pytest.mark.parametrize(("said", "value"), [
     # "one thirty in the afternoon" as a recogniser split "afternoon": "a noon" is no noon
     ("let's do one 30 and lift a noon instead", "13:30"),
+    ("at 10, let's go with one so the next noon", "10:00"),
     ("P-100 at 2 and a noon, please", "14:00"),
     ("a midday visit, please", "12:00"),
 ])
 def test_a_noon_is_a_split_afternoon_not_midday(said, value):
     assert [t.value for t in read_times(normalise(said))] == [value]
+
+
+@pytest.mark.parametrize(("said", "values"), [
+    # "two thirty" heard as an amount of money, "the fourth" as "Day 4"
+    ("on the 29th at $1.00 or strike that $2.00 in the afternoon", []),
+    ("on Fly Day 4 in the afternoon", []),
+    ("it costs £3, come at 2", ["14:00"]),
+    ("on the 4th at 2.30", ["14:30"]),
+])
+def test_a_number_of_money_or_of_a_day_is_no_hour(said, values):
+    assert [t.value for t in read_times(normalise(said))] == values

@@ -685,6 +685,10 @@ def test_o_clock_with_no_time_read_is_checked(text, clear):
     # a take-back followed by a day or a number: what came before it was replaced
     ("P 200 on Wednesday that 23rd, sorry, Thursday the 24th.", True),
     ("P 200 on the 22 in the morning, hang about, the 23rd in the afternoon.", True),
+    # "one" after the take-back may be a word: it replaces no number before it ("V4P 100 on
+    # Monday the 17th morning. You know what? Let's do one dot in the afternoon instead.")
+    ("Visit V4P 100 on Monday the 7th morning. You know what? Let's do one dot in the "
+     "afternoon instead.", False),
 ])
 def test_a_number_before_a_take_back_counts_unless_a_day_or_number_follows_it(text, clear):
     judged_as(text, clear, NUMBER_LEFT)

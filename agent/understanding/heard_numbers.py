@@ -40,11 +40,12 @@ from agent.understanding.proposals import SlotValue
 _NUMBER = re.compile(r"\b(\d+)(st|nd|rd|th|am|pm)?\b")
 _GLUED = re.compile(r"\b[a-z]+(\d+)(?:st|nd|rd|th)?[a-z]*\b")
 _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
-# What a number taken back is replaced by: a number, a day or a month. A take-back followed by
-# none of these replaced something else ("on Wednesday that 23rd in the morning? Oh, hang about,
-# the delivery's coming that morning, so the afternoon": the 23rd left unread still counts).
-_NUMBER_KIND_AFTER = re.compile(
-    rf"\d|\b(?:{'|'.join(lexicon.WEEKDAYS)}|{lexicon.MONTHS}|tomorrow|today|tonight|noon|midday"
+# What a number taken back is replaced by: a number (not one that may be a word, "one", "to",
+# "for"; "4th" is none), a day or a month. A take-back followed by none of these replaced something else ("on
+# Wednesday that 23rd in the morning? Oh, hang about, the delivery's coming that morning, so the
+# afternoon": the 23rd left unread still counts).
+_DAY_AFTER = re.compile(
+    rf"\b(?:{'|'.join(lexicon.WEEKDAYS)}|{lexicon.MONTHS}|tomorrow|today|tonight|noon|midday"
     r"|weekend)\b")
 _WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
 _ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
@@ -96,7 +97,9 @@ def _taken_back_at(said: str) -> int:
     """Where the last word that takes something back stands (-1: none): a number before it was
     taken back, if a day, a month or a number follows it to take its place."""
     taken_back = max((m.start() for m in _TAKES_BACK.finditer(said)), default=-1)
-    return taken_back if _NUMBER_KIND_AFTER.search(said, taken_back + 1) else -1
+    replaced = _DAY_AFTER.search(said, taken_back + 1) or any(
+        n.group(0) not in _WORDS_TOO for n in _NUMBER.finditer(said, taken_back + 1))
+    return taken_back if replaced else -1
 
 
 def clock_left_unread(text: str, values: Sequence[SlotValue],

@@ -14,8 +14,8 @@ TELL_A_LIE = r"i tell (?:a|the|that) lie"
 # Words that say the speaker misspoke, whatever they then give instead: an exclamation
 # ("whoops", "oh dear"), an order to drop what was said ("strike that", "ignore that", not
 # "don't forget that"), a verdict on it ("that's wrong", "wrong unit"), an account of the slip
-# ("I misspoke", "I've muddled them up", "got them mixed up") or a pause to think again ("hang
-# about").
+# ("I misspoke", "I've muddled them up", "got them mixed up"), a pause to think again ("hang
+# about") or a change of mind ("you know what", "on reflection").
 MISSPOKE = (
     r"w?hoops|oopsie|(?:oh|ah|uh) no|oh dear|uh-? ?oh"
     r"|(?<!n't )(?<!not )(?:strike|scrap|ignore|disregard|delete|forget) (?:that|this)"
@@ -26,6 +26,8 @@ MISSPOKE = (
     r"|(?:muddled|mixed)(?: (?:them|it|that|those|these|things|the \w+))? up"
     r"|got (?:them|it|that|those|these|things) (?:mixed|muddled)|hang about|hold up"
     r"|change of plans?"
+    # a change of mind: "you know what, let's go with the afternoon", "on reflection, Friday"
+    r"|you know what|on reflection|thinking again|having thought about it|let'?s go (?:with|for)"
 )
 REPLACE_MARKERS = (
     r"actually|make (?:that|it)|change (?:that|it) to|i meant|i mean|meant to say|i said"

@@ -119,9 +119,15 @@ _MOVE_THAT_TO = re.compile(rf"\b(?:{intent_words.MOVE_VERBS}|make) (?:that|it|th
                            r"(?: (?:on|back|forward|over|along|out))? (?:to|till|until|into)\b")
 
 
-# A visit named as one the caller has ("my booking", "the visit"), not asked for ("a visit")
+# A visit named as one the caller has ("my booking", "the visit", "tomorrow's visit"), not asked
+# for ("a visit")
 _VISIT_NOUN = re.compile(r"(?:\w+ )?(?:booking|visit|appointment|service call)")
-_THE_VISIT_HELD = re.compile(r"\b(?:my|our|the|that|this|your|their)(?: [\w'-]+){0,2} $")
+_THE_VISIT_HELD = re.compile(r"(?:\b(?:my|our|the|that|this|your|their)(?: [\w'-]+){0,2}"
+                             # a possessive: "tomorrow morning's visit", "Thursday's booking"
+                             r"|(?<!\blet)(?<!\bit)(?<!\bthat)(?<!\bthere)(?<!\bwhat)"
+                             r"(?<!\bhere)'s|s'"
+                             # the same as the reading writes it: "tomorrow morning is visit"
+                             r"|(?:day|tomorrow|today|morning|afternoon|week|fortnight) is) $")
 
 
 def _request(text: str) -> re.Match[str] | None:

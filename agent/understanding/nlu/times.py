@@ -77,10 +77,10 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"{NOT_AFTER_NUMBER}{_HALF}")),
     # noon, at midday, move it to noon, from 10 to noon; not "to noon" after any other word
     # ("have to noon"), as "to 3" is no time after one: "up to noon" is a bound (nlu/spans.py);
-    # nor "a noon", a recogniser's "afternoon" ("one thirty in the afternoon" heard as "1 30
-    # and lift a noon")
+    # nor "a noon" or "next noon", a recogniser's "afternoon" ("one thirty in the afternoon"
+    # heard as "1 30 and lift a noon", "one so the next noon")
     ("noon", re.compile(r"(?<!before )(?<!after )\b(?:(?:at|around|about|" + _TO_AFTER + r") "
-                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:(?<!\ba )noon|midday)\b")),
+                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:(?<!\ba )(?<!\bnext )noon|midday)\b")),
     # half 2 (British for half past two)
     ("half", re.compile(rf"\bhalf {_H}{NOT_AFTER_NUMBER}{_HALF}")),
     # 14:30, 9:30, 9.30, 09:30 (a leading zero or an hour over 12 is a 24-hour time)
@@ -284,6 +284,16 @@ def _reading(kind: str, match: re.Match[str], daypart: str | None) -> TimeReadin
                        window_of(value) if value else None, candidates)
 
 
+# What a number after it is not an hour of: an amount of money ("$2.00", a recogniser's "two
+# thirty") or a day's number ("on Fly Day 4 in the afternoon", said "Friday the fourth")
+_NO_HOUR_BEFORE = re.compile(r"(?:[$£€]|\bday )$")
+
+
+def _first_digit(text: str, match: re.Match[str]) -> int:
+    digit = re.search(r"\d", text[match.start():match.end()])
+    return match.start() + digit.start() if digit else match.start()
+
+
 def read_times(text: str, bare_hour: bool = False) -> tuple[TimeReading, ...]:
     """Every time of day in normalised ``text``, left to right, non-overlapping.
 
@@ -298,7 +308,7 @@ def read_times(text: str, bare_hour: bool = False) -> tuple[TimeReading, ...]:
             if any(match.start() < end and start < match.end() for start, end in taken):
                 continue
             reading = _reading(kind, match, daypart)
-            if reading is None:
+            if reading is None or _NO_HOUR_BEFORE.search(text, 0, _first_digit(text, match)):
                 continue
             taken.append((match.start(), match.end()))
             readings.append(reading)
