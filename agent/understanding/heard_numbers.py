@@ -41,9 +41,9 @@ _NUMBER = re.compile(r"\b(\d+)(st|nd|rd|th|am|pm)?\b")
 _GLUED = re.compile(r"\b[a-z]+(\d+)(?:st|nd|rd|th)?[a-z]*\b")
 _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
 # What a number taken back is replaced by: a number (not one that may be a word, "one", "to",
-# "for"; "4th" is none), a day or a month. A take-back followed by none of these replaced something else ("on
-# Wednesday that 23rd in the morning? Oh, hang about, the delivery's coming that morning, so the
-# afternoon": the 23rd left unread still counts).
+# "for"; "4th" is none), a day or a month. A take-back followed by none of these replaced
+# something else ("on Wednesday that 23rd in the morning? Oh, hang about, the delivery's coming
+# that morning, so the afternoon": the 23rd left unread still counts).
 _DAY_AFTER = re.compile(
     rf"\b(?:{'|'.join(lexicon.WEEKDAYS)}|{lexicon.MONTHS}|tomorrow|today|tonight|noon|midday"
     r"|weekend)\b")
