@@ -689,6 +689,9 @@ def test_o_clock_with_no_time_read_is_checked(text, clear):
     # Monday the 17th morning. You know what? Let's do one dot in the afternoon instead.")
     ("Visit V4P 100 on Monday the 7th morning. You know what? Let's do one dot in the "
      "afternoon instead.", False),
+    # ... but one the words of the clock stand around is a number of the clock
+    ("P 100 on Wednesday the 13th of January V4 at 20 past 1, actually make that quarter past "
+     "4.", True),
 ])
 def test_a_number_before_a_take_back_counts_unless_a_day_or_number_follows_it(text, clear):
     judged_as(text, clear, NUMBER_LEFT)
@@ -762,6 +765,8 @@ def test_an_order_number_is_no_quarter():
     ("We'd like somebody to have a look at P 200 but they have to tomorrow, after lunch.",
      False),
     ("We'd like somebody to have a look at P 200 tomorrow, after lunch.", True),
+    # ... or as "the next tomorrow", which no one says
+    ("Put me down for the next tomorrow P 200, in the afternoon.", False),
     ("Could someone look at P 200 the day after tomorrow, first thing?", True),
     ("The day after tomorrow is no good, could someone look at P 200 on Monday?", True),
 ])

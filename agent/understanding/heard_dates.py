@@ -58,7 +58,9 @@ _WEEK_ON_HEARD = frozenset((("we", "come"), ("we", "can")))
 # "after tomorrow", or "have to tomorrow" as a recogniser writes "the day after tomorrow" in
 # voices it hears less well ("they have to tomorrow", "that I have to tomorrow": eight turns of
 # three held-out sets, each said "the day after tomorrow"); "have to" before a day leads to none
-_AFTER_TOMORROW = re.compile(r"\b(?:after|have to) tomorrow\b")
+# ... and "next tomorrow", which no one says ("the day after tomorrow" heard as "the next
+# tomorrow")
+_AFTER_TOMORROW = re.compile(r"\b(?:after|have to|next) tomorrow\b")
 # Words a weekday may follow however faintly heard: closed-class words and words of which week
 _BEFORE_A_DAY = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
     ("next", "last", "coming", "every", "following", *_WEEK_WORDS))

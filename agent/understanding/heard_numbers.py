@@ -47,6 +47,11 @@ _TAKES_BACK = re.compile(correction_words.TAKES_BACK)
 _DAY_AFTER = re.compile(
     rf"\b(?:{'|'.join(lexicon.WEEKDAYS)}|{lexicon.MONTHS}|tomorrow|today|tonight|noon|midday"
     r"|weekend)\b")
+# ... but one the words of the clock stand around is a number ("make that quarter past 4",
+# "I meant half 1"; not "let's do one dot in the afternoon", nor "the Rotterdam one")
+_OF_THE_CLOCK_BEFORE = re.compile(r"\b(?:past|to|half|quarter|at|around|about|by|till|until"
+                                  r"|from|before|after) $")
+_OF_THE_CLOCK_AFTER = re.compile(r" ?(?:am|pm|oclock|[0-5]\d)\b")
 _WORDS_TOO = frozenset(("1", "2", "4"))  # "one", "to"/"too", "for"
 _ORDINAL_WORDS = frozenset(("1st", "2nd"))  # "first thing", "just a second": a day after "the"
 _TENS = frozenset(("20", "30"))  # "20 second": the tens of a day said in two words
@@ -98,7 +103,9 @@ def _taken_back_at(said: str) -> int:
     taken back, if a day, a month or a number follows it to take its place."""
     taken_back = max((m.start() for m in _TAKES_BACK.finditer(said)), default=-1)
     replaced = _DAY_AFTER.search(said, taken_back + 1) or any(
-        n.group(0) not in _WORDS_TOO for n in _NUMBER.finditer(said, taken_back + 1))
+        n.group(0) not in _WORDS_TOO or _OF_THE_CLOCK_BEFORE.search(said, 0, n.start())
+        or _OF_THE_CLOCK_AFTER.match(said, n.end())
+        for n in _NUMBER.finditer(said, taken_back + 1))
     return taken_back if replaced else -1
 
 
