@@ -158,6 +158,16 @@ read, "a mistake" or "I mistake" taking back what came before it, and "same day 
 no correction read (:func:`heard_dates.correction_lost`): wrong values over all twenty-five
 sets' recordings 16 -> 6, no check added on a correct transcript. Not adopted: a weekday said
 that no date read falls on (two checks added on correct transcripts, no wrong value caught).
+Adopted 2026-12-06 (morning), from the twenty-sixth and twenty-seventh sets, written blind: a
+number before a word that takes something back counts as taken back only when a day, a month
+or a number of the clock follows that word to replace it (:mod:`heard_numbers`: "Wednesday
+that 23rd in the morning? Oh, hang about, ... so the afternoon" left the 23rd unread), and
+"next tomorrow" is a misheard "the day after tomorrow" (:mod:`heard_dates`). With the
+reading's fixes of the same sets, on one recording of everything: the voice set and the first
+twenty-five sets unchanged (0.093 and 0.284 checks on correct transcripts, 0 and 6 wrong
+values), the twenty-sixth set's wrong values 6 -> 2, the twenty-seventh's 3 -> 0. Not adopted:
+a later value chosen over an earlier one with no word of correcting between them (20 checks
+added on correct transcripts over the twenty-five sets, 1 wrong value caught).
 Pure: no I/O, no state.
 """
 
