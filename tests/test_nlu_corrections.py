@@ -751,3 +751,13 @@ def test_a_time_said_again_after_the_window_that_replaced_it_is_the_old_one(said
     proposal = propose(said, context())
     assert slot_values(proposal).get("visit_window") == window
     assert slot_values(proposal).get(VISIT_TIME) == time
+
+
+def test_an_asset_named_again_by_its_kind_alone_is_no_other_asset_said_again():
+    # "Put the Rotterdam pump down", heard with its "pump" said over
+    pumps = CallerProfile("acme", "tech-17", ("technician",), "ACME-001", (
+        Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+        Asset("P-200", "C1", "EU", "4 Canal Street, Utrecht", kind="pump")))
+    proposal = propose("Put the Rotterdam pump pump pump out for tomorrow afternoon.",
+                       context(caller=pumps))
+    assert proposal.slot(ASSET).value == "P-100"

@@ -256,7 +256,9 @@ def _said_again(text: str, said: list[Mention]) -> list[Mention] | None:
     None."""
     values = [(m.value, m.candidates) for m in said]
     first, last = values[0], values[-1]
-    if len(set(values)) != 2 or values.count(first) != 1 or values.count(last) < 2 \
+    # each a value: "the Rotterdam pump, pump, pump" names no other pump by its kind alone
+    if not all(m.value for m in said) \
+            or len(set(values)) != 2 or values.count(first) != 1 or values.count(last) < 2 \
             or _ALTERNATIVE.search(text, said[0].end, said[-1].start):
         return None
     return said[-1:]
