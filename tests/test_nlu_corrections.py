@@ -761,3 +761,20 @@ def test_an_asset_named_again_by_its_kind_alone_is_no_other_asset_said_again():
     proposal = propose("Put the Rotterdam pump pump pump out for tomorrow afternoon.",
                        context(caller=pumps))
     assert proposal.slot(ASSET).value == "P-100"
+
+
+@pytest.mark.parametrize(("said", "field"), [
+    ("No, no, that's not right. It's the time that's wrong, the rest of it is fine.",
+     VISIT_TIME),
+    ("No, the day is wrong.", VISIT_DATE),
+    ("Hang on, you've got the wrong pump.", ASSET),
+])
+def test_a_field_said_wrong_withdraws_the_value_held(said, field):
+    proposal = propose(said, booked())
+    assert (field, BOOKED[field]) in proposal.withdrawn
+    assert proposal.slot(field) is None
+
+
+def test_a_field_said_wrong_with_its_new_value_keeps_the_new_value():
+    proposal = propose("The time is wrong, it should be 3 pm.", booked())
+    assert proposal.slot(VISIT_TIME).value == "15:00"

@@ -450,3 +450,35 @@ def test_a_move_of_it_on_to_a_value_after_a_request_repairs_the_request():
 ])
 def test_a_visit_named_by_a_possessive_is_one_the_caller_has(said):
     assert propose(said, context()).intent is Intent.RESCHEDULE
+
+
+@pytest.mark.parametrize("said", [
+    "The Canal Street pump is due its service, could you get someone there on Friday at ten?",
+    "P-100's overdue for a check, Monday morning if you can.",
+])
+def test_a_pump_due_its_service_and_someone_got_there_ask_for_a_visit(said):
+    assert propose(said, context()).intent is Intent.BOOK
+
+
+@pytest.mark.parametrize("said", [
+    "Could it be the morning instead? No, hang on, forget that, the afternoon like I said.",
+    "Friday, no, scratch that, Monday.",
+])
+def test_an_order_to_drop_the_words_just_said_is_no_cancel(said):
+    held = context(values={"asset": "P-100", "visit_date": "2026-12-04",
+                           "visit_window": "afternoon"}, pending_confirmation=True)
+    assert propose(said, held).intent is not Intent.CANCEL
+
+
+@pytest.mark.parametrize("said", ["Forget that visit on Friday.",
+                                  "The Friday visit, scrap that, we'll rebook."])
+def test_an_order_to_drop_a_visit_is_a_cancel(said):
+    assert propose(said, context()).intent is Intent.CANCEL
+
+
+def test_an_opening_yes_consents_only_to_a_question_on_the_table():
+    booked = {"asset": "P-100", "visit_date": "2026-12-08", "visit_time": "09:30",
+              "visit_window": "morning", "booking_ref": "BK-1"}
+    said = "Great, thanks. Oh, bother, could you make it 10:30 instead?"
+    assert not propose(said, context(values=booked)).go_ahead
+    assert propose(said, context(values=booked, pending_confirmation=True)).go_ahead

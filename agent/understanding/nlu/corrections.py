@@ -73,6 +73,24 @@ def calls_off(text: str, stretch: Stretch) -> bool:
         and intents.asks_to_cancel_apart_from(text, (stretch.start, stretch.end)))
 
 
+# A field the caller says is wrong, with no new value for it: "it's the time that's wrong",
+# "the day is not right", "you've got the wrong pump"
+_FIELD_WORDS = {"time": VISIT_TIME, "hour": VISIT_TIME, "day": VISIT_DATE, "date": VISIT_DATE,
+                "pump": ASSET, "unit": ASSET, "part of the day": VISIT_WINDOW}
+_FIELD = "|".join(_FIELD_WORDS)
+_SAID_WRONG = re.compile(
+    rf"\b(?:the|that|your) (?P<f>{_FIELD})(?: you (?:have|'ve got|said|put))?(?:'s| is| that'?s"
+    r"| that is| was)(?: (?:all|just|completely|totally))? (?:wrong|not right|incorrect"
+    r"|not correct|a mistake)\b"
+    rf"|\b(?:got|have|put|wrote|written|booked) (?:down )?the wrong (?P<g>{_FIELD})\b")
+
+
+def fields_said_wrong(text: str) -> tuple[str, ...]:
+    """The fields the turn says are wrong without saying what they should be (pure)."""
+    return tuple(dict.fromkeys(_FIELD_WORDS[m.group("f") or m.group("g")]
+                               for m in _SAID_WRONG.finditer(text)))
+
+
 def has_replace_marker(text: str) -> bool:
     return bool(_REPLACE.search(text) or _LEADING_NO.match(text))
 

@@ -47,6 +47,11 @@ BOOK = (
     # someone to come and do the work: "we'd like somebody to come and service one of our pumps",
     # "could an engineer come to look at P-200", "can you service the Utrecht one"
     r"|(?:someone|somebody|an engineer|a technician|a tech|anyone|anybody) to come"
+    r"|get (?:someone|somebody|an engineer|a technician|a tech|anyone|anybody) (?:there|here"
+    r"|round|over|along|down|up)\b"
+    # "the pump at Canal Street is due its service", "P-100's overdue for a check"
+    r"|(?:is|are|'s|'re) (?:due|overdue) (?:for )?(?:its|their|a|an|the)? ?(?:service|check"
+    r"|inspection|visit|maintenance)"
     r"|come (?:and|to) (?:service|look|check|fix|see|inspect|repair|have a look|take a look)"
     r"|(?:to|and|you|someone|somebody|please) service(?! (?:line|desk|number|team|history"
     r"|record|manual|contract|plan|terms|policy|charge|fee)\b)"

@@ -76,8 +76,25 @@ def _asks_to_cancel(text: str, terms: list[tuple[int, int]]) -> bool:
     """A cancel phrasing outside any conditional clause and any question about the terms:
     "we don't need the visit" asks to cancel; "can I send it back if we don't need it?" and "in
     case we don't need anyone" only suppose it, and "is there a cancellation fee?" asks about
-    it. "If the engineer can't come, cancel it": the main clause asks."""
-    return _said_outside(_CANCEL, text, [m.span() for m in _CONDITIONAL.finditer(text)] + terms)
+    it. "If the engineer can't come, cancel it": the main clause asks. Nor does an order to
+    drop the words just said, between two values ("could it be the morning instead? No, hang
+    on, forget that, the afternoon like I said")."""
+    return _said_outside(_CANCEL, text, [m.span() for m in _CONDITIONAL.finditer(text)] + terms
+                         + _words_dropped(text))
+
+
+# An order to drop the words just said ("forget that", "scratch that"), not a visit ("cancel
+# it" may be either, and stays a cancel)
+_DROP_THAT = re.compile(r"\b(?:forget|scrap|scratch|ignore|strike|never mind) (?:about )?that\b")
+_WHEN_SAID = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\btomorrow\b|\btoday\b"
+                        r"|\bmorning\b|\bafternoon\b|\bnoon\b|\d")
+
+
+def _words_dropped(text: str) -> list[tuple[int, int]]:
+    """The spans of the orders to drop the words just said, a day, a part of the day or a number
+    said both before and after them."""
+    return [m.span() for m in _DROP_THAT.finditer(text)
+            if _WHEN_SAID.search(text, 0, m.start()) and _WHEN_SAID.search(text, m.end())]
 
 
 def asks_to_cancel_apart_from(text: str, span: tuple[int, int]) -> bool:

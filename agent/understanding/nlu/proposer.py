@@ -77,8 +77,11 @@ class RuleProposer:
         reasons = [f"intent {intent.value}", f"correction {kind.value}"]
         if reading.past_dates:
             reasons.append("past date " + ", ".join(reading.past_dates))
+        # an opening yes consents only to a question on the table: after a booking is
+        # confirmed, "Great, thanks. ... Could you make it an hour later?" thanks the agent
+        # and asks for a change, which is read back before it is made
         go_ahead = intent is not Intent.NO and (intents.says_go_ahead(text) or (
-            intents.starts_with_yes(text) and (
+            intents.starts_with_yes(text) and context.pending_confirmation and (
                 intent is Intent.CORRECTION or _repeats_held(slots, intent, context))))
         slots = _with_roles(slots, intent, context)
         return Proposal(
