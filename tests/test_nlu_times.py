@@ -550,6 +550,7 @@ def test_an_hour_and_its_minutes_written_with_a_hyphen_are_a_clock(said, value):
     # "one thirty in the afternoon" as a recogniser split "afternoon": "a noon" is no noon
     ("let's do one 30 and lift a noon instead", "13:30"),
     ("at 10, let's go with one so the next noon", "10:00"),
+    ("at 11, but when they first and left on noon", "11:00"),
     ("P-100 at 2 and a noon, please", "14:00"),
     ("a midday visit, please", "12:00"),
 ])

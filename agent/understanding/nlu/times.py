@@ -77,10 +77,10 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"{NOT_AFTER_NUMBER}{_HALF}")),
     # noon, at midday, move it to noon, from 10 to noon; not "to noon" after any other word
     # ("have to noon"), as "to 3" is no time after one: "up to noon" is a bound (nlu/spans.py);
-    # nor "a noon" or "next noon", a recogniser's "afternoon" ("one thirty in the afternoon"
-    # heard as "1 30 and lift a noon", "one so the next noon")
+    # nor "a noon", "next noon" or "on noon", a recogniser's "afternoon" ("one thirty in the
+    # afternoon" heard as "1 30 and lift a noon", "one so the next noon", "and left on noon")
     ("noon", re.compile(r"(?<!before )(?<!after )\b(?:(?:at|around|about|" + _TO_AFTER + r") "
-                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:(?<!\ba )(?<!\bnext )noon|midday)\b")),
+                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:(?<!\ba )(?<!\bnext )(?<!\bon )noon|midday)\b")),
     # half 2 (British for half past two)
     ("half", re.compile(rf"\bhalf {_H}{NOT_AFTER_NUMBER}{_HALF}")),
     # 14:30, 9:30, 9.30, 09:30 (a leading zero or an hour over 12 is a 24-hour time)
