@@ -80,7 +80,8 @@ _TIME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # nor "a noon", "next noon" or "on noon", a recogniser's "afternoon" ("one thirty in the
     # afternoon" heard as "1 30 and lift a noon", "one so the next noon", "and left on noon")
     ("noon", re.compile(r"(?<!before )(?<!after )\b(?:(?:at|around|about|" + _TO_AFTER + r") "
-                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?(?:(?<!\ba )(?<!\bnext )(?<!\bon )noon|midday)\b")),
+                        r"|(?<=\d )to |(?<!\bto ))(?:12 )?"
+                        r"(?:(?<!\ba )(?<!\bnext )(?<!\bon )noon|midday)\b")),
     # half 2 (British for half past two)
     ("half", re.compile(rf"\bhalf {_H}{NOT_AFTER_NUMBER}{_HALF}")),
     # 14:30, 9:30, 9.30, 09:30 (a leading zero or an hour over 12 is a 24-hour time)
