@@ -482,3 +482,12 @@ def test_an_opening_yes_consents_only_to_a_question_on_the_table():
     said = "Great, thanks. Oh, bother, could you make it 10:30 instead?"
     assert not propose(said, context(values=booked)).go_ahead
     assert propose(said, context(values=booked, pending_confirmation=True)).go_ahead
+
+
+def test_a_visit_described_as_booked_to_come_out_is_moved_not_asked_for():
+    """Blind round 17's "we've got an engineer booked to come out to our Canal Street site,
+    could you shift that to Friday the 11th?": the "come out" describes the visit the caller
+    has, so the "shift that to" moves it."""
+    said = ("Hi, we've got an engineer booked to come out to our Canal Street site, could you "
+            "shift that to Friday the 11th?")
+    assert propose(said, context()).intent is Intent.RESCHEDULE

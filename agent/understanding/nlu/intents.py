@@ -149,9 +149,19 @@ _THE_VISIT_HELD = re.compile(r"(?:\b(?:my|our|the|that|this|your|their)(?: [\w'-
 
 def _request(text: str) -> re.Match[str] | None:
     """The first words that ask for a visit, not those that name one the caller has: "could the
-    visit be at eleven sharp?" changes the visit on the table, "we need a visit" asks for one."""
-    return next((m for m in _BOOK.finditer(text) if not _VISIT_NOUN.fullmatch(m.group())
-                 or not _THE_VISIT_HELD.search(text, 0, m.start())), None)
+    visit be at eleven sharp?" changes the visit on the table, "we need a visit" asks for one,
+    and "we've got an engineer booked to come out to our Canal Street site" describes one, to
+    the end of its clause."""
+    held = [(m.start(), _clause_end(text, m.end())) for m in _HELD_VISIT.finditer(text)]
+    return next((m for m in _BOOK.finditer(text)
+                 if (not _VISIT_NOUN.fullmatch(m.group())
+                     or not _THE_VISIT_HELD.search(text, 0, m.start()))
+                 and not any(start <= m.start() < end for start, end in held)), None)
+
+
+def _clause_end(text: str, start: int) -> int:
+    comma = text.find(",", start)
+    return comma if comma >= 0 else len(text)
 
 
 def _repairs_of_the_request(text: str) -> list[tuple[int, int]]:
