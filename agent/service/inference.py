@@ -210,7 +210,8 @@ def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]
     if VISIT_DATE in out and VISIT_WINDOW not in out and day is not None and window is not None \
             and window.value and "/" in day.text and "/" not in window.text:
         said = normalise(text)
-        first, last = (part.strip() for part in day.text.split("/")[::len(day.text.split("/")) - 1])
+        parts = [part.strip() for part in day.text.split("/")]
+        first, last = parts[0], parts[-1]
         beside = r",? (?:in the |on the )?" + re.escape(window.text.strip())
         if re.search(rf"\b{re.escape(first)}{beside}\b", said) \
                 and not re.search(rf"\b{re.escape(last)}{beside}\b", said):

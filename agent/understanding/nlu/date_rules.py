@@ -95,13 +95,17 @@ def week_part(match: re.Match[str], today: date) -> tuple[date, ...]:
     return tuple(d for d in (monday + timedelta(days=o) for o in offsets) if d >= today)
 
 
-def week_after(match: re.Match[str], today: date) -> tuple[date, ...]:
-    said = match.group("wd") or match.group("wd2") or match.group("wd3")
+def weeks_said(match: re.Match[str]) -> int:
+    """How many weeks "a week", "2 weeks" or "a fortnight" says in a match with the groups
+    ``n``, ``unit``, ``unit1`` and ``unit2`` (1 when it names none)."""
     unit = match.group("unit") or match.group("unit1") or match.group("unit2") or "week"
     count = match.group("n")
-    weeks = 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
-    if match.group("wd3"):  # "the Friday after next"
-        weeks = 1
+    return 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
+
+
+def week_after(match: re.Match[str], today: date) -> tuple[date, ...]:
+    said = match.group("wd") or match.group("wd2") or match.group("wd3")
+    weeks = 1 if match.group("wd3") else weeks_said(match)  # "the Friday after next": 1
     coming = weekday_dates(None, lexicon.WEEKDAYS[said], today)
     return tuple(d + timedelta(days=7 * weeks) for d in coming)
 

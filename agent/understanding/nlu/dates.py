@@ -46,6 +46,7 @@ from agent.understanding.nlu.date_rules import (
     week_of,
     week_part,
     weekday_dates,
+    weeks_said,
 )
 
 _WD = ordinals.WD
@@ -191,13 +192,6 @@ def _relative(match: re.Match[str], today: date, now: datetime) -> tuple[date, .
     return (value,) if value else ()
 
 
-def _weeks_said(match: re.Match[str]) -> int:
-    """How many weeks "a week", "2 weeks" or "a fortnight" says (1 when the match names none)."""
-    unit = match.group("unit") or match.group("unit1") or match.group("unit2") or "week"
-    count = match.group("n")
-    return 2 if unit == "fortnight" else int(count) if count and count.isdigit() else 1
-
-
 def _is_weekday_word(text: str, match: re.Match[str]) -> bool:
     """False for an abbreviation that the words around it make an everyday word ("we sat")."""
     guards = _NOT_A_WEEKDAY.get(match.group("wd"))
@@ -232,7 +226,7 @@ def _reading(match: re.Match[str], kind: str, text: str, today: date,
         found = week_after(match, today)
     elif kind == "week_from_day":
         start = today + timedelta(days=1) if "tomorrow" in said else today
-        found = (start + timedelta(days=7 * _weeks_said(match)),)
+        found = (start + timedelta(days=7 * weeks_said(match)),)
     elif kind == "relative":
         found = _relative(match, today, now)
     elif kind == "week_of":
