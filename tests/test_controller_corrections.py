@@ -255,3 +255,67 @@ async def test_cancel_phrasings_kill_the_preparing_draft(phrasing):
         await c.say(phrasing)
         assert c.controller.actions[0].status is ActionStatus.CANCELLED, phrasing
         assert not c.events("action_dispatched")
+
+
+@pytest.mark.parametrize("disowning", [
+    "No, it's the time that's wrong, the rest of it is fine.",
+    "Not at 1, sorry.",
+    "Hmm, that hour you've got is wrong.",
+])
+async def test_a_time_withdrawn_is_asked_for_not_read_back_as_the_window_it_implied(disowning):
+    # blind text round 20 d09: after "it's the time that's wrong" the agent read the visit back
+    # "in the afternoon", the window 1 pm had implied, instead of asking for the time
+    async with call() as c:  # Tuesday 1 December
+        await c.say("Could I get P-100 serviced on Thursday at 1pm?")
+        assert "at 13:00" in c.sink.last
+        reply = await c.say(disowning)
+        assert reply == "What time would suit you?", disowning
+        assert c.field("visit_date").value == "2026-12-03"  # the rest is kept
+        reply = await c.say("Half past three would be better.")
+        assert "Thursday 3 December, at 15:30" in reply
+        await c.say("Yes please.")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [(b["date"], b["window"], b.get("time")) for b in c.bookings()] == [
+            ("2026-12-03", "afternoon", "15:30")]
+
+
+@pytest.mark.parametrize(("turn", "read_back"), [
+    ("Not at 1, make it the morning.", "in the morning"),  # a window given with the withdrawal
+    ("Any time in the afternoon is fine, not necessarily 1.", "in the afternoon"),
+])
+async def test_a_time_withdrawn_with_a_window_is_not_asked_for(turn, read_back):
+    async with call() as c:
+        await c.say("Could I get P-100 serviced on Thursday at 1pm?")
+        reply = await c.say(turn)
+        assert f"Thursday 3 December, {read_back}. Shall I book it?" in reply, turn
+
+
+async def test_the_time_asked_for_may_be_answered_with_a_window():
+    async with call() as c:
+        await c.say("Could I get P-100 serviced on Thursday at 1pm?")
+        await c.say("No, it's the time that's wrong.")
+        reply = await c.say("Oh, any time in the morning.")
+        assert "Thursday 3 December, in the morning. Shall I book it?" in reply
+
+
+async def test_a_wrong_address_asks_for_the_address_though_the_caller_never_gave_one():
+    # the read-back never says the site (it is the pump's own): "you've got the wrong address"
+    # disowns that default, so the agent asks rather than books it there
+    async with call() as c:
+        await c.say("Book P-100 for Thursday morning please.")
+        reply = await c.say("Oh, but you've got the wrong address.")
+        assert reply == "Which address should the engineer come to?"
+        reply = await c.say("It's 9 Mill Lane in Leeds, we moved it there.")
+        assert "Thursday 3 December, in the morning, at 9 Mill Lane, Leeds." in reply
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [(b["asset"], b["site"]) for b in c.bookings()] == [("P-100", "9 Mill Lane, Leeds")]
+
+
+async def test_a_count_said_wrong_is_asked_for_not_booked_as_one_unit():
+    async with call() as c:
+        await c.say("Book 3 units of P-100 for Thursday morning.")
+        reply = await c.say("Hang on, the number of units is wrong.")
+        assert reply == "How many units?"
+        reply = await c.say("Four.")
+        assert "for 4 units. Shall I book it?" in reply

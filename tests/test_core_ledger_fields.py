@@ -158,3 +158,13 @@ def test_uncertain_values_of_a_new_field_are_kept_as_unresolved_candidates():
     assert (record.value, record.status, record.candidates) == (
         None, FieldStatus.UNRESOLVED, ("15", "50"))
     assert ledger.clear("never_set", "utterance:u2").outcome is UpdateOutcome.DUPLICATE
+
+
+def test_a_new_field_left_to_ask_is_a_change_and_a_second_time_is_not():
+    # "You've got the wrong address": the site the booking would default to is disowned, so
+    # the agent must ask for it though the caller never gave one
+    ledger = Ledger()
+    assert ledger.mark_unresolved("site", "utterance:u1").outcome is UpdateOutcome.ACCEPTED
+    record = ledger.current.get("site")
+    assert (record.value, record.status, record.version) == (None, FieldStatus.UNRESOLVED, 1)
+    assert ledger.mark_unresolved("site", "utterance:u2").outcome is UpdateOutcome.DUPLICATE

@@ -20,7 +20,7 @@ from nlu_support import (
     slot_values,
 )
 
-from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME
+from agent.core.names import ASSET, BOOKING_REF, SITE, UNITS, VISIT_DATE, VISIT_TIME
 from agent.understanding.proposals import CorrectionKind, Intent, SlotRole
 
 BOOKED = {"visit_date": "2026-12-02", "visit_window": "afternoon", "visit_time": "14:00",
@@ -169,6 +169,11 @@ def test_not_without_a_value_is_no_withdrawal(said):
         ("the time doesn't matter", ("visit_window", "visit_time")),
         ("i'm flexible on the day", ("visit_date",)),
         ("any date is ok", ("visit_date",)),
+        # a window named after "any time" keeps the window: only the exact time goes
+        ("any time in the afternoon is fine", ("visit_time",)),
+        ("Honestly, whatever time suits, as long as it's the morning.", ("visit_time",)),
+        ("The afternoon, any time, would do us.", ("visit_time",)),
+        ("Mornings suit us, any hour really.", ("visit_time",)),
     ],
 )
 def test_clearing_a_constraint(said, cleared):
@@ -768,11 +773,32 @@ def test_an_asset_named_again_by_its_kind_alone_is_no_other_asset_said_again():
      VISIT_TIME),
     ("No, the day is wrong.", VISIT_DATE),
     ("Hang on, you've got the wrong pump.", ASSET),
+    ("Hmm, that hour you've got is wrong.", VISIT_TIME),
+    ("The machine you've put down is not correct.", ASSET),
 ])
 def test_a_field_said_wrong_withdraws_the_value_held(said, field):
     proposal = propose(said, booked())
     assert (field, BOOKED[field]) in proposal.withdrawn
     assert proposal.slot(field) is None
+
+
+@pytest.mark.parametrize(("said", "withdrawn"), [
+    ("You've got the wrong address.", (SITE, "12 Harbour Road, Rotterdam")),
+    ("Sorry, that location is not right.", (SITE, "12 Harbour Road, Rotterdam")),
+    ("The number of units is wrong though.", (UNITS, "1")),
+])
+def test_a_defaulted_field_said_wrong_withdraws_the_default_the_read_back_implied(said,
+                                                                                  withdrawn):
+    # never given by the caller: the booking would take the asset's site and one unit
+    proposal = propose(said, booked())
+    assert proposal.withdrawn == (withdrawn,)
+    assert proposal.correction is CorrectionKind.NEGATION
+
+
+def test_a_site_said_wrong_with_the_new_address_keeps_the_address():
+    proposal = propose("The address is wrong, it's 9 Mill Lane, Leeds.", booked())
+    assert proposal.slot(SITE).value == "9 Mill Lane, Leeds"
+    assert not proposal.withdrawn
 
 
 def test_a_field_said_wrong_with_its_new_value_keeps_the_new_value():

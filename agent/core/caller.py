@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.core.names import SITE, UNITS
+
 
 @dataclass(frozen=True, slots=True)
 class Asset:
@@ -46,3 +48,11 @@ class CallerProfile:
             if asset.id == asset_id:
                 return asset
         return None
+
+    def booking_default(self, field: str, asset_id: str | None) -> str | None:
+        """What a booking of ``asset_id`` takes for ``field`` when the caller gives nothing:
+        one unit, at the asset's site. None for a field with no default."""
+        if field == UNITS:
+            return "1"
+        asset = self.asset(asset_id or "") if field == SITE else None
+        return asset.site if asset is not None else None

@@ -229,10 +229,10 @@ class Ledger:
     @staticmethod
     def __changes(before: FieldRecord | None, op: FieldOp) -> bool:
         if before is None:
-            # A never-set field changes when it gets a value, or when competing candidates
-            # must be kept as unresolved (uncertain recognition); clearing it changes nothing.
-            return op.kind is FieldOpKind.SET or (
-                op.kind is FieldOpKind.UNRESOLVE and bool(op.candidates))
+            # A never-set field changes when it gets a value, or when it is left for the
+            # agent to ask: competing candidates kept (uncertain recognition), or a default
+            # the caller disowned ("you've got the wrong address"); clearing it changes nothing.
+            return op.kind in (FieldOpKind.SET, FieldOpKind.UNRESOLVE)
         return (before.value, before.status, before.candidates) != (
             op.value, op.status, op.candidates)
 

@@ -23,6 +23,7 @@ from agent.core.names import (
     OPENED,
     PROCEDURE,
     REGION,
+    SITE,
     UNITS,
     VISIT_DATE,
     VISIT_TIME,
@@ -64,6 +65,7 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (),
         ITEM_CATEGORY: ("Which item do you want to return?",),
         OPENED: ("Has it been opened?",),
         UNITS: ("How many units?",),
+        SITE: ("Which address should the engineer come to?",),
         LANGUAGE: ("Which language would you like?",),
     }
     return questions.get(field, (f"Could you tell me the {field.replace('_', ' ')}?",))

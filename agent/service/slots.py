@@ -11,6 +11,7 @@ from datetime import date
 from enum import StrEnum
 
 from agent.core.caller import CallerProfile
+from agent.core.fields import FieldStatus
 from agent.core.ledger import LedgerSnapshot
 from agent.core.names import ASSET, CONTACT, SITE, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 
@@ -57,6 +58,9 @@ def missing_slot(snapshot: LedgerSnapshot) -> str | None:
     An unresolved field (withdrawn, ambiguous or uncertain) is asked for like a missing one.
     A field whose candidates disagree ("2 or 10 units") is asked first: that is where the
     doubt lies. Units and site have defaults, so they are asked only when left unresolved.
+    A time withdrawn after its window was given is asked for: the window held is the one the
+    withdrawn time implied ("at 1 pm", then "it's the time that's wrong"), not one the caller
+    chose; a window given with or after the withdrawal is enough ("not at 2, the morning").
     """
     for name in BOOKING_READS:
         record = snapshot.get(name)
@@ -69,10 +73,14 @@ def missing_slot(snapshot: LedgerSnapshot) -> str | None:
     window, time = snapshot.get(VISIT_WINDOW), snapshot.get(VISIT_TIME)
     if not ((window is not None and window.usable) or (time is not None and time.usable)):
         return VISIT_WINDOW
+    if (time is not None and time.status is FieldStatus.UNRESOLVED and window is not None
+            and window.updated_at < time.updated_at):
+        return VISIT_TIME  # the time withdrawn ("it's the time that's wrong") left its window
     for name in (UNITS, SITE):
         record = snapshot.get(name)
-        if record is not None and not record.usable and record.candidates:
+        if record is not None and record.status is FieldStatus.UNRESOLVED:
             return name  # never fall back to the default over a value the caller half-gave
+            # or disowned ("you've got the wrong address")
     return None
 
 
@@ -85,13 +93,12 @@ def present_reads(snapshot: LedgerSnapshot) -> tuple[str, ...]:
 def booking_args(snapshot: LedgerSnapshot, caller: CallerProfile) -> dict[str, str]:
     """The create payload from the ledger plus the contract's defaults. A fresh dict."""
     asset_id = snapshot.value(ASSET) or ""
-    asset = caller.asset(asset_id)
     args = {
         "account": caller.account,
         "asset": asset_id,
         "date": snapshot.value(VISIT_DATE) or "",
-        "units": snapshot.value(UNITS) or "1",
-        "site": snapshot.value(SITE) or (asset.site if asset else ""),
+        "units": snapshot.value(UNITS) or caller.booking_default(UNITS, asset_id) or "1",
+        "site": snapshot.value(SITE) or caller.booking_default(SITE, asset_id) or "",
         "contact": snapshot.value(CONTACT) or caller.subject,
     }
     time = _usable(snapshot, VISIT_TIME)

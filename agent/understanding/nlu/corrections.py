@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.core.names import ASSET, BOOKING_REF, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
+from agent.core.names import ASSET, BOOKING_REF, SITE, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.understanding.nlu import authority_words, correction_words, intents, lexicon
 from agent.understanding.proposals import ProposalContext, SlotValue
 
@@ -76,19 +76,30 @@ def calls_off(text: str, stretch: Stretch) -> bool:
 # A field the caller says is wrong, with no new value for it: "it's the time that's wrong",
 # "the day is not right", "you've got the wrong pump"
 _FIELD_WORDS = {"time": VISIT_TIME, "hour": VISIT_TIME, "day": VISIT_DATE, "date": VISIT_DATE,
-                "pump": ASSET, "unit": ASSET, "part of the day": VISIT_WINDOW}
-_FIELD = "|".join(_FIELD_WORDS)
+                **dict.fromkeys(("pump", "compressor", "gearbox", *lexicon.GENERIC_ASSET_NOUNS),
+                                ASSET),
+                "part of the day": VISIT_WINDOW, "window": VISIT_WINDOW,
+                **dict.fromkeys(("address", "site", "location"), SITE),
+                **dict.fromkeys(("number of units", "unit count", "quantity"), UNITS)}
+_FIELD = "|".join(sorted(_FIELD_WORDS, key=len, reverse=True))
 _SAID_WRONG = re.compile(
-    rf"\b(?:the|that|your) (?P<f>{_FIELD})(?: you (?:have|'ve got|said|put))?(?:'s| is| that'?s"
-    r"| that is| was)(?: (?:all|just|completely|totally))? (?:wrong|not right|incorrect"
-    r"|not correct|a mistake)\b"
+    rf"\b(?:the|that|your) (?P<f>{_FIELD})(?: you(?: ?'ve| have)?"
+    r"(?: (?:got|said|put|wrote|written|booked))?(?: down)?)?"
+    r"(?:'s| is| that'?s| that is| was)(?: (?:all|just|completely|totally))?"
+    r" (?:wrong|not right|incorrect|not correct|a mistake)\b"
     rf"|\b(?:got|have|put|wrote|written|booked) (?:down )?the wrong (?P<g>{_FIELD})\b")
 
 
 def fields_said_wrong(text: str) -> tuple[str, ...]:
-    """The fields the turn says are wrong without saying what they should be (pure)."""
+    """The fields the turn says are wrong, in the words that name them (pure)."""
     return tuple(dict.fromkeys(_FIELD_WORDS[m.group("f") or m.group("g")]
                                for m in _SAID_WRONG.finditer(text)))
+
+
+def names_a_field(said: str) -> bool:
+    """Whether a value's words are only the name of its field ("the machine" in "the machine
+    you've put down is wrong"): no new value for it."""
+    return said.lower().removeprefix("the ") in _FIELD_WORDS
 
 
 def has_replace_marker(text: str) -> bool:
@@ -98,18 +109,28 @@ def has_replace_marker(text: str) -> bool:
 def cleared_fields(text: str, said: Sequence[SlotValue] = ()) -> tuple[str, ...]:
     """Constraints the caller removed ("any day is fine", "any time is fine"), unless a value
     of the field read from ``said`` is named after the words that removed it: "any day except
-    Monday suits us, so Tuesday the 8th" names the 8th."""
+    Monday suits us, so Tuesday the 8th" names the 8th, "any time, say 3 pm" a time. A window
+    said with "any time" keeps the window and removes only the exact time: "any time in the
+    afternoon is fine", "the afternoon, any time, would do us"."""
     out: list[str] = []
-    for field, also in ((VISIT_DATE, ()), (VISIT_WINDOW, (VISIT_TIME,))):
+    for field in (VISIT_DATE, VISIT_WINDOW):
         found = _CLEAR[field].search(text)
         if found is None:
             continue
         after = text[found.end():]
-        if any(s.field in (field, *also) and s.value is not None and any(
-                re.search(rf"\b{re.escape(part.strip())}\b", after)
-                for part in s.text.split("/") if part.strip()) for s in said):
-            continue
-        out.extend((field, *also))
+        named = {s.field for s in said if s.value is not None and any(
+            re.search(rf"\b{re.escape(part.strip())}\b", after)
+            for part in s.text.split("/") if part.strip())}
+        if field == VISIT_DATE:
+            out.extend(() if VISIT_DATE in named else (VISIT_DATE,))
+        elif VISIT_TIME not in named:
+            # a part of the day said in its own words anywhere in the turn stays: "the
+            # afternoon, any time, would do us" (not the window a time implies: "at 10")
+            times = {s.text for s in said if s.field == VISIT_TIME}
+            window = VISIT_WINDOW in named or any(
+                s.field == VISIT_WINDOW and s.value is not None and s.text not in times
+                for s in said)
+            out.extend((VISIT_TIME,) if window else (VISIT_WINDOW, VISIT_TIME))
     return tuple(out)
 
 

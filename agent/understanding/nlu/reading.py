@@ -99,6 +99,8 @@ def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Rea
     if found_site:
         out.append(SlotValue(SITE, found_site.value, found_site.text))
         text = _mask(text, found_site.start, found_site.end)
+    elif context.expecting == SITE and (known := slots.known_site_named(text, assets)):
+        out.append(SlotValue(SITE, known, text))  # "Which address?" "The Dock Street one."
     found_ref = slots.find_booking_ref(text, context.bookings)
     if found_ref:
         out.append(SlotValue(found_ref.field, found_ref.value, found_ref.text))

@@ -69,10 +69,14 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
     reading = read(positive, context)
     # "No, it's the time that's wrong, the rest is fine": the held time is withdrawn, unless
     # the turn gives a time of its own
+    said_wrong = corrections.fields_said_wrong(text)
+    reading = replace(reading, slots=tuple(  # "the machine you've put down is wrong"
+        s for s in reading.slots if s.field not in said_wrong
+        or not corrections.names_a_field(s.text)))
     said_fields = {s.field for s in reading.slots}
-    withdrawn.extend((field, value) for field in corrections.fields_said_wrong(text)
-                     if field not in said_fields
-                     and (value := context.ledger.value(field)) is not None)
+    withdrawn.extend((field, value) for field in said_wrong if field not in said_fields
+                     and (value := context.ledger.value(field) or context.caller.booking_default(
+                         field, context.ledger.value(ASSET))) is not None)
     held = {name: context.ledger.value(name) for name in _SEQUENCED}
     reading, replaced = _sequences(positive, reading, withdrawn, held)
     reading = _kind_not_ruled_out(reading, withdrawn)
