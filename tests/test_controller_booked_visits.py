@@ -137,3 +137,47 @@ async def test_a_question_about_visits_with_none_booked_says_so():
         assert "I don't see a visit booked on your account." in reply, reply
         await c.say("OK, then could you book P-100 for Friday morning?")
         await c.until("confirmation_requested", op="create_booking")
+
+
+# Blind round 22: a booking named by its street alone, moved or called off without a verb the
+# rules had listed, and a day moved from that is open between two readings.
+TUESDAY_NEXT = {**VISIT, "ref": "BK-5401", "date": "2026-12-08"}
+DOCK_THURSDAY = {**FRIDAY, "ref": "BK-5402", "date": "2026-12-03"}
+
+
+@pytest.mark.parametrize("said", [
+    "Hiya, the visit you've got us down for on Thursday at Dock Street, could your chap come "
+    "at half two instead?",
+    "Right, the engineer coming out to Dock Street, can they make it half two rather?",
+])
+async def test_a_booking_named_by_its_street_alone_is_the_one_moved(said):
+    async with call(bookings=[THURSDAY_PM, DOCK_THURSDAY]) as c:  # both on Thursday
+        await c.moved(said, "BK-5402", "2026-12-03", "afternoon", read_back=("at 14:30",))
+
+
+async def test_a_street_alone_names_the_visit_called_off():
+    async with call(bookings=[THURSDAY_PM, DOCK_THURSDAY]) as c:
+        await c.say("Hi, it's about the engineer coming to Dock Street on Thursday, we'd like "
+                    "to call it off, please.")
+        await c.until("confirmation_requested", op="cancel_booking")
+        assert "Cancel booking BK-5402" in c.sink.last, c.sink.last
+
+
+@pytest.mark.parametrize("said", [
+    "Morning, er, could our Harbour Road booking come forward to Friday?",
+    "Could that visit come a couple of days later, to Friday?",
+])
+async def test_a_booking_that_comes_forward_or_later_is_moved(said):
+    async with call(bookings=[TUESDAY_NEXT]) as c:
+        await c.moved(said, "BK-5401", "2026-12-04", "morning")
+
+
+@pytest.mark.parametrize("said", [
+    "So that Tuesday one at Harbour Road, could it slide to Thursday the 10th?",
+    "Could the Tuesday visit slide to Wednesday the 9th? Hmm, no, we've got stocktake that "
+    "day, Thursday the 10th instead.",
+])
+async def test_a_day_moved_from_said_on_that_weekday_names_the_booking_by_either_reading(said):
+    # said on Tuesday 1 December: "Tuesday" is today or the 8th; the booking is on the 8th
+    async with call(bookings=[TUESDAY_NEXT, {**FRIDAY, "date": "2026-12-17"}]) as c:
+        await c.moved(said, "BK-5401", "2026-12-10", "morning")

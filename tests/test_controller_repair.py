@@ -15,6 +15,7 @@ from datetime import date
 import pytest
 
 from agent.core.caller import Asset, CallerProfile
+from agent.core.names import BOOKING_REF
 from agent.core.speech import SpeechKind
 from agent.service.repair import (
     CONFIRMATION,
@@ -197,6 +198,33 @@ def test_an_ordinal_picks_an_option_of_a_closed_choice():
     walked = _walk(field_question("asset", TWO_PUMPS), 1)
     read = read_answer(walked[1], Proposal(Intent.UNKNOWN), "The second one.")
     assert read.slot("asset").value == "P-200"
+
+
+@pytest.mark.parametrize(("said", "picked"), [
+    ("The second one.", "P-200"),
+    ("Um, the latter, please.", "P-200"),
+    ("Oh, the first one you mentioned.", "P-100"),
+    ("The second one you mentioned, the second.", "P-200"),
+    ("The first one, no, the second one.", None),  # picks that disagree choose nothing
+    ("The second one is broken.", None),  # more than a pick: read as said
+])
+def test_a_turn_of_picks_chooses_an_option_when_they_agree(said, picked):
+    walked = _walk(field_question("asset", TWO_PUMPS), 1)
+    read = read_answer(walked[1], Proposal(Intent.UNKNOWN), said)
+    assert (read.slot("asset").value if read.slot("asset") else None) == picked, said
+
+
+@pytest.mark.parametrize(("said", "picked"), [
+    ("The later one.", "BK-2"),
+    ("The second one you mentioned, the later one.", "BK-2"),  # blind round 22's f10
+    ("That earlier booking, please.", "BK-1"),
+    ("The first one, the later one.", None),  # BK-1 is the earlier: they disagree
+])
+def test_asked_which_booking_picks_by_place_and_by_time_agree(said, picked):
+    asked = plan(field_question(BOOKING_REF, TWO_PUMPS, ("BK-1", "BK-2")), None, 0, SETTING)
+    bookings = (("BK-1", "P-100", "2026-12-08"), ("BK-2", "P-100", "2026-12-10"))
+    read = read_answer(asked, Proposal(Intent.UNKNOWN), said, bookings)
+    assert (read.slot(BOOKING_REF).value if read.slot(BOOKING_REF) else None) == picked, said
 
 
 def test_yes_to_is_it_about_a_booking_is_a_booking_request():

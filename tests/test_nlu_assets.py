@@ -418,6 +418,23 @@ def test_a_place_that_does_not_pick_one_asset_leaves_the_choice_open(said):
     assert slot is None or slot.value is None, (said, slot)
 
 
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("Could the engineer coming to Canal Street on Friday come at 2 instead?", "P-200"),
+    ("the visit you've got us down for on Thursday at Harbour Road, cancel it", "P-100"),
+    ("so that Tuesday one on Canal Street, could it go to Friday?", "P-200")])
+def test_a_street_of_the_callers_names_the_asset_there_with_no_noun_beside_it(said, asset_id):
+    # a street is where an asset stands, not where the caller is (blind round 22)
+    assert propose(said, context(caller=TWO_SITES)).slot(ASSET).value == asset_id
+
+
+@pytest.mark.parametrize("said", [
+    "book a visit for Friday, we're in Utrecht",  # a town: maybe where the caller is
+    "book a visit for Friday, not at Canal Street"])  # a street ruled out
+def test_a_town_or_a_street_ruled_out_names_no_asset_before_one_is_in_question(said):
+    slot = propose(said, context(caller=TWO_SITES)).slot(ASSET)
+    assert slot is None or slot.value is None, (said, slot)
+
+
 def test_a_kind_correction_gives_the_asset_as_the_new_value():
     caller = owner(asset("G-7", "gearbox"), asset("C-7", "compressor"))
     held = context(caller=caller, values={"asset": "G-7", "visit_date": "2026-12-04"})

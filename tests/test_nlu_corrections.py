@@ -804,3 +804,11 @@ def test_a_site_said_wrong_with_the_new_address_keeps_the_address():
 def test_a_field_said_wrong_with_its_new_value_keeps_the_new_value():
     proposal = propose("The time is wrong, it should be 3 pm.", booked())
     assert proposal.slot(VISIT_TIME).value == "15:00"
+
+
+def test_an_earlier_day_open_between_two_readings_is_replaced_in_both():
+    # "Tuesday" said on Tuesday 1 December is today or the 8th: a move from it names a
+    # booking on either day (blind round 22's f14)
+    proposal = propose("Could the Tuesday visit slide to Thursday the 10th?", context())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-10"
+    assert set(proposal.withdrawn) == {(VISIT_DATE, "2026-12-01"), (VISIT_DATE, "2026-12-08")}

@@ -31,6 +31,8 @@ BOOK = [
 ]
 RESCHEDULE = [
     "I need to reschedule my visit",
+    "could our booking come forward to Friday",  # the visit as the one that comes sooner
+    "can that visit come a couple of days later",
     "can we move the visit to friday",
     "please move my appointment to next monday",
     "could you postpone it",

@@ -39,8 +39,10 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     named = None
     if field == BOOKING_REF:
         offered = set(asked.options) | set(asked.question.candidates)
+        days = {ref: day for ref, _, day in bookings if ref in offered}
         named = _booking_described(p, offered, bookings) \
-            or _booking_by_time(text, offered, bookings) \
+            or _picked(text, tuple(o for o in asked.options if o in days) or tuple(days),
+                       days) \
             or _booking_in_week(p, text, offered, bookings, now)
     if named is not None:
         return replace(p, intent=Intent.INFORM, slots=(SlotValue(BOOKING_REF, named, text),),
@@ -62,11 +64,12 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
                            reason=p.reason + "; opened with yes to a repair question")
     if asked.step is Step.CLOSED_CHOICE and len(asked.options) > 1 and field not in (
             CONFIRMATION, PERSON, OPENED, REQUEST, TARGET):
-        pick = _ordinal(text, len(asked.options))
+        pick = _picked(text, asked.options, {o: o for o in asked.options}
+                       if field == VISIT_DATE else {})
         if pick is not None:
             slots = tuple(s for s in p.slots if s.field != field)
             return replace(p, intent=Intent.INFORM, slots=slots + (
-                SlotValue(field, asked.options[pick], text),),
+                SlotValue(field, pick, text),),
                 reason=p.reason + "; picked an option of a repair question")
     return p
 
@@ -85,22 +88,6 @@ def _booking_described(p: Proposal, offered: set[str],
     fits = [ref for ref, asset, day in bookings if (not offered or ref in offered)
             and all(v == (asset if f == ASSET else day) for f, v in values)]
     return fits[0] if len(fits) == 1 else None
-
-
-_BY_TIME = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(earlier|earliest|later|latest)"
-                      r"(?:\s+(?:one|visit|booking))?(?:\s+please)?\W*$")
-
-
-def _booking_by_time(text: str, offered: set[str],
-                     bookings: tuple[tuple[str, str, str], ...]) -> str | None:
-    """The booking "the later one" / "the earlier one" picks of the two or more the question
-    named (``offered``), by their days (one day each)."""
-    match = _BY_TIME.match(text.lower().strip())
-    named = sorted((day, ref) for ref, _, day in bookings if ref in offered)
-    if match is None or len(named) < 2 \
-            or len({day for day, _ in named}) != len(named):
-        return None
-    return named[0][1] if match.group(1).startswith("earl") else named[-1][1]
 
 
 def _booking_in_week(p: Proposal, text: str, offered: set[str],
@@ -144,14 +131,37 @@ def _opens_with_yes(asked: Asked, p: Proposal, text: str) -> bool:
         and intents.starts_with_yes(normalise(text))
 
 
-_ORDINAL = re.compile(r"^\W*(?:(?:the|that|it'?s|um|uh)\s+)*(first|former|second|latter|last)"
-                      r"(?:\s+one)?(?:\s+please)?\W*$")
+# One pick of an option the question named: "the second one", "the later one you mentioned",
+# "that last booking". Several picks may make one answer if they agree: "The second one you
+# mentioned, the later one."
+_PICK = (r"(?:(?:the|that|it'?s|its|it is|um+|uh+|er+|erm)\s+)*"
+         r"(?P<w>first|former|second|latter|last|earlier|earliest|later|latest)"
+         r"(?:\s+(?:one|visit|booking|option|day|date))?"
+         r"(?:\s+(?:you|that you)\s+(?:mentioned|said|named|listed|gave|read out|offered))?")
+_AROUND = (r"(?:\W|\b(?:yes|yeah|yep|oh|um+|uh+|er+|erm|please|thanks|thank you|i think|i'?d say"
+           r"|sorry|then|so|that'?s it|that one|no)\b)*")
+_PICKS = re.compile(rf"^{_AROUND}{_PICK.replace('?P<w>', '')}"
+                    rf"(?:{_AROUND}{_PICK.replace('?P<w>', '')})*{_AROUND}$")
+_ONE_PICK = re.compile(rf"\b{_PICK}")
 
 
-def _ordinal(text: str, count: int) -> int | None:
-    """The option a whole turn like "the second one" picks, or None."""
-    match = _ORDINAL.match(text.lower().strip())
-    if match is None:
+def _picked(text: str, options: tuple[str, ...], days: dict[str, str]) -> str | None:
+    """The option a turn of picks only chooses, or None: by its place in the question's
+    ``options`` ("the first", "the second", "the last") or, where ``days`` gives each option
+    its day, by time ("the earlier one", "the latest"). Picks that disagree choose nothing."""
+    said = text.lower().strip()
+    if len(options) < 2 or _PICKS.match(said) is None:
         return None
-    word = match.group(1)
-    return 0 if word in ("first", "former") else 1 if word == "second" else count - 1
+    by_day = sorted(options, key=lambda o: days.get(o, ""))
+    timed = len(days) == len(options) and len(set(days.values())) == len(options)
+    chosen = set()
+    for match in _ONE_PICK.finditer(said):
+        word = match.group("w")
+        if word.startswith(("earl", "lat")) and word != "latter":
+            if not timed:
+                return None
+            chosen.add(by_day[0] if word.startswith("earl") else by_day[-1])
+        else:
+            chosen.add(options[0] if word in ("first", "former")
+                       else options[1] if word == "second" else options[-1])
+    return chosen.pop() if len(chosen) == 1 else None

@@ -194,6 +194,11 @@ def places_of(asset: Asset) -> tuple[str, ...]:
 # Utrecht", "the pump, the one out at the Utrecht site" (not "not in Rotterdam", nor "I'm
 # calling from Rotterdam": where the caller is says nothing of which pump).
 _AT_PLACE = r"(?<!not )\b(?:in|at|near|by)(?: (?:the|our|your|their))?"
+# A street is where the caller's asset stands, not where the caller is: said with a word of
+# place or of going there it names the asset at once ("the engineer coming to Canal Street",
+# "that Tuesday one at Harbour Road"), where a town needs the call to be about an asset already.
+_AT_STREET = r"(?<!not )\b(?:in|at|on|near|by|to)(?: (?:the|our|your|their))?"
+_STREET = re.compile(rf"\b(?:{lexicon.STREET_WORDS})$")
 
 
 def _placed_elsewhere(text: str, ids: tuple[str, ...],
@@ -217,14 +222,15 @@ def _by_place(text: str, assets: tuple[Asset, ...], *, located: bool,
     other: as all the turn says (``alone``: "No, Rotterdam."), or, once the call is about one
     of the caller's assets (``located``), after a word of location ("Yes, that's right, but
     well in Rotterdam", misheard from "the one in Rotterdam"). Before that, "we're in Utrecht"
-    may say where the caller is; "I'm calling from Rotterdam" never names an asset."""
+    may say where the caller is, but a street names the asset there ("the engineer coming to
+    Canal Street"); "I'm calling from Rotterdam" never names an asset."""
     out: list[AssetMention] = []
     for place, ids in _assets_by_place(assets).items():
         if len(ids) != 1:
             continue  # a place two assets share names neither
         words = re.escape(place)
-        found = list(re.finditer(rf"{_AT_PLACE} (?P<place>{words})\b", text)) \
-            if located else []
+        at = _AT_PLACE if located else _AT_STREET if _STREET.search(place) else None
+        found = list(re.finditer(rf"{at} (?P<place>{words})\b", text)) if at else []
         whole = re.fullmatch(rf"[, ]*{_BESIDE_A_PLACE}(?P<place>{words})[, ]*"
                              rf"{_BESIDE_A_PLACE}", text) if alone else None
         for match in [*found, *([whole] if whole else [])]:

@@ -83,6 +83,10 @@ RESCHEDULE = (
     r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:go|goes|going)"
     r" (?:back|forward|(?:over )?to (?:the |next )?(?:(?:mon|tues|wednes|thurs|fri)day"
     r"|tomorrow|\d|morning|afternoon))\b"
+    # the visit as the one that comes sooner or later: "could our booking come forward to
+    # Friday?", "can it come a day earlier?"
+    r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:come|comes|coming)"
+    r" (?:[\w'-]+ ){0,4}?(?:forward|forwards|earlier|later)\b"
     r"|different day|another day"
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit

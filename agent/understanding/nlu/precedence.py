@@ -111,8 +111,9 @@ def _moves_a_held_booking(text: str, slots: list[SlotValue],
     """A turn that asks for no visit and changes one the caller has, other than the call's
     own, is a move of it, whatever the verb: it replaces a day a booking is on ("the Thursday
     afternoon one, could your engineer do that one on Friday instead?"), or it names one
-    booking by its asset and day and gives a window or time in place of its own ("the
-    Rotterdam visit on the 16th, could your engineer come after lunch that day instead?").
+    booking by its asset, and its day if said, and gives a window or time in place of its own
+    ("the Rotterdam visit on the 16th, could your engineer come after lunch that day
+    instead?", "the engineer coming out to Dock Street, can they make it half two rather?").
     Not while a request is under way and unbooked: then the turn revises the request."""
     if not context.bookings or intents.asks_for_a_visit(text):
         return False
@@ -128,7 +129,7 @@ def _moves_a_held_booking(text: str, slots: list[SlotValue],
             for field, value in withdrawn):
         return True
     named = [ref for ref, asset, day in context.bookings
-             if asset == said.get(ASSET) and day == said.get(VISIT_DATE)]
+             if asset == said.get(ASSET) and day == said.get(VISIT_DATE, day)]
     return len(named) == 1 and named[0] != own and marker \
         and bool({VISIT_WINDOW, VISIT_TIME} & set(said))
 

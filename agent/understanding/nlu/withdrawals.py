@@ -237,7 +237,10 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
             continue
         last = options[0]
         slots[name] = SlotValue(name, last, slot.text, slot.confidence)
-        replaced.extend((name, m.value) for m in said[:-1] if m.value and m.value != last)
+        # (an earlier value left open is replaced in each of its readings: "that Tuesday one,
+        # could it slide to Thursday the 10th?" said on a Tuesday moves today's or next week's)
+        replaced.extend((name, value) for m in said[:-1]
+                        for value in ((m.value,) if m.value else m.candidates) if value != last)
     _when_in_order(text, reading, slots, replaced)
     return replace(reading, slots=tuple(slots.values())), replaced
 
