@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.controller_support import call
+from tests.controller_support import ONE_PUMP, call
 
 pytestmark = pytest.mark.anyio
 
@@ -181,3 +181,36 @@ async def test_a_day_moved_from_said_on_that_weekday_names_the_booking_by_either
     # said on Tuesday 1 December: "Tuesday" is today or the 8th; the booking is on the 8th
     async with call(bookings=[TUESDAY_NEXT, {**FRIDAY, "date": "2026-12-17"}]) as c:
         await c.moved(said, "BK-5401", "2026-12-10", "morning")
+
+
+@pytest.mark.parametrize("declining", [
+    "Actually, rather than scrapping it, could he come on Monday the 7th instead, in the morning?",
+    "Hmm, don't cancel it after all, Monday the 7th in the morning would be better.",
+    "Instead of calling it off, can you move it to Monday the 7th?",
+])
+async def test_a_cancel_declined_with_a_new_day_moves_the_booking_and_can_be_cancelled_again(
+        declining):
+    async with call(bookings=[THURSDAY_PM, DOCK_THURSDAY]) as c:
+        await c.say("It's about the engineer coming to Dock Street on Thursday, we'd like to "
+                    "call it off, please.")
+        assert "Cancel booking BK-5402" in c.sink.last
+        reply = await c.say(declining)
+        assert "Move booking BK-5402" in reply and "Monday 7 December" in reply, reply
+        reply = await c.say("Ugh, no, forget Monday, just cancel the whole thing.")
+        assert "Cancel booking BK-5402" in reply, reply
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert [(b["ref"], b["date"], b["version"]) for b in c.bookings()] == [
+            ("BK-5503", "2026-12-03", 1)]  # BK-5402 cancelled, never moved
+        assert [n["kind"] for n in c.notifications()] == ["cancellation"]
+
+
+async def test_the_other_one_with_a_cancel_on_the_table_is_the_other_booking():
+    # blind round 22's f03: one pump, two visits; "the other one" was read as another pump
+    one_pump_thursday = {**THURSDAY_PM, "ref": "BK-4301", "window": "morning"}
+    friday = {**VISIT, "ref": "BK-4302", "date": "2026-12-04", "window": "afternoon"}
+    async with call(caller=ONE_PUMP, bookings=[one_pump_thursday, friday]) as c:
+        await c.say("Hi, er, could you cancel the Thursday visit at Harbour Road, please?")
+        assert "Cancel booking BK-4301" in c.sink.last
+        reply = await c.say("Nope, the other one, sorry, that's the one to cancel.")
+        assert "Cancel booking BK-4302" in reply, reply

@@ -109,6 +109,11 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     another = calls_off_another(desk, named)
     if another:  # "not the P-100 one, I meant the P-200 visit": find the visit meant now
         desk.workflow.on(GoalEvent.FIND_CANCEL)
+    if desk.goal is Goal.RESCHEDULE and desk.target_ref is not None \
+            and (held := desk.records.get(desk.target_ref)) is not None:
+        # a cancel turned into a move ("rather than scrapping it, could he come on Monday?")
+        # keeps what the booking has, as a move that found it here does
+        return kept_by_move(ctx, held, ops, f"tool:booking:{held.ref}")
     if desk.goal not in (Goal.RESCHEDULE, Goal.CANCEL) or desk.target_ref is not None:
         return []
     asked = ctx.on_table()

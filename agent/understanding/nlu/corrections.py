@@ -32,6 +32,7 @@ _CLEAR = {field: re.compile(rf"\b(?:{pattern})\b")
           for field, pattern in correction_words.CLEAR_PATTERNS.items()}
 _REFERENT_ASSET = re.compile(rf"\b{correction_words.REFERENT_ASSET}\b")
 _REFERENT_BOOKING = re.compile(rf"\b{correction_words.REFERENT_BOOKING}\b")
+_OTHER_ONE = re.compile(r"\b(?:the |my |our |that )?other (?:one|1)\b")
 _AUTHORITY = {kind: re.compile(rf"\b(?:{pattern})")
               for kind, pattern in authority_words.AUTHORITY.items()}
 
@@ -143,9 +144,14 @@ class Referent:
 
 
 def find_referent(text: str, context: ProposalContext) -> Referent | None:
-    """ "the other pump" / "my other booking": the caller's one other asset or booking. "P-200,
+    """ "the other pump" / "my other booking": the caller's one other asset or booking ("the
+    other one" is the other booking while the call is about one). "P-200,
     not the other one" moves away from the other one: a negated referent points at nothing."""
     match = _affirmed(_REFERENT_BOOKING, text)
+    if match is None and context.ledger.value(BOOKING_REF) is not None:
+        # "the other one" with a booking on the table is the other booking ("Nope, the other
+        # one, the Friday visit is the one to cancel"); an asset needs its noun then
+        match = _affirmed(_OTHER_ONE, text)
     if match:
         current = context.ledger.value(BOOKING_REF)
         others = tuple(ref for ref, _, _ in context.bookings if ref != current)

@@ -16,7 +16,11 @@ from agent.understanding.proposals import Intent
 _HUMAN = re.compile(rf"\b(?:{intent_words.HUMAN})\b")
 _GOODBYE = re.compile(rf"\b(?:{intent_words.GOODBYE})\b")
 _CANCEL = re.compile(rf"\b(?:{intent_words.CANCEL})\b")
-_DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not) cancel")
+# A cancel the caller declines: "don't cancel it", "rather than scrapping it", "instead of
+# calling it off"
+_DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not|rather than|instead of)"
+                          r" (?:cancel|scrap|call(?:ing)? (?:it|that|\w+) off|drop|ditch"
+                          r"|bin)")
 # A conditional clause runs from its conjunction to the next comma, "then", or the turn's end.
 _CONDITIONAL = re.compile(rf"\b(?:{intent_words.CONDITIONAL})\b[^,]*?(?=,|\bthen\b|$)")
 _RESCHEDULE = re.compile(rf"\b(?:{intent_words.RESCHEDULE})\b")
@@ -215,6 +219,12 @@ def says_go_ahead(text: str) -> bool:
 
 def starts_with_yes(text: str) -> bool:
     return bool(_YES.match(text))
+
+
+def declines_cancel(text: str) -> bool:
+    """Whether the turn declines to cancel ("rather than scrapping it, could he come on
+    Monday instead?")."""
+    return bool(_DONT_CANCEL.search(text))
 
 
 def asks_for_a_visit(text: str) -> bool:

@@ -77,6 +77,11 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
         return Intent.RESCHEDULE, corrective  # "booking BK-5501, can you make it the 14th?"
     if explicit is None and _moves_a_held_booking(text, slots, withdrawn, marker, context):
         return Intent.RESCHEDULE, False
+    if explicit is None and context.ledger.value(BOOKING_REF) is not None \
+            and intents.declines_cancel(text) and any(s.field in BOOKING_VALUES for s in changes):
+        # a cancel on the table declined with new values for its visit: "rather than scrapping
+        # it, could he come on Monday instead?" moves the booking
+        return Intent.RESCHEDULE, True
     if explicit is not None:
         return explicit, corrective
     if corrective:
