@@ -214,3 +214,12 @@ async def test_the_other_one_with_a_cancel_on_the_table_is_the_other_booking():
         assert "Cancel booking BK-4301" in c.sink.last
         reply = await c.say("Nope, the other one, sorry, that's the one to cancel.")
         assert "Cancel booking BK-4302" in reply, reply
+
+
+async def test_the_other_pump_of_a_booked_visit_is_other_than_the_bookings_own():
+    # blind round 12's b09: "the other pump" was left open, then settled by the booking found
+    # to its own pump, and the agent said "Booking BK-1 is already for that time"
+    async with call(bookings=[{**VISIT, "ref": "BK-1", "date": "2026-12-04"}]) as c:
+        reply = await c.say("Could you swap the Friday visit to the other pump?")
+        assert reply.startswith("Booking BK-1 for P-100 stays as it is."), reply
+        assert "pump P-200 on Friday 4 December, in the morning" in reply, reply

@@ -20,7 +20,7 @@ from agent.service.repair import Asked
 from agent.service.slots import window_of_time
 from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal, GoalEvent
-from agent.understanding.nlu import dates
+from agent.understanding.nlu import corrections, dates
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import Proposal, ProposalContext, SlotRole
 
@@ -147,7 +147,15 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     desk.workflow.adopt(record.ref)
     source = f"tool:booking:{record.ref}"
     found = [FieldOp.set(BOOKING_REF, record.ref, source)]
-    if record.asset in open_assets:
+    others = [a.id for a in ctx.caller.assets if a.id != record.asset]
+    said_asset = heard.slot(ASSET) if heard is not None else None
+    if said_asset is not None and not said_asset.value and len(others) == 1 \
+            and corrections.points_elsewhere(said_asset.text):
+        # "swap the Friday visit to the other pump": other than the booking's, not the
+        # booking's own (the desk then books that one and leaves this booking as it is)
+        ops[:] = [FieldOp.set(ASSET, others[0], source) if op.name == ASSET else op
+                  for op in ops]
+    elif record.asset in open_assets:
         ops[:] = [FieldOp.set(ASSET, record.asset, source) if op.name == ASSET else op
                   for op in ops]
     if record.date in open_days:  # "the Tuesday one" on a Tuesday: the booking's Tuesday

@@ -164,6 +164,13 @@ def find_referent(text: str, context: ProposalContext) -> Referent | None:
     return None
 
 
+def points_elsewhere(said: str) -> bool:
+    """Whether a slot's words are a referent ("the other pump"): they name the one that is
+    not the one in question, whichever that turns out to be."""
+    return bool(_REFERENT_ASSET.fullmatch(said.lower()) or _REFERENT_BOOKING.fullmatch(
+        said.lower()))
+
+
 _NEGATED = re.compile(r"\b(?:not|rather than|instead of)\s*$")
 
 
