@@ -223,3 +223,18 @@ async def test_the_other_pump_of_a_booked_visit_is_other_than_the_bookings_own()
         reply = await c.say("Could you swap the Friday visit to the other pump?")
         assert reply.startswith("Booking BK-1 for P-100 stays as it is."), reply
         assert "pump P-200 on Friday 4 December, in the morning" in reply, reply
+
+
+@pytest.mark.parametrize("no_answer", ["Yeah, no, um.", "Hmm."])
+async def test_a_cancel_read_back_that_gets_no_answer_is_put_again(no_answer):
+    # blind round 22's f08: the agent said "Okay." and left the cancel waiting unasked
+    async with call(bookings=[THURSDAY_PM, DOCK_THURSDAY]) as c:
+        await c.say("We won't be wanting the engineer at Dock Street on Thursday, could you "
+                    "scrub that visit for us?")
+        assert "Cancel booking BK-5402" in c.sink.last
+        reply = await c.say(no_answer)
+        assert reply.startswith("Shall I go ahead with that?"), reply
+        assert len(c.events("confirmation_requested", op="cancel_booking")) == 1
+        await c.say("Yes, go ahead.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert [b["ref"] for b in c.bookings()] == ["BK-5503"]

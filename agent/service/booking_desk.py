@@ -188,6 +188,11 @@ class BookingDesk(Desk):
             elif draft is None or draft.op is not Op.CANCEL_BOOKING:
                 self.offer(self.new_action(Op.CANCEL_BOOKING, self.cancel_args(record),
                                            (BOOKING_REF,)))
+            elif not quiet and self.is_current(draft):
+                # no answer to the cancel read back ("Yeah, no, um."): put it again, as a
+                # booking's read-back is put again (one confirmation per action)
+                self.workflow.await_yes(draft.id)
+                ctx.ask(confirmation(draft, ("Shall I go ahead with that?",)))
             return
         if self.goal is Goal.RESCHEDULE and self.target_ref is None:
             ask_which_booking(ctx, cancel=False)
