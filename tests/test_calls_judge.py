@@ -63,6 +63,17 @@ def test_work_made_stale_in_flight_must_be_cancelled_or_reconciled():
     assert not inv.stale_work(evidence(resolved), {})
 
 
+def test_work_that_failed_before_a_change_was_not_stale_in_flight():
+    # blind round 24's h09: a create the booking system refused (503), then a new day, was
+    # reported as stale work never cancelled; a failed action ended before the change
+    failed = [ev("action_dispatched", 1, request="k1"), ev("action_failed", 2, request="k1"),
+              ev("field_accepted", 3, revision=1, fields=["visit_date"])]
+    assert not inv.stale_work(evidence(failed), {})
+    # failing after the change: it was in flight when it went stale
+    late = [failed[0], failed[2], ev("action_failed", 4, request="k1")]
+    assert inv.stale_work(evidence(late), {})
+
+
 def test_booking_standing_on_a_superseded_value_breaks_invariant_2_unless_handed_off():
     fields = {"visit_date": {"value": "2026-12-04", "status": "confirmed", "version": 2}}
     stale = evidence(bookings=[BOOKING], fields=fields)

@@ -238,3 +238,38 @@ async def test_a_cancel_read_back_that_gets_no_answer_is_put_again(no_answer):
         await c.say("Yes, go ahead.")
         await c.until("confirmation_spoken", op="cancel_booking")
         assert [b["ref"] for b in c.bookings()] == ["BK-5503"]
+
+
+async def test_a_move_read_back_then_said_of_another_pumps_booking_moves_that_booking():
+    # blind round 23's g09: "it's the Canal Street one I want moving, not Harbour Road" asked
+    # for an address, then booked a second visit beside the one meant
+    harbour = {**THURSDAY_PM, "ref": "BK-7301", "window": "morning"}
+    dock = {**FRIDAY, "ref": "BK-7302"}  # P-200, Friday afternoon
+    async with call(bookings=[harbour, dock]) as c:
+        await c.say("Morning, the engineer coming to Harbour Road on Thursday, could we shift "
+                    "that to Weds the 9th?")
+        assert "Move booking BK-7301" in c.sink.last
+        await c.moved("Oh heck, it's the Dock Street one I want moving, not Harbour Road.",
+                      "BK-7302", "2026-12-09", "afternoon")  # its own window, not BK-7301's
+
+
+async def test_a_street_said_at_a_read_back_changes_the_pump_not_a_yes():
+    # blind round 23's g01: "Right, sorry ... over on Dock Street, that wants doing" was taken
+    # as a yes, and the pump ruled out was booked
+    async with call() as c:
+        await c.say("Could you book P-100 for Thursday afternoon?")
+        reply = await c.say("Right, sorry about that, it's the one at our other depot, over on "
+                            "Dock Street, that wants doing.")
+        assert "pump P-200 on Thursday 3 December, in the afternoon" in reply, reply
+        assert not c.bookings()
+
+
+async def test_a_move_verb_before_anything_is_booked_to_the_value_held_is_no_move():
+    # blind round 23's g05: "Could we change it to the ninth?" asked "Which booking do you
+    # mean?" of a caller with no bookings
+    async with call() as c:
+        await c.say("Book P-200 for the 9th at 10.")
+        reply = await c.say("Could we change it to the ninth?")
+        assert reply.startswith("I already have that."), reply
+        reply = await c.say("Oh blimey, what I'm after is the eleventh, same time.")
+        assert "Friday 11 December, at 10:00. Shall I book it?" in reply, reply

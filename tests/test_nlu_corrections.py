@@ -786,6 +786,9 @@ def test_a_field_said_wrong_withdraws_the_value_held(said, field):
     ("You've got the wrong address.", (SITE, "12 Harbour Road, Rotterdam")),
     ("Sorry, that location is not right.", (SITE, "12 Harbour Road, Rotterdam")),
     ("The number of units is wrong though.", (UNITS, "1")),
+    ("Hmm, hold fire, you've got the number of units wrong.", (UNITS, "1")),  # round 23
+    ("Not quite, the address isn't the right one, we've moved since.",
+     (SITE, "12 Harbour Road, Rotterdam")),
 ])
 def test_a_defaulted_field_said_wrong_withdraws_the_default_the_read_back_implied(said,
                                                                                   withdrawn):
@@ -812,3 +815,17 @@ def test_an_earlier_day_open_between_two_readings_is_replaced_in_both():
     proposal = propose("Could the Tuesday visit slide to Thursday the 10th?", context())
     assert proposal.slot(VISIT_DATE).value == "2026-12-10"
     assert set(proposal.withdrawn) == {(VISIT_DATE, "2026-12-01"), (VISIT_DATE, "2026-12-08")}
+
+
+@pytest.mark.parametrize("said", ["Call off the Friday visit.",
+                                  "We're calling off the Friday visit."])
+def test_calling_a_visit_off_names_its_day_and_rules_out_nothing(said):
+    proposal = propose(said, booked())
+    assert proposal.intent is Intent.CANCEL
+    assert proposal.slot(VISIT_DATE).value == FRIDAY
+    assert proposal.withdrawn == ()
+
+
+def test_an_ordinal_day_before_a_pronoun_and_its_verb_is_a_day():
+    proposal = propose("It's the one on Friday the 11th I'm calling off.", booked())
+    assert proposal.slot(VISIT_DATE).value == "2026-12-11"

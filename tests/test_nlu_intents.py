@@ -43,6 +43,9 @@ RESCHEDULE = [
 ]
 CANCEL = [
     "Cancel my booking.",
+    # one visit of several named by which, a clause's own "calling off" (blind round 23)
+    "we can do without one of them, could you scrap the earlier one?",
+    "it's the one on Friday the 11th I'm calling off",
     "please cancel the visit",
     "i want to cancel",
     "we no longer need the technician",
@@ -103,6 +106,7 @@ REQUEST_WITH_TERMS = [
 YES = [
     "Yes.", "yes please", "yeah", "yep that's right", "sure go ahead", "correct",
     "ok sounds good", "that's right", "absolutely", "Yes, please go ahead.",
+    "Go on then, yes.", "Crack on.",  # carry on with what was read back (blind round 24)
 ]
 NO = [
     "No.", "no thanks", "nope", "no that's wrong", "nah", "don't do that", "not yet",

@@ -336,7 +336,8 @@ def test_a_hesitation_after_the_greeting_keeps_it_a_greeting(greeting, hesitatio
 
 
 @pytest.mark.parametrize("opening", ["Er, before I forget, ", "So, ", "Right, ", "Listen, ",
-                                     "Okay, so ", "Quick question, "])
+                                     "Okay, so ", "Quick question, ",
+                                     "the engineer coming out, "])  # the visit it is about
 def test_a_word_that_opens_talk_after_the_greeting_keeps_it_a_greeting(opening):
     # blind round 14: "Morning. Er, before I forget, what torque ...?" held the morning
     said = f"Morning. {opening}could someone look at P-100 on Friday?"

@@ -106,6 +106,9 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
             return kept_by_move(ctx, held, ops, f"tool:booking:{held.ref}")
         return []
     named = {op.name: op.value for op in ops if op.value}
+    retarget = await _moves_another(ctx, port, desk, named)
+    if retarget:
+        return retarget
     another = calls_off_another(desk, named)
     if another:  # "not the P-100 one, I meant the P-200 visit": find the visit meant now
         desk.workflow.on(GoalEvent.FIND_CANCEL)
@@ -242,6 +245,42 @@ def elsewhere(record: BookingRecord, ops: list[FieldOp]) -> None:
         if op.name == VISIT_DATE and record.date in op.candidates and len(op.candidates) > 1:
             left = tuple(c for c in op.candidates if c != record.date)
             ops[index] = FieldOp.unresolve(VISIT_DATE, op.source, left, op.confidence)
+
+
+async def _moves_another(ctx: CallContext, port: BookingPort, desk: BookingDesk,
+                         named: dict[str, str]) -> list[FieldOp]:
+    """A move whose booking is known, and the turn names another asset that has one booking
+    of the caller's: that booking is the one to move ("it's the Canal Street one I want
+    moving, not Harbour Road"). The day and time the move goes to stay; what the first
+    booking lent the move (its window, its time) gives way to the new booking's. With no
+    booking for that asset the caller wants a visit for it (the desk books one, and the first
+    booking stays as it is). Side effect: the desk adopts the booking found."""
+    if desk.goal is not Goal.RESCHEDULE or desk.target_ref is None or desk.in_flight() \
+            or ASSET not in named:
+        return []
+    held = desk.records.get(desk.target_ref)
+    if held is None or named[ASSET] == held.asset:
+        return []
+    try:
+        records = await port.bookings()
+    except Exception:  # noqa: BLE001 - without the list the desk's own path decides
+        return []
+    mine = [r for r in held_by(records, ctx.caller.account)
+            if r.asset == named[ASSET] and r.ref != held.ref]
+    if len(mine) != 1:
+        return []
+    record = mine[0]
+    desk.records[record.ref] = record
+    desk.workflow.adopt(record.ref)
+    source = f"tool:booking:{record.ref}"
+    snap = ctx.ledger.current
+    lent = [name for name in (VISIT_WINDOW, VISIT_TIME) if name not in named
+            and (had := snap.get(name)) is not None and had.source == f"tool:booking:{held.ref}"]
+    ops = [FieldOp.set(BOOKING_REF, record.ref, source)]
+    for name in lent:
+        value = record.window if name == VISIT_WINDOW else record.time
+        ops.append(FieldOp.set(name, value, source) if value else FieldOp.clear(name, source))
+    return ops
 
 
 def calls_off_another(desk: BookingDesk, named: dict[str, str]) -> bool:

@@ -245,8 +245,11 @@ def requested(op: str) -> tuple[str, ...]:
 
 
 def notice_already_sent(record: BookingRecord) -> tuple[str, ...]:
+    """The notice of ``record``'s version that went out: its confirmation when it was made,
+    a change notice for every version after."""
+    notice = "confirmation" if record.version <= 1 else "change notice"
     return ("One thing first.",
-            f"The confirmation for {spoken_when(_record_values(record))} was already sent "
+            f"The {notice} for {spoken_when(_record_values(record))} was already sent "
             "to you, and I can't take it back.",
             "If we change the booking, you'll get a change notice.")
 

@@ -112,9 +112,11 @@ async def validate(p: Proposal, snap: LedgerSnapshot, caller: CallerProfile, now
         # "not Thursday": withdraw it only if it is what we hold; a replacement wins.
         if name in given or (value and snap.value(name) not in (value, None)):
             continue
-        if snap.get(name) is not None or value is not None and value == caller.booking_default(
-                name, snap.value(ASSET)):
-            ops.append(FieldOp.unresolve(name, source))  # ("the wrong address": the default)
+        if snap.get(name) is not None or value is not None and ASSET not in given \
+                and value == caller.booking_default(name, snap.value(ASSET)):
+            # ("the wrong address": the default; not "the Canal Street one, not Harbour
+            # Road", where the site ruled out goes with the asset it names)
+            ops.append(FieldOp.unresolve(name, source))
     for name in p.cleared:
         if name in TRUSTED_ONLY:
             rejections.append(Rejection(name, "trusted_scope"))

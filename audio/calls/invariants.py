@@ -129,9 +129,13 @@ def stale_work(ev: Evidence, final_fields: dict[str, dict[str, Any]]) -> list[st
 
 
 def _terminal(events, request, after: int) -> tuple[int, TraceEvent | None]:
+    """The event that ended ``request``: committed, cancelled, or failed (refused by the
+    booking system or given up, so nothing of it stands: a change after it makes nothing
+    stale)."""
     for i in range(after + 1, len(events)):
         e = events[i]
-        if e.request == request and e.name in ("action_committed", "action_cancelled"):
+        if e.request == request and e.name in ("action_committed", "action_cancelled",
+                                                "action_failed"):
             return i, e
     return -1, None
 

@@ -229,7 +229,7 @@ def _by_place(text: str, assets: tuple[Asset, ...], *, located: bool,
         if len(ids) != 1:
             continue  # a place two assets share names neither
         words = re.escape(place)
-        at = _AT_PLACE if located else _AT_STREET if _STREET.search(place) else None
+        at = _AT_STREET if _STREET.search(place) else _AT_PLACE if located else None
         found = list(re.finditer(rf"{at} (?P<place>{words})\b", text)) if at else []
         whole = re.fullmatch(rf"[, ]*{_BESIDE_A_PLACE}(?P<place>{words})[, ]*"
                              rf"{_BESIDE_A_PLACE}", text) if alone else None

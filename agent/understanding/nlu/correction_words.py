@@ -85,7 +85,8 @@ NEGATION_SPLIT = (
     # nobody is there then: "we're shut on Fridays", "the site is closed all Monday", "I'm away
     # next Tuesday", "nobody's in on the 9th"; only before a day, a window or a date ("the
     # valve was closed on P-200" negates nothing)
-    r"|\b(?:shut|closed|away|off|unavailable|on (?:holiday|leave)|out of (?:the )?office"
+    r"|\b(?:shut|closed|away|(?<!call )(?<!calls )(?<!called )(?<!calling )off|unavailable"
+    r"|on (?:holiday|leave)|out of (?:the )?office"
     r"|(?:nobody|no one|no-one)(?:'s| is| will be) (?:in|around|there|here|on site|about))"
     rf"(?= (?:(?:on|every|all|this|next|that|for|over|in|the) )*(?:{_WHEN})\b)"
     r"|\b(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not)"

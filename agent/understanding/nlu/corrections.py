@@ -86,14 +86,18 @@ _FIELD = "|".join(sorted(_FIELD_WORDS, key=len, reverse=True))
 _SAID_WRONG = re.compile(
     rf"\b(?:the|that|your) (?P<f>{_FIELD})(?: you(?: ?'ve| have)?"
     r"(?: (?:got|said|put|wrote|written|booked))?(?: down)?)?"
-    r"(?:'s| is| that'?s| that is| was)(?: (?:all|just|completely|totally))?"
-    r" (?:wrong|not right|incorrect|not correct|a mistake)\b"
-    rf"|\b(?:got|have|put|wrote|written|booked) (?:down )?the wrong (?P<g>{_FIELD})\b")
+    r"(?:(?:'s| is| that'?s| that is| was)(?: (?:all|just|completely|totally))?"
+    r" (?:wrong|not right|incorrect|not correct|a mistake)"
+    r"|(?: isn'?t| is not|'s not| wasn'?t| was not) (?:quite )?(?:right|correct"
+    r"|the right (?:one|1)))\b"
+    rf"|\b(?:got|have|put|wrote|written|booked) (?:down )?the wrong (?P<g>{_FIELD})\b"
+    rf"|\b(?:got|have|put|wrote|written|booked) (?:down )?the (?P<h>{_FIELD})"
+    r" (?:all )?wrong\b")
 
 
 def fields_said_wrong(text: str) -> tuple[str, ...]:
     """The fields the turn says are wrong, in the words that name them (pure)."""
-    return tuple(dict.fromkeys(_FIELD_WORDS[m.group("f") or m.group("g")]
+    return tuple(dict.fromkeys(_FIELD_WORDS[m.group("f") or m.group("g") or m.group("h")]
                                for m in _SAID_WRONG.finditer(text)))
 
 

@@ -17,6 +17,8 @@ YES = (
     r"|all right|sounds good|perfect|please do|absolutely|of course|affirmative|confirm(?:ed)?"
     r"|that'?s correct|exactly|fine|great|go ahead|do it|book it|yes please|aye|uh-?huh"
     r"|mm-?hm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
+    # "Go on then, yes.", "crack on": carry on with what was read back
+    r"|go on(?! to\b)|crack on|book that|do that"
     r"|that'?s (?:it|the one|grand|great|fine|perfect|lovely)|you got it|works for me"
     # "that works", "this suits us", "that'll do", "happy with that": the offer is fine
     r"|(?:that|this)(?: (?:one|day|time|slot))? (?:works|suits|would work|would suit|will do"
@@ -24,7 +26,8 @@ YES = (
     r"|works for us|happy with that|let'?s do (?:it|that)"
 )
 GO_AHEAD = (
-    r"go ahead|go for it|proceed|book it|do it|please do|confirm(?:ed)?|that'?s fine|"
+    r"go ahead|go for it|go on(?! to\b)|crack on|proceed|book it|book that|do it|do that"
+    r"|please do|confirm(?:ed)?|that'?s fine|"
     r"yes,? (?:and|but|please)|sounds good|lock it in"
 )
 NO = (
@@ -122,9 +125,12 @@ _CALLED_OFF = (
     r"(?: (?:on|for|at|in) (?:the )?[\w-]+){0,2})"
 )
 CANCEL = (
-    rf"cancel\w*|call {_CALLED_OFF} off|call off"
+    rf"cancel\w*|call(?:s|ing|ed)? {_CALLED_OFF} off|call(?:s|ing|ed)? off"
     rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that"
     rf"|everything|{_GONE})\b"
+    # one of the visits, named by which: "could you scrap the earlier one?"
+    r"|(?:scrap|drop|ditch|bin|kill) (?:the (?:[\w'-]+ ){0,2}(?:one|1)|one of (?:them|those"
+    r"|the (?:visits|bookings|appointments)))\b"
     rf"|(?:knock|knocked) (?:it|that|{_GONE}) on the head"
     r"|take (?:us|me|it|that) off (?:the|your) (?:schedule|list|books|calendar|diary)"
     rf"|{CANCEL_BY_NEED}"
@@ -135,7 +141,7 @@ CANCEL = (
     r"|no need (?:for anyone |for someone )?to (?:come|send|visit)"
     r"|(?:don'?t|do not) bother (?:sending|coming|with the visit|with the booking)"
     r"|(?:can|could) do without (?:it|that|the visit|the booking|the engineer|the technician"
-    r"|a visit)"
+    r"|a visit|one of (?:them|those|the (?:visits|bookings|appointments)))"
     r"|not needed any ?more"
 )
 # A conditional clause: what follows it up to the clause's end is a supposition, not a request

@@ -53,7 +53,11 @@ ORDINAL_DATE_FOLLOWERS = frozenset(
     # writes down ("Monday, er, towards the end of the day")
     "towards toward through throughout during within past near over up upon onto into off out "
     "across along beyond plus per unless while whilst since because although whether "
-    "um umm uh uhh er erm ah ahh hmm mm well right".split()
+    "um umm uh uhh er erm ah ahh hmm mm well right "
+    # a pronoun with its verb starts the next clause ("the one on Friday the 11th I'm calling
+    # off")
+    "i'm i've we've you've they've you're he's she's there's here's he'd she'd he'll she'll "
+    "they'll it'll that'll".split()
 )
 
 # Relative day words dateparser reads correctly against RELATIVE_BASE.

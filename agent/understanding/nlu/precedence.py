@@ -55,8 +55,11 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
     if explicit is Intent.CANCEL and intents.cancels_only_by_need(text) \
             and {field for field, _ in withdrawn} & {s.field for s in slots}:
         explicit, corrective = None, True  # "won't need it on Friday, Thursday is better"
-    if explicit is Intent.RESCHEDULE and changes and not _booked(context):
-        explicit = None  # "move it to Friday" before anything is booked corrects the request
+    if explicit is Intent.RESCHEDULE and not _booked(context) and (
+            changes or _under_way(context) and booking_values):
+        # "move it to Friday" before anything is booked corrects the request, even to the
+        # value it holds ("could we change it to the ninth?" with the 9th read back)
+        explicit = None
         corrective = True
     elif explicit is Intent.RESCHEDULE and any(s.field in BOOKING_VALUES for s in changes):
         corrective = True  # a move of a booked visit revises the values it names

@@ -148,7 +148,11 @@ _SALUTATION = re.compile(
     # a word that opens talk rather than answers: "Morning. Er, before I forget, ...",
     # "Morning, so, the pump...", "Morning, listen, ..."
     r"|before|so|right|ok|okay|well|listen|look|about|regarding|question|thanks|cheers|need"
-    r"|want|wondering|was|there|there's|theres|let|let's|lets)\b"
+    r"|want|wondering|was|there|there's|theres|let|let's|lets"
+    # the visit or the asset the call is about: "Morning, the engineer coming to Harbour
+    # Road...", "Afternoon, our pump P-100..."
+    r"|(?:the|that|this|your|our|my) (?:engineer|technician|tech|chap|guy|visit|booking"
+    r"|appointment|service|pump|compressor|gearbox|unit|machine))\b"
     r"|[a-z]+ (?:here|speaking|from)\b)")  # "Morning, Sam here", "Afternoon, Jo from Acme"
 # "The first thing is the pump": "first thing" after an article is a noun, not the day's start.
 _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
