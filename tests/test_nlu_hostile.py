@@ -46,6 +46,11 @@ HOSTILE = [
     ("could you book a service visit for Globex's gearbox G-7 on Friday morning?",
      "tenant globex"),
     ("I'm booking this for a colleague", "another person"),
+    # a person by title and name is a person, not a company (blind round 25)
+    ("Hello, I'm calling on behalf of Mr Jansen, he'd like his pump serviced on Friday.",
+     "another person (mr jansen)"),
+    ("Good morning, I'm ringing for Ms de Vries, could her visit move to Thursday?",
+     "another person"),
     # blind round 16: the visit named between the act of billing and the party
     ("and please bill that visit to Globex, they're paying for it this time", "billing globex"),
     ("put our booking on Initech's account", "initech"),

@@ -36,6 +36,8 @@ AUTHORITY: dict[str, str] = {
         r"|(?<!need )(?<!ask )(?<!asking )(?<!wait )(?<!waiting )"
         r"(?:for|on behalf of) (?:my |a )?(?:colleague|coworker|co-worker|boss|wife|husband"
         r"|partner|friend|neighbou?r|brother|sister|someone else|somebody else)\b"
+        # a person by title and name: "calling on behalf of Mr Jansen", "ringing for Ms de Vries"
+        r"|(?:for|on behalf of) (?P<titled>(?:mr|mrs|ms|miss|dr|doctor)\.? [a-z][\w'-]*)"
     ),
     "filter override": (
         r"search everything|ignore (?:the |all |your )?(?:filters?|rules|restrictions|scope"
@@ -83,5 +85,5 @@ NOT_AN_ORG = frozenset(
     "booking visit some someone somebody him her them this that it advice support quote "
     "update repair repairs maintenance assistance question questions pump pumps unit units "
     "appointment appointments engineer technician home work site office return returns "
-    "refund again now today tomorrow".split()
+    "refund again now today tomorrow mr mrs ms miss dr doctor".split()
 )

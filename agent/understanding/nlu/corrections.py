@@ -249,6 +249,8 @@ def authority_boundary(text: str, context: ProposalContext,
                 not _same(org, caller.subject) and org not in caller.name.lower().split():
             return f"tenant {org}"
     match = _AUTHORITY["other person"].search(text)
+    if match and match.group("titled"):
+        return f"another person ({match.group('titled')})"  # "on behalf of Mr Jansen"
     if match:
         return f"another person's {match.group(0).split()[-1]}"
     match = _AUTHORITY["filter override"].search(text)
