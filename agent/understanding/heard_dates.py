@@ -241,6 +241,52 @@ def day_after_tomorrow_lost(text: str, values: Sequence[SlotValue], today: date 
         and (VISIT_DATE, after) not in set(withdrawn)
 
 
+# Words that may stand before "from tomorrow" and leave the day tomorrow ("any time from
+# tomorrow", "starting from today"); any other word there may be a count misheard ("a week
+# from tomorrow" heard as "to read from tomorrow", "tank from tomorrow")
+_FROM_A_DAY_ALONE = frozenset("starting start started time anytime free available open on "
+                              "onwards away apart and then".split())
+_FROM_A_DAY = re.compile(r"\b([a-z']+) from (?:tomorrow|today)\b")
+
+
+def count_before_from_lost(text: str, values: Sequence[SlotValue]) -> bool:
+    """The turn says "<word> from tomorrow" (or today), the date read does not count from it,
+    and the word is none that leaves the day as it is: a count of days or weeks was misheard
+    ("a week from tomorrow" heard as "service to read from tomorrow"), so the date read
+    ("tomorrow") is another day."""
+    said = " ".join(_tokens(text))
+    dates = [s for s in values if s.field == VISIT_DATE]
+    if not dates or any("from" in s.text for s in dates):
+        return False
+    return any(m.group(1) not in _FROM_A_DAY_ALONE for m in _FROM_A_DAY.finditer(said))
+
+
+_ORDINAL_WORD = re.compile(r"\d{1,2}(?:st|nd|rd|th)|[a-z]*(?:first|second|third|fourth|fifth"
+                           r"|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|teenth|tieth)")
+_ORDINAL_REACH = 4  # how many words after a weekday an unread ordinal may stand
+
+
+def ordinal_after_weekday_unread(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date read from a weekday alone, and a word of an ordinal a few words after it that no
+    date was read from: the day of the month was misheard around it ("Monday the
+    twenty-first" heard as "Monday, but when, at first"), so the weekday's next date may be
+    another day. Not "first thing" (the start of the day) nor "first of all"."""
+    tokens = _tokens(text)
+    for slot in values:
+        if slot.field != VISIT_DATE or any(
+                _tokens(part) and _tokens(part)[-1] not in lexicon.WEEKDAYS
+                for part in slot.text.split("/")):
+            continue
+        for i, token in enumerate(tokens):
+            if token not in lexicon.WEEKDAYS:
+                continue
+            for j in range(i + 1, min(len(tokens), i + 1 + _ORDINAL_REACH)):
+                later = tokens[j + 1] if j + 1 < len(tokens) else ""
+                if _ORDINAL_WORD.fullmatch(tokens[j]) and later not in ("thing", "of"):
+                    return True
+    return False
+
+
 def instead_not_read(text: str, values: Sequence[SlotValue]) -> bool:
     """A day or a part of the day said just before "instead" ("push it to Friday morning
     instead", "the afternoon instead"; not "instead of") is the one meant, and the value read

@@ -353,6 +353,10 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "two values of one field and nothing says which is meant")
     if back_to_back(utterance.text, values):
         return Hearing(False, "two days or times back to back with no word between them")
+    if heard_dates.count_before_from_lost(utterance.text, values):
+        return Hearing(False, "a word before 'from tomorrow' that no count was read from")
+    if heard_dates.ordinal_after_weekday_unread(utterance.text, values):
+        return Hearing(False, "an ordinal after the weekday that no date was read from")
     if heard_dates.correction_lost(utterance.text, withdrawn):
         return Hearing(False, "'the same' was said and no correction was read")
     heard_as = [probability for _, probability in utterance.words]

@@ -18,7 +18,7 @@ YES = (
     r"|that'?s correct|exactly|fine|great|go ahead|do it|book it|yes please|aye|uh-?huh"
     r"|mm-?hm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
     # "Go on then, yes.", "crack on": carry on with what was read back
-    r"|go on(?! to\b)|crack on|book that|do that"
+    r"|go on(?! to\b)|crack on"
     r"|that'?s (?:it|the one|grand|great|fine|perfect|lovely)|you got it|works for me"
     # "that works", "this suits us", "that'll do", "happy with that": the offer is fine
     r"|(?:that|this)(?: (?:one|day|time|slot))? (?:works|suits|would work|would suit|will do"
@@ -26,8 +26,8 @@ YES = (
     r"|works for us|happy with that|let'?s do (?:it|that)"
 )
 GO_AHEAD = (
-    r"go ahead|go for it|go on(?! to\b)|crack on|proceed|book it|book that|do it|do that"
-    r"|please do|confirm(?:ed)?|that'?s fine|"
+    r"go ahead|go for it|go on(?! to\b)|crack on|proceed|book it|do it|please do"
+    r"|confirm(?:ed)?|that'?s fine|"
     r"yes,? (?:and|but|please)|sounds good|lock it in"
 )
 NO = (
