@@ -140,9 +140,8 @@ _PICK = (r"(?:(?:the|that|it'?s|its|it is|um+|uh+|er+|erm)\s+)*"
          r"(?:\s+(?:you|that you)\s+(?:mentioned|said|named|listed|gave|read out|offered))?")
 _AROUND = (r"(?:\W|\b(?:yes|yeah|yep|oh|um+|uh+|er+|erm|please|thanks|thank you|i think|i'?d say"
            r"|sorry|then|so|that'?s it|that one|no)\b)*")
-_PICKS = re.compile(rf"^{_AROUND}{_PICK.replace('?P<w>', '')}"
-                    rf"(?:{_AROUND}{_PICK.replace('?P<w>', '')})*{_AROUND}$")
 _ONE_PICK = re.compile(rf"\b{_PICK}")
+_ONLY_AROUND = re.compile(_AROUND)
 
 
 def _picked(text: str, options: tuple[str, ...], days: dict[str, str]) -> str | None:
@@ -150,12 +149,13 @@ def _picked(text: str, options: tuple[str, ...], days: dict[str, str]) -> str | 
     ``options`` ("the first", "the second", "the last") or, where ``days`` gives each option
     its day, by time ("the earlier one", "the latest"). Picks that disagree choose nothing."""
     said = text.lower().strip()
-    if len(options) < 2 or _PICKS.match(said) is None:
-        return None
+    picks = list(_ONE_PICK.finditer(said))
+    if len(options) < 2 or not picks or not _ONLY_AROUND.fullmatch(_ONE_PICK.sub(" ", said)):
+        return None  # a turn of picks and the words around them only
     by_day = sorted(options, key=lambda o: days.get(o, ""))
     timed = len(days) == len(options) and len(set(days.values())) == len(options)
     chosen = set()
-    for match in _ONE_PICK.finditer(said):
+    for match in picks:
         word = match.group("w")
         if word.startswith(("earl", "lat")) and word != "latter":
             if not timed:

@@ -97,7 +97,7 @@ def booking_args(snapshot: LedgerSnapshot, caller: CallerProfile) -> dict[str, s
         "account": caller.account,
         "asset": asset_id,
         "date": snapshot.value(VISIT_DATE) or "",
-        "units": snapshot.value(UNITS) or caller.booking_default(UNITS, asset_id) or "1",
+        "units": snapshot.value(UNITS) or caller.booking_default(UNITS, asset_id) or "",
         "site": snapshot.value(SITE) or caller.booking_default(SITE, asset_id) or "",
         "contact": snapshot.value(CONTACT) or caller.subject,
     }

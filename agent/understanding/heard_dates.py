@@ -271,19 +271,18 @@ def ordinal_after_weekday_unread(text: str, values: Sequence[SlotValue]) -> bool
     date was read from: the day of the month was misheard around it ("Monday the
     twenty-first" heard as "Monday, but when, at first"), so the weekday's next date may be
     another day. Not "first thing" (the start of the day) nor "first of all"."""
+    if not any(slot.field == VISIT_DATE and all(
+            not words or words[-1] in lexicon.WEEKDAYS
+            for words in map(_tokens, slot.text.split("/"))) for slot in values):
+        return False
     tokens = _tokens(text)
-    for slot in values:
-        if slot.field != VISIT_DATE or any(
-                _tokens(part) and _tokens(part)[-1] not in lexicon.WEEKDAYS
-                for part in slot.text.split("/")):
+    for i, token in enumerate(tokens):
+        if token not in lexicon.WEEKDAYS:
             continue
-        for i, token in enumerate(tokens):
-            if token not in lexicon.WEEKDAYS:
-                continue
-            for j in range(i + 1, min(len(tokens), i + 1 + _ORDINAL_REACH)):
-                later = tokens[j + 1] if j + 1 < len(tokens) else ""
-                if _ORDINAL_WORD.fullmatch(tokens[j]) and later not in ("thing", "of"):
-                    return True
+        for j in range(i + 1, min(len(tokens), i + 1 + _ORDINAL_REACH)):
+            later = tokens[j + 1] if j + 1 < len(tokens) else ""
+            if _ORDINAL_WORD.fullmatch(tokens[j]) and later not in ("thing", "of"):
+                return True
     return False
 
 
