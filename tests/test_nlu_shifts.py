@@ -185,6 +185,16 @@ def test_a_first_request_that_leaves_the_day_open_is_a_booking(said):
     assert "visit_date" not in slot_values(p), (said, p)
 
 
+@pytest.mark.parametrize("said, window", [
+    # a held-out recording: "anything but the morning" heard as "everything but the morning"
+    ("P 100 on Monday the 14th, everything but the morning", "morning"),
+    ("Thursday suits, anytime but the afternoon", "afternoon"),
+])
+def test_everything_but_a_window_rules_it_out(said, window):
+    p = propose(said, context(values={"asset": "P-100"}))
+    assert not any(s.field == "visit_window" and s.value == window for s in p.slots), (said, p)
+
+
 @pytest.mark.parametrize("said, day", [("any day except Friday", "2026-12-04"),
                                        ("any day next week but Monday works", "2026-12-07"),
                                        ("the morning, apart from Friday", "2026-12-04")])
@@ -194,7 +204,9 @@ def test_an_exception_is_never_the_value(said, day):
 
 
 @pytest.mark.parametrize("said, time", [("Friday, anything but 3 o'clock", "15:00"),
-                                        ("Friday, any slot but half 2", "14:30")])
+                                        ("Friday, any slot but half 2", "14:30"),
+                                        ("Friday, everything but 11 o'clock", "11:00"),
+                                        ("Friday, anytime but 2 pm", "14:00")])
 def test_an_exception_to_anything_is_never_the_time(said, time):
     p = propose(said, context(values={"asset": "P-100"}))
     assert not any(s.field == "visit_time" and s.value == time for s in p.slots), (said, p)

