@@ -131,6 +131,40 @@ async def test_a_question_about_the_callers_visits_is_answered_from_the_booking_
         assert c.field("visit_date") is None  # nothing the question said is held
 
 
+async def test_a_question_about_visits_asked_back_puts_the_question_again():
+    # blind round 27's n14: asked which day, the caller asked what they had booked; the agent
+    # answered and left the question unasked
+    async with call(bookings=[{**VISIT, "ref": "BK-1", "date": "2026-12-08"}]) as c:
+        await c.say("I'd like to book a service for P-200.")
+        assert c.sink.last == "Which day would suit you?"
+        reply = await c.say("Hang on, what have we already got booked with you?")
+        assert reply == ("You have one visit booked: booking BK-1 for pump P-100 on Tuesday "
+                         "8 December, in the morning. Which day would suit you?"), reply
+        assert not c.events("repair")  # put afresh, no step of the repair ladder
+        await c.say("Right, then Wednesday the 9th in the afternoon.")
+        await c.until("confirmation_requested", op="create_booking")
+
+
+@pytest.mark.parametrize("declining", [
+    "Hmm, on second thoughts, don't cancel it after all, leave it where it is.",
+    "Actually, no.",
+    "I'd rather not cancel it, to be honest.",
+])
+async def test_a_cancel_declined_keeps_the_booking_and_says_so(declining):
+    # blind round 27's n11: "don't cancel it after all" was no answer ("Shall I go ahead with
+    # that?"), and a no was followed by "What would you like to change?"
+    async with call(bookings=[THURSDAY_PM]) as c:
+        await c.say("Cancel the P-100 visit on Thursday afternoon.")
+        assert "Cancel booking BK-5503" in c.sink.last
+        reply = await c.say(declining)
+        assert reply == ("Okay, I won't cancel it. Booking BK-5503 stays as it is. Is there "
+                         "anything else I can help with?"), reply
+        await c.say("No, that's all, thanks.")
+        await c.settle()
+        assert [(b["ref"], b["status"]) for b in c.bookings()] == [("BK-5503", "confirmed")]
+        assert not c.notifications()
+
+
 async def test_a_question_about_visits_with_none_booked_says_so():
     async with call() as c:
         reply = await c.say("Have we got anything booked?")

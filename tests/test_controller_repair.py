@@ -411,11 +411,10 @@ async def test_morning_or_afternoon_is_spelled_out_then_checked():
 
 async def test_which_booking_names_the_callers_bookings():
     async with call(caller=ONE_PUMP, bookings=TWO_VISITS) as c:
-        await c.say("I want to move my booking to Friday morning.")
+        reply = await c.say("I want to move my booking to Friday morning.")
         assert c.events("clarification_requested")[-1].get("fields") == ("booking_ref",)
-        reply = await c.say("hmm")
-        assert reply == ("Is it booking BK-1001 for P-100 on Tuesday 8 December, "
-                         "or booking BK-2002 for P-100 on Wednesday 9 December?")
+        assert reply == ("Which booking do you mean? Is it booking BK-1001 for P-100 on Tuesday "
+                         "8 December, or booking BK-2002 for P-100 on Wednesday 9 December?")
         reply = await c.say("yes")  # "yes" to an either-or resolves nothing
         assert reply == "Do you mean booking BK-1001 for P-100 on Tuesday 8 December?"
         await c.say("yes")
@@ -426,6 +425,24 @@ async def test_which_booking_names_the_callers_bookings():
         moved = {b["ref"]: b["date"] for b in c.bookings()}
         assert moved == {"BK-1001": "2026-12-04", "BK-2002": "2026-12-09"}
         assert_no_question_repeats(c)
+
+
+async def test_a_pick_answers_the_yes_no_on_one_of_the_bookings_named():
+    # blind round 27: "The later one" said once the ladder asks about the first booking alone
+    async with call(caller=ONE_PUMP, bookings=TWO_VISITS) as c:
+        await c.say("We need to cancel the Harbour Road visit.")
+        reply = await c.say("Hmm, I'm not sure.")
+        assert reply == "Do you mean booking BK-1001 for P-100 on Tuesday 8 December?"
+        await c.say("The later one, please.")
+        assert c.field("booking_ref").value == "BK-2002"
+        assert c.events("confirmation_requested", op="cancel_booking")
+
+
+async def test_more_bookings_than_a_question_can_name_are_asked_about_openly():
+    visits = [dict(TWO_VISITS[0], ref=f"BK-{n}", date=f"2026-12-{n:02d}") for n in range(7, 11)]
+    async with call(caller=ONE_PUMP, bookings=visits) as c:
+        reply = await c.say("Cancel my P-100 visit, please.")
+        assert reply == "Which booking do you mean?"
 
 
 async def test_a_confirmation_that_gets_neither_yes_nor_no_climbs_the_ladder():

@@ -126,6 +126,9 @@ STATUS = [
     "is our appointment still on", "when will someone be coming out to P-100",
     # blind round 16
     "Hello, what have we got booked with you at the moment?", "so what have we still got booked",
+    # blind round 27: a word of time inside the question
+    "Hang on, what have we already got booked with you?",
+    "have we currently got anything booked in?", "what's already booked for us?",
     "just to check, when is that visit again",
     # blind round 17: asked inside another question
     "can you remind me what we've got booked with you at the moment",
@@ -218,7 +221,12 @@ def test_empty_or_filler_turn_is_unknown_with_no_slots(said):
     [("book it", Intent.YES, True), ("do it", Intent.YES, True),
      ("go ahead", Intent.YES, True), ("yes", Intent.YES, False),
      ("no, don't book it", Intent.NO, False), ("don't go ahead", Intent.NO, False),
-     ("hold on", Intent.NO, False), ("no", Intent.NO, False)],
+     ("hold on", Intent.NO, False), ("no", Intent.NO, False),
+     # a change of mind before the answer, and a cancel declined anywhere in the turn
+     ("on second thoughts, no", Intent.NO, False), ("actually, yes", Intent.YES, False),
+     ("come to think of it, no", Intent.NO, False),
+     ("I'd rather not cancel it after all", Intent.NO, False),
+     ("we won't cancel it, leave it as it is", Intent.NO, False)],
 )
 def test_answer_to_shall_i_go_ahead(said, intent, go_ahead):
     proposal = propose(said, context(pending_confirmation=True))

@@ -197,7 +197,9 @@ def test_a_bare_number_is_an_hour_only_when_the_agent_asked_for_the_time():
 
 
 @pytest.mark.parametrize(("said", "window"), [
-    ("Mon pm", "afternoon"), ("Wed, am please", "morning"), ("Thursday am", "morning")])
+    ("Mon pm", "afternoon"), ("Wed, am please", "morning"), ("Thursday am", "morning"),
+    ("am please", "morning"), ("yes, pm", "afternoon"), ("the 9th, pm", "afternoon"),
+    ("tomorrow am", "morning")])
 def test_a_bare_am_or_pm_is_the_window(said, window):
     assert [w.value for w in read_windows(normalise(said))] == [window]
 
@@ -227,7 +229,9 @@ def test_parts_of_the_day_outside_the_visits_are_read_to_be_refused(said, window
                                   "it was running all night",
                                   # a held-out recording: "ideally about" heard as "I nearly am"
                                   "I nearly am out there", "yes I really am sure",
-                                  "I still am waiting on the engineer"])
+                                  "I still am waiting on the engineer",
+                                  # a held-out recording: "about two o'clock" heard so
+                                  "the Utrecht pump, am out to the clock"])
 def test_words_that_are_no_window(said):
     assert read_windows(normalise(said)) == ()
 

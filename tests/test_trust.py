@@ -881,6 +881,42 @@ def test_a_faint_word_right_before_a_day_of_the_month_is_checked(text, faint, cl
         assert verdict.reason == "a faint word that may have said the month comes before the day"
 
 
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # "ignore that, put us down for half eight in the morning" heard with a "not" (set 27)
+    ("Can I get P 100 booked in for Monday the 7th in the afternoon? It not let protest on for "
+     "their fate in the morning.", "not", False),
+    # a negation heard well, or right before what it rules out, or far before a value it
+    # did not rule out
+    ("Can I get P 100 booked in for Monday the 7th in the afternoon? It not let protest on for "
+     "their fate in the morning.", None, True),
+    ("P 100 on Monday the 7th in the afternoon, not in the morning.", "not", True),
+    ("P 100 in the afternoon. No, the lads knock off early that day, so give us the morning.",
+     "No,", True),
+    # a day named far after the negation that is the day meant, not one ruled out (set 26)
+    ("Can we have somebody look at P 100 tomorrow afternoon? No, that's wrong, tomorrow is "
+     "taken, so Thursday afternoon.", "No,", True),
+])
+def test_a_value_ruled_out_far_after_a_faint_negation_is_checked(text, faint, clear):
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    proposal = RuleProposer(NOW).propose(Utterance(text), context)
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.4} if faint else None), proposal.slots,
+                          EXPECT, withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
+    if not clear:
+        assert verdict.reason == "a value ruled out far after a faint negation"
+
+
+@pytest.mark.parametrize(("text", "clear"), [
+    # "December 22nd" heard as "the same but when the second" (held-out set 8)
+    ("Could somebody come out to P 200 on the same but when the second at 3 pm?", False),
+    ("P 200 on the plenty 3rd, after lunch.", False),
+    ("P 200 on the 2nd at 3 pm, when the lads are in.", True),
+    ("When can you come? P 200 on the 22nd at 3 pm.", True),
+])
+def test_a_word_like_twenty_before_a_day_under_the_tenth_is_checked(text, clear):
+    judged_as(text, clear, "a word like 'twenty' comes before a day under the 10th")
+
+
 @pytest.mark.parametrize(("text", "clear"), [
     # "in for January the twelfth" heard as "in 4 January but well" (held-out set 6)
     ("So could we book the P 100 pump in 4 January, around 10 30?", False),

@@ -148,14 +148,16 @@ class BookingDesk(Desk):
         self.consent(action, Consent.YES)
         return True
 
-    def no(self) -> bool:
+    def no(self) -> tuple[bool, Action | None]:
+        """The caller said no to the draft awaiting a yes: record it. Returns whether a draft
+        was awaiting one, and its action (if still known)."""
         awaiting = self.workflow.answered()
         if awaiting is None:
-            return False
+            return False, None
         action = self.dispatcher.actions.get(awaiting)
         if action is not None and action.status is ActionStatus.PROPOSED:
             self.consent(action, Consent.NO)
-        return True
+        return True, action
 
     # -- realigning the system of record with the ledger --------------------------------------
     async def realign(self, *, quiet: bool = False) -> None:

@@ -73,11 +73,17 @@ def ask_field(ctx: CallContext, field: str, candidates: tuple[str, ...] = ()) ->
     ctx.ask(field_question(field, ctx.caller, candidates, heard=ctx.heard.pop(field, None)))
 
 
+NAMED_AT_MOST = 3  # the most bookings "Which booking do you mean?" names in one question
+
+
 def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
     """Ask which booking a cancel or a move is for, offering the caller's bookings that fit
     what the call heard of it, held back or not: its asset, and for a cancel its day ("cancel
     the P-100 visit on the 8th" heard unclearly: "Did you mean booking BK-3101 for P-100 on
-    Tuesday 8 December?"). A move's day is where it goes, so it does not narrow the choice."""
+    Tuesday 8 December?"; "cancel the Harbour Road visit" with two there: "Is it booking HR-1
+    ..., or booking HR-2 ...?"). A move's day is where it goes, so it does not narrow the
+    choice. With nothing heard of the visit, or more than :data:`NAMED_AT_MOST` fitting it,
+    the question is open."""
     snap = ctx.ledger.current
     heard: dict[str, set[str]] = {}
     for field in (ASSET, VISIT_DATE) if cancel else (ASSET,):
@@ -88,8 +94,10 @@ def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
             heard[field] = set(values)
     fits = [(ref, asset, day) for ref, asset, day in ctx.bookings_hint
             if asset in heard.get(ASSET, {asset}) and day in heard.get(VISIT_DATE, {day})]
-    if not heard or not fits or len(fits) == len(ctx.bookings_hint) > 1:
-        ask_field(ctx, BOOKING_REF)  # nothing heard narrows it: the open question
+    if not heard or not fits or len(fits) > NAMED_AT_MOST:
+        # nothing heard of the visit, or more bookings fit it than a caller can hold in mind
+        # from one sentence: the open question
+        ask_field(ctx, BOOKING_REF)
         return
     names = tuple((ref, f"booking {ref} for {asset} on {spoken_date(day)}")
                   for ref, asset, day in fits)

@@ -26,6 +26,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.core.ops import Op
 from agent.core.ports import BookingRecord, held_by
 from agent.core.speech import SpeechKind
 from agent.service.answer_desk import AnswerDesk
@@ -249,7 +250,16 @@ async def decline(call: Call, offer: Offer | None) -> bool:
     if offer is not None:
         return False
     desk, asked = call.bookings, call.ctx.on_table()
-    if desk.no():
+    awaited, action = desk.no()
+    if awaited and action is not None and action.op is Op.CANCEL_BOOKING \
+            and not desk.in_flight():
+        # "don't cancel it after all": the booking stays, and the cancel is dropped
+        desk.workflow.on(GoalEvent.SETTLED)
+        ref = dict(action.args)["ref"]
+        call.ctx.ask(Question(REQUEST, (f"Okay, I won't cancel it. Booking {ref} stays as it is.",
+                                        "Is there anything else I can help with?"), event=""))
+        return True
+    if awaited:
         call.ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)
         return True
     if asked is not None and asked.question.field == BOOKING_REF and desk.target_ref is None \
@@ -272,7 +282,7 @@ async def about_terms(call: Call, offer: Offer | None) -> bool:
 async def about_visits(call: Call, offer: Offer | None) -> bool:
     """A question about the visits the caller has ("when's the engineer coming?"): answered
     from the booking system's records, never from what the call holds; nothing the turn said
-    is applied, and the request on the table stands."""
+    is applied, and the request on the table stands: the question it answered is put again."""
     try:
         records = await call.bookings.dispatcher.port.bookings()
     except Exception:  # noqa: BLE001 - said plainly; the call goes on
@@ -280,7 +290,14 @@ async def about_visits(call: Call, offer: Offer | None) -> bool:
                       "Please try again in a moment."), SpeechKind.INFO)
         return True
     mine = sorted(held_by(records, call.ctx.caller.account), key=lambda r: (r.date, r.time or ""))
+    asked = call.ctx.on_table()
     call.ctx.say(visits_held(mine, call.ctx.caller), SpeechKind.INFO)
+    if asked is not None and asked.question.field:
+        # the question the caller answered with theirs is put again, afresh ("Which day would
+        # suit you?" "What have we already got booked?" "You have one visit booked: ... Which
+        # day would suit you?"), never as a step of the repair ladder
+        call.ctx.answered_since_asked = True
+        call.ctx.ask(asked.question)
     return True
 
 

@@ -52,6 +52,8 @@ def ask_for(field: str, caller: CallerProfile, candidates: tuple[str, ...] = (),
         unit = " units" if field == UNITS else ""
         if len(shown) == 1:  # one value heard unclearly: check it, there is no "which"
             return ("Sorry, I didn't catch that clearly.", f"Did you mean {shown[0]}{unit}?")
+        if field == BOOKING_REF:  # the caller's bookings that fit the visit: nothing misheard
+            return ("Which booking do you mean?", f"Is it {', or '.join(shown)}?")
         return ("Sorry, which one?", f"Did you mean {' or '.join(shown)}{unit}?")
     if field in (CONFIGURATION, REGION):
         return ask_asset(caller)

@@ -40,9 +40,12 @@ def read_answer(asked: Asked | None, p: Proposal, text: str,
     if field == BOOKING_REF:
         offered = set(asked.options) | set(asked.question.candidates)
         days = {ref: day for ref, _, day in bookings if ref in offered}
+        # picks range over the options the question named, or over every booking it was
+        # about once a yes/no on one of them is on the table ("Do you mean booking HR-1?"
+        # "The later one, please.")
+        options = tuple(o for o in asked.options if o in days)
         named = _booking_described(p, offered, bookings) \
-            or _picked(text, tuple(o for o in asked.options if o in days) or tuple(days),
-                       days) \
+            or _picked(text, options if len(options) > 1 else tuple(days), days) \
             or _booking_in_week(p, text, offered, bookings, now)
     if named is not None:
         return replace(p, intent=Intent.INFORM, slots=(SlotValue(BOOKING_REF, named, text),),

@@ -292,6 +292,24 @@ def ordinal_after_weekday_unread(text: str, values: Sequence[SlotValue]) -> bool
     return False
 
 
+# Words a recogniser writes for the tens of an ordinal day ("twenty-second" heard as "when the
+# second", "twenty-first" as "but when, at first")
+_TENS_HEARD_AS = frozenset(("when", "plenty", "twin", "thirsty"))
+_TENS_REACH = 3  # how many words before the ordinal such a word may stand ("when, at first")
+
+
+def tens_of_the_day_lost(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date read from a day of the month under the 10th ("the 2nd"), with a word a
+    recogniser writes for "twenty" or "thirty" just before it: the tens were misheard ("on
+    December 22nd" heard as "on the same but when the second"), so the day read is another."""
+    days = {words[-1] for s in values if s.field == VISIT_DATE
+            for words in map(_tokens, s.text.split("/"))
+            if words and re.fullmatch(r"[1-9](?:st|nd|rd|th)", words[-1])}
+    tokens = _tokens(text)
+    return any(token in days and _TENS_HEARD_AS & set(tokens[max(0, i - _TENS_REACH):i])
+               for i, token in enumerate(tokens))
+
+
 def instead_not_read(text: str, values: Sequence[SlotValue]) -> bool:
     """A day or a part of the day said just before "instead" ("push it to Friday morning
     instead", "the afternoon instead"; not "instead of") is the one meant, and the value read

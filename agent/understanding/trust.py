@@ -187,6 +187,7 @@ from agent.understanding.nlu import (
     correction_words,
     dates,
     intent_words,
+    lexicon,
     times,
 )
 from agent.understanding.nlu.normalise import normalise
@@ -351,6 +352,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a time whose minutes are no multiple of five")
     if another_place_said(utterance.text, values, expect, withdrawn):
         return Hearing(False, "the site of another asset was said")
+    if far_from_its_negation(utterance.words, withdrawn, CUE_WORD):
+        return Hearing(False, "a value ruled out far after a faint negation")
     if any((s.field, s.value) in withdrawn for s in values):
         return Hearing(False, "a value read is one the turn ruled out")
     if contradicts_itself(utterance.text, slots):
@@ -361,6 +364,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a word before 'from tomorrow' that no count was read from")
     if heard_dates.ordinal_after_weekday_unread(utterance.text, values):
         return Hearing(False, "an ordinal after the weekday that no date was read from")
+    if heard_dates.tens_of_the_day_lost(utterance.text, values):
+        return Hearing(False, "a word like 'twenty' comes before a day under the 10th")
     if heard_dates.correction_lost(utterance.text, withdrawn):
         return Hearing(False, "'the same' was said and no correction was read")
     heard_as = [probability for _, probability in utterance.words]
@@ -453,6 +458,47 @@ def taken_back(text: str, values: Sequence[SlotValue],
         elif before and not (corrected and not _TOKEN.search(said, marker.end())):
             return True  # (a last "sorry" after a correction heard apologises for it)
     return False
+
+
+# Words that rule out what follows them (see far_from_its_negation)
+_NEGATING = frozenset(("not", "no", "dont", "cant", "wont", "never"))  # as joined tokens
+_NEGATION_REACH = 4  # the most words a negation heard faintly stands before what it rules out
+_DAY_WORD = re.compile(r"\d{1,2}(?:st|nd|rd|th)|" + "|".join(lexicon.WEEKDAYS))
+
+
+def far_from_its_negation(words: Sequence[tuple[str, float]],
+                          withdrawn: Collection[tuple[str, str]], faint: float) -> bool:
+    """A value the turn ruled out is named more than :data:`_NEGATION_REACH` words after a
+    negation heard below ``faint``, with no value between them: the negation was likely
+    misheard from other words ("ignore that, put us down for half eight in the morning" heard
+    as "It not let protest on for their fate in the morning": the morning, which was meant,
+    read as ruled out), so what the turn kept may be what the caller took back."""
+    windows = {value for field, value in withdrawn if field == VISIT_WINDOW}
+    days: set[str] = set()  # the words that name a day ruled out: its weekday, its ordinal
+    for field, value in withdrawn:
+        try:
+            day = date.fromisoformat(value) if field == VISIT_DATE else None
+        except ValueError:
+            day = None
+        if day is not None:
+            days |= {day.strftime("%A").lower(), normalise(_ordinal(day.day))}
+    said = [(" ".join(_TOKEN.findall(normalise(w))).replace(" ", ""), p) for w, p in words]
+    for i, (word, heard) in enumerate(said):
+        if word not in _NEGATING or heard >= faint:
+            continue
+        for k in range(i + 1, len(said)):
+            later = said[k][0]
+            if later in _WINDOWS or _DAY_WORD.fullmatch(later) or later.isdigit():
+                if k - i > _NEGATION_REACH and (later in windows or later in days):
+                    return True
+                break
+    return False
+
+
+def _ordinal(n: int) -> str:
+    """``n`` with its ordinal suffix ("1st", "22nd", "13th")."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def another_place_said(text: str, values: Sequence[SlotValue], expect: Expected,

@@ -12,6 +12,8 @@ from __future__ import annotations
 # A word a caller fills a pause with ("Um, yes", "Morning. Er, could you..."): it stands
 # between the parts of a turn without being one of them.
 HESITATION = r"(?:mm+|hmm+|um+|uh+|er+|erm+|ah+|oh|well)"
+CHANGE_OF_MIND = (r"(?:on (?:second|2nd|reflection|further) thoughts?|actually|come to think of it"
+                  r"|thinking about it|having thought about it|now that i think about it)")
 YES = (
     r"yes|yeah|yep|yup|ya|yah|sure|correct|right|that'?s right|that is right|ok|okay|alright"
     r"|all right|sounds good|perfect|please do|absolutely|of course|affirmative|confirm(?:ed)?"
@@ -197,6 +199,8 @@ HELD_VISIT = (
 # nothing: the agent reads the caller's bookings from the booking system.
 _COMING = (r"(?:the |my |our |your )?(?:engineer|technician|tech|visit|booking|appointment"
            r"|service visit|service|someone|somebody|anyone|anybody)")
+# "still", "already": a word of time inside a question about what is booked
+_SO_FAR = r"(?:(?:still|already|currently|now|actually) )?"
 STATUS = (
     rf"when(?:'s| is| will| are)? {_COMING}(?: [\w'-]+){{0,3}}? (?:coming|due|booked|scheduled"
     r"|arriving|happening|be (?:here|there|coming|arriving|round|over|out))"
@@ -205,20 +209,21 @@ STATUS = (
     r"(?:visit|booking|appointment|engineer|technician)"
     rf"|(?:is|are) {_COMING}(?: [\w'-]+){{0,3}}? still (?:on|coming|booked|happening"
     r"|going ahead|scheduled)"
-    r"|(?:have|do) (?:i|we) (?:got |have )?(?:a|any|anything|something) (?:[\w'-]+ ){0,2}?"
+    rf"|(?:have|do) (?:i|we) {_SO_FAR}(?:got |have )?(?:a|any|anything|something) "
+    r"(?:[\w'-]+ ){0,2}?"
     r"(?:booked|scheduled|lined up|coming up|in the diary)"
     r"|what (?:bookings|visits|appointments) (?:do|have) (?:i|we)"
-    # "what have we got booked with you?", "what have we still got booked?", "what do we have
-    # booked", "when is that visit again?"
-    r"|what (?:have|'ve|do) (?:i|we) (?:still )?(?:got |have )?(?:still )?(?:booked|scheduled"
+    # "what have we got booked with you?", "what have we still got booked?", "what have we
+    # already got booked?", "what do we have booked", "when is that visit again?"
+    rf"|what (?:have|'ve|do) (?:i|we) {_SO_FAR}(?:got |have )?{_SO_FAR}(?:booked|scheduled"
     r"|lined up|in the diary|on the books)"
     r"|when(?:'s| is) (?:that|this) (?:[\w'-]+ ){0,2}?(?:visit|booking|appointment)"
     r"|remind me (?:when|what time|what day)"
     # asked inside another question: "remind me what we've got booked", "what's booked for
     # us?", "could you tell me what visits we have coming up?"
-    r"|what (?:i|we)(?:'ve| have)? (?:still )?(?:got |have )?(?:still )?(?:booked|scheduled"
+    rf"|what (?:i|we)(?:'ve| have)? {_SO_FAR}(?:got |have )?{_SO_FAR}(?:booked|scheduled"
     r"|lined up|in the diary|on the books|coming up)"
-    r"|what(?:'s| is) (?:still )?(?:booked|scheduled|lined up|in the diary|on the books)"
+    rf"|what(?:'s| is) {_SO_FAR}(?:booked|scheduled|lined up|in the diary|on the books)"
     r"|what (?:bookings|visits|appointments) (?:(?:i|we)(?:'ve| have)?|(?:are|is) there"
     r"|there (?:are|is))\b"
 )

@@ -18,7 +18,8 @@ _GOODBYE = re.compile(rf"\b(?:{intent_words.GOODBYE})\b")
 _CANCEL = re.compile(rf"\b(?:{intent_words.CANCEL})\b")
 # A cancel the caller declines: "don't cancel it", "rather than scrapping it", "instead of
 # calling it off"
-_DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not|rather than|instead of)"
+_DONT_CANCEL = re.compile(r"\b(?:don'?t|do not|no need to|not|rather than|instead of"
+                          r"|rather not|won'?t)"
                           r" (?:cancel|scrap|call(?:ing)? (?:it|that|\w+) off|drop|ditch"
                           r"|bin)")
 # A conditional clause runs from its conjunction to the next comma, "then", or the turn's end.
@@ -32,7 +33,9 @@ _MAINTENANCE = re.compile(rf"\b(?:{intent_words.MAINTENANCE})\b")
 _BOOK = re.compile(rf"\b(?:{intent_words.BOOK})\b")
 _QUESTION = re.compile(rf"\b(?:{intent_words.QUESTION})\b")
 # A hesitation before the answer is not part of it: "mm, no", "um, yes", "oh yeah, fine".
-_FILLER = rf"(?:{intent_words.HESITATION}(?:, | ))*"
+# What opens an answer before it: a hesitation, or words of changing one's mind ("Hmm, on
+# second thoughts, no", "Actually, yes")
+_FILLER = rf"(?:(?:{intent_words.HESITATION}|{intent_words.CHANGE_OF_MIND})(?:, | ))*"
 _YES = re.compile(rf"^{_FILLER}(?:{intent_words.YES})\b")
 _NO = re.compile(rf"^{_FILLER}(?:{intent_words.NO})\b")
 _ORDER = re.compile(r"\b(?:order|ordering|buy|buying|purchase|purchasing|a quote for"
@@ -205,8 +208,9 @@ def topic_intent(text: str, has_procedure: bool, has_item: bool) -> Intent | Non
 def answer_intent(text: str) -> Intent | None:
     """Yes or no, read only at the start of the turn. A yes that takes itself back ("yes, not
     right", "yeah, no", "yes, that's wrong", often a mishearing) is no answer: it is asked
-    again."""
-    if _NO.match(text):
+    again. A turn that declines to cancel is a no wherever it says so ("Let's not cancel it
+    after all", "I'd rather not cancel, leave it where it is")."""
+    if _NO.match(text) or _DONT_CANCEL.search(text):
         return Intent.NO
     if _YES.match(text):
         return None if _TAKEN_BACK.search(text) else Intent.YES

@@ -148,7 +148,8 @@ def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Rea
                             found_time.start, found_time.end))
     visit_time = _time_slot(time_readings)
     window_readings = _of_the_visit(
-        tuple(sorted(times.read_windows(text) + tuple(span_windows), key=lambda w: w.start)),
+        tuple(sorted(times.read_windows(text, tuple(r.end for r in all_dates))
+                     + tuple(span_windows), key=lambda w: w.start)),
         text, visit_date, context.now)
     said.extend(Mention(VISIT_WINDOW, w.value, (), w.start, w.end) for w in window_readings)
     windows = [(w.value, w.text, 1.0) for w in window_readings]

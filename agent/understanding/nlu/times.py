@@ -160,6 +160,12 @@ _ARTICLE = re.compile(r"\b(?:the|a|one|my|our|your) $")
 # verb, not a window, and so is "I really am", "I nearly am" (_VERB_AM, said before it).
 _BARE_HALF = re.compile(r"(?<![\d:])(?<!\d )(?<!\bi )\b(?P<half>am|pm)\b(?! i\b| not\b)")
 _VERB_AM = re.compile(r"\bi (?:[a-z]+ly|still|just|also|even|always|never|sure) $")
+# ... and said on its own it follows a day ("Thursday am", "the 9th, pm", "tomorrow am") or
+# opens the turn ("am please", "yes, pm"): after any other word it is no window ("the Utrecht
+# pump, am out to the clock", misheard from "about two o'clock")
+_HALF_AFTER = re.compile(
+    rf"(?:^[\s,]*|\b(?:{'|'.join(lexicon.WEEKDAYS)}|{lexicon.MONTHS}|tomorrow"
+    r"|today|the|or|and|\d{1,2}(?:st|nd|rd|th)|yes|yeah|ok|okay|so|um|er|erm|uh),? )$")
 # An answer to "What time would suit you?": a bare hour is the time ("9", "7 30").
 _BARE_HOUR = re.compile(rf"(?<![\d:.-])\b{_H}(?: {_M})?\b{NOT_AFTER_NUMBER}(?![:.-]\d)")
 
@@ -328,13 +334,19 @@ def opening_salutation(text: str) -> int:
     return found.end() if found else 0
 
 
-def read_windows(text: str) -> tuple[WindowReading, ...]:
-    """Every explicit window word ("morning", "after lunch", a bare "pm") in normalised ``text``."""
+def read_windows(text: str, days_end: tuple[int, ...] = ()) -> tuple[WindowReading, ...]:
+    """Every explicit window word ("morning", "after lunch", a bare "pm") in normalised ``text``.
+    ``days_end``: where the days read in ``text`` end, when they have been blanked out of it (a
+    bare "pm" right after one is that day's half)."""
     found = [WindowReading(m.group(0), m.start(), m.end(), lexicon.WINDOWS[m.group(0)])
              for m in _WINDOW.finditer(text) if not _GREETING.search(text[:m.start()])
              and not (m.group(0) == "1st thing" and _ARTICLE.search(text[:m.start()]))]
     for m in _BARE_HALF.finditer(text):
-        if m.group("half") == "am" and _VERB_AM.search(text[:m.start()]):
+        before = text[:m.start()]
+        after_a_day = any(end <= m.start() and re.fullmatch(r"[ ,]*", text[end:m.start()])
+                          for end in days_end)
+        if (m.group("half") == "am" and _VERB_AM.search(before)) \
+                or not (after_a_day or _HALF_AFTER.search(before)):
             continue
         if not any(m.start() < w.end and w.start < m.end() for w in found):
             found.append(WindowReading(m.group(0), m.start(), m.end(),
