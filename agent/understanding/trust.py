@@ -168,6 +168,19 @@ twenty-five sets unchanged (0.093 and 0.284 checks on correct transcripts, 0 and
 values), the twenty-sixth set's wrong values 6 -> 2, the twenty-seventh's 3 -> 0. Not adopted:
 a later value chosen over an earlier one with no word of correcting between them (20 checks
 added on correct transcripts over the twenty-five sets, 1 wrong value caught).
+Adopted 2026-12-06 (late morning), from the wrong values left over a new recording of all
+twenty-seven sets on another machine (12 wrong values): a faint word where a month goes
+before a day of the month ("the most 4th", misheard from "Feb 3rd"), a day of "2" or "4"
+before its month where "to" or "for" fits ("the pump in 4 January"), "day of tomorrow" or "end
+of tomorrow" as a lost "the day after tomorrow", "when" before a day under the 10th (the
+"twenty" of "the twenty-second"), a clause that ends at "but I'm", and a value ruled out more
+than four words after a faint negation (:func:`far_from_its_negation`); with the reading's
+"everything but the morning" and "am" as a verb or with no day before it, on that recording:
+wrong values 12 -> 2, checks on correct transcripts 0.290 -> 0.291 (2 of 1,477 added, both
+transcripts with a garbled word before the day: "N 22nd", "year 15th"), the voice set
+unchanged. Left: "next Monday afternoon" for "next Monday at ten" ("afternoon" at 0.40; a
+higher :data:`FAINT_WORD` would check some thirty correct transcripts for it) and "it should
+be quite a half past one" for "Friday at half past one" ("half" at 0.33, the threshold).
 Pure: no I/O, no state.
 """
 
