@@ -319,6 +319,13 @@ HELD_OUT_BASES_27 = (
     espeak("en-029+michel", 148, 60),
 )
 
+HELD_OUT_BASES_28 = (
+    espeak("en-us+female2", 158, 58),
+    espeak("en-gb-x-rp+Denis", 148, 40),
+    espeak("en-029+female4", 166, 62),
+    espeak("en-gb-scotland+Rob", 172, 45),
+)
+
 # Each held-out set's voices and the conditions its writer chose (tempo, noise at 15 dB SNR):
 # set n is ``HELD_OUT[n - 1]``.
 HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
@@ -339,7 +346,7 @@ HELD_OUT = ((HELD_OUT_BASES, 1.15, "pink"), (HELD_OUT_BASES_2, 1.1, "white"),
             (HELD_OUT_BASES_22, 1.1, "white"),
             (HELD_OUT_BASES_23, 1.12, "pink"), (HELD_OUT_BASES_24, 1.13, "white"),
             (HELD_OUT_BASES_25, 1.1, "pink"), (HELD_OUT_BASES_26, 1.14, "brown"),
-            (HELD_OUT_BASES_27, 1.15, "brown"))
+            (HELD_OUT_BASES_27, 1.15, "brown"), (HELD_OUT_BASES_28, 1.12, "white"))
 
 
 def held_out_voices(n: int = 1) -> tuple[Voice, ...]:

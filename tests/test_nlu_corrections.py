@@ -698,6 +698,11 @@ def test_an_order_not_to_forget_takes_nothing_back():
     ("P-100 on Friday, no, Friday's the audit, so Monday.", VISIT_DATE, "2026-12-07"),
     ("P-100 on Friday in the morning, the forklift is booked, so the afternoon.",
      "visit_window", "afternoon"),
+    # held-out set 28 (typed): nobody in at a time rules it out; "X it is" says which is meant
+    ("P-100 a week on Friday at nine. Ach, nobody's in at nine that day. Half past ten it is.",
+     "visit_time", "10:30"),
+    ("P-100 on Friday at nine. Quarter past eleven it is, then.", "visit_time", "11:15"),
+    ("P-100 on Thursday. Friday it'll have to be.", VISIT_DATE, "2026-12-04"),
 ])
 def test_a_clause_that_rules_out_the_first_value_makes_the_later_meant(said, field, value):
     assert propose(said, context()).slot(field).value == value, said

@@ -175,9 +175,11 @@ _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
 # a second candidate, not the replacement ("... to Monday the 7th? I take 13th": the agent asks).
 _TARGET_BEFORE = re.compile(r"\b(?:to|till|until|into)(?:\s+(?:the|on|at|a))?[\s,]*$")
 # Said right after the later value, a word of preferring says it is the one meant ("move it to
-# Wednesday, Friday works better", "the 9th, the 10th would be better").
+# Wednesday, Friday works better", "the 9th, the 10th would be better"), and so does "it is"
+# ending the clause ("Half past ten it is.", "Friday it'll have to be").
 _PREFERRED_AFTER = re.compile(
-    r"[\s,]*(?:(?:would|will|'d|is|'s) )?(?:be )?(?:works?|suits?|better|fine|good|instead)\b")
+    r"[\s,]*(?:(?:(?:would|will|'d|is|'s) )?(?:be )?(?:works?|suits?|better|fine|good|instead)\b"
+    r"|(?:it is|it'll (?:have to )?be|it will (?:have to )?be|it has to be)(?= *(?:[,.!?]|$)))")
 _SEQUENCED = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW)
 
 
