@@ -869,16 +869,20 @@ def test_a_faint_word_right_before_the_weekday_is_checked(text, faint, clear):
     # a faint closed-class word before the day is no month lost
     ("Please book P 200 for the 12th, first thing.", "the", True),
     ("Please book P 200, ideally the 12th, first thing.", "ideally", True),
-    ("P 200 on the 12th, sorta first thing in the morning.", "sorta", True),  # the day's start
+    ("P 200 on the 12th in the morning, sorta first thing.", "sorta", True),  # the day's start
+    # ... and after the day, "the third of February" heard as "the third area"
+    ("We'd like P 200 seen on the third and third area at 2 in the afternoon.", "area", False),
+    ("We'd like P 200 seen on the third at 2 in the afternoon.", "at", True),
     # the same words heard well
     ("Please book P 200 for the Marge 12th, first thing.", None, True),
 ])
-def test_a_faint_word_right_before_a_day_of_the_month_is_checked(text, faint, clear):
-    verdict = trust.judge(heard(text, 0.9, {faint: 0.3} if faint else None), read_slots(text),
+def test_a_faint_word_right_beside_a_day_of_the_month_is_checked(text, faint, clear):
+    # 0.15: "most" and "area" as heard in held-out sets 13 and 28, under FAINT_MONTH
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.15} if faint else None), read_slots(text),
                           EXPECT)
     assert verdict.clear is clear, (verdict, read_slots(text))
     if not clear:
-        assert verdict.reason == "a faint word that may have said the month comes before the day"
+        assert verdict.reason == "a faint word that may have said the month is beside the day"
 
 
 @pytest.mark.parametrize(("text", "faint", "clear"), [
@@ -904,6 +908,33 @@ def test_a_value_ruled_out_far_after_a_faint_negation_is_checked(text, faint, cl
     assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
     if not clear:
         assert verdict.reason == "a value ruled out far after a faint negation"
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # "a fortnight today" heard as "a far-tight today" (held-out set 28)
+    ("Can you put pump 200 down for a far-tight today in the afternoon?", "far-tight", False),
+    ("Can you put pump 200 down for tomorrow in the afternoon?", "for", True),
+])
+def test_a_faint_word_before_today_or_tomorrow_is_checked(text, faint, clear):
+    # 0.2: "far" as heard in held-out set 28, under FAINT_COUNT
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.2}), read_slots(text), EXPECT)
+    assert verdict.clear is clear, (verdict, read_slots(text))
+    if not clear:
+        assert verdict.reason == "a faint word that may have said a count comes before the day"
+
+
+@pytest.mark.parametrize(("text", "clear", "reason"), [
+    # "the fourteenth" heard as "beforeteenth" (held-out set 28)
+    ("Could we book the Utrecht pump for the 12th of January in the morning, who I've misread "
+     "the calendar beforeteenth.", False, "a word like an ordinal that no date was read from"),
+    # "a quarter after three" heard as "water after 3": 14:15 is before the bound
+    ("Can I get P 100 on Wednesday the 9th at quarter after 2. Make water after 3.", False,
+     "the time read is outside a bound the turn says"),
+    ("Can I get P 100 on Wednesday the 9th at quarter after 3, not before 3 anyway.", True, ""),
+    ("Can I get P 100 on Wednesday the 9th at half past 10, or any time after 10.", True, ""),
+])
+def test_an_ordinal_or_a_bound_the_reading_did_not_take_is_checked(text, clear, reason):
+    judged_as(text, clear, reason)
 
 
 @pytest.mark.parametrize(("text", "clear"), [

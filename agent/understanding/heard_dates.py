@@ -310,6 +310,45 @@ def tens_of_the_day_lost(text: str, values: Sequence[SlotValue]) -> bool:
                for i, token in enumerate(tokens))
 
 
+# What is left of an ordinal the reading could not make a day of ("the fourteenth" heard as
+# "beforeteenth", "twenty-first" as "whenfirst"): a word ending as an ordinal's tens or teens
+_ORDINAL_LEFT = re.compile(r"[a-z]+(?:teenth|tieth)")
+
+
+def ordinal_left_unread(text: str, values: Sequence[SlotValue]) -> bool:
+    """A date was read, and a word of the turn ends like an ordinal of the teens or tens but
+    is none ("Oops, I've misread the calendar, the fourteenth" heard as "... the calendar
+    beforeteenth"): a day said there was misheard, and the date read may be the one it
+    replaced."""
+    return any(s.field == VISIT_DATE for s in values) and any(
+        _ORDINAL_LEFT.fullmatch(token) for token in _tokens(text))
+
+
+_RELATIVE_DAYS = frozenset(("today", "tomorrow"))
+_COUNT_REACH = 2  # how many words before "today" a misheard count may stand ("far-tight")
+
+
+def faint_before_relative_day(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
+                              faint: float) -> bool:
+    """A date read from "today" or "tomorrow", with a word heard below ``faint`` among the two
+    before it that is no closed-class word and no value: a count of days or weeks said there
+    was misheard ("a fortnight today" heard as "a far-tight today"), so the date read is
+    another day."""
+    if not any(s.field == VISIT_DATE and _tokens(s.text.split("/")[-1])[-1:] == [day]
+               and len(_tokens(s.text.split("/")[-1])) <= 2 and "after" not in _tokens(s.text)
+               for s in values for day in _RELATIVE_DAYS):
+        return False  # (a date read with its count, "a week tomorrow", has nothing lost)
+    tokens = [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
+    for k, (token, i) in enumerate(tokens):
+        if token not in _RELATIVE_DAYS:
+            continue
+        for word, j in tokens[max(0, k - _COUNT_REACH):k]:
+            if j != i and words[j][1] < faint and word not in _BEFORE_A_DAY \
+                    and not _VALUE_WORD.fullmatch(word):
+                return True
+    return False
+
+
 def instead_not_read(text: str, values: Sequence[SlotValue]) -> bool:
     """A day or a part of the day said just before "instead" ("push it to Friday morning
     instead", "the afternoon instead"; not "instead of") is the one meant, and the value read
@@ -414,25 +453,29 @@ def faint_before_weekday(words: Sequence[tuple[str, float]], values: Sequence[Sl
     return False
 
 
-def faint_before_day_of_month(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
+def faint_beside_day_of_month(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
                               faint: float) -> bool:
     """A date read with no month in its words, while a day of the month said in the turn
-    ("3rd", "the 5th": the one read or one it replaced) follows at once a word heard below
-    ``faint`` that is no closed-class word and no value: a month said there was misheard
-    ("for Feb 3rd, ugh, my bad, the 5th" heard as "on the most 4th and 3rd, but my man, the
-    5th", "most" faint), so the date read, which takes the coming month, may be another
-    month's. Not "first thing" (the start of the day)."""
+    ("3rd", "the 5th": the one read or one it replaced) has right before or after it a word
+    heard below ``faint`` that is no closed-class word and no value: a month said there was
+    misheard ("for Feb 3rd, ugh, my bad, the 5th" heard as "on the most 4th and 3rd, but my
+    man, the 5th", "most" faint; "the third of February" as "the third area", "area" faint),
+    so the date read, which takes the coming month, may be another month's. Not "first thing"
+    (the start of the day)."""
     dates = [s for s in values if s.field == VISIT_DATE]
     if not dates or any(t in _MONTH_NUMBER for s in dates for t in _tokens(s.text)):
         return False
     tokens = [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
     for k, (token, i) in enumerate(tokens):
         later = tokens[k + 1][0] if k + 1 < len(tokens) else ""
-        if k == 0 or not _ORDINAL_DAY.fullmatch(token) or (token == "1st" and later == "thing"):
+        if not _ORDINAL_DAY.fullmatch(token) or (token == "1st" and later == "thing"):
             continue
-        last, j = tokens[k - 1]
-        if j != i and words[j][1] < faint and last not in _BEFORE_A_DAY \
-                and not _VALUE_WORD.fullmatch(last):
+        beside = [tokens[k - 1]] if k > 0 else []
+        if k + 1 < len(tokens):  # "the third of February" heard as "the third area"
+            beside.append(tokens[k + 1])
+        if any(j != i and words[j][1] < faint and word not in _BEFORE_A_DAY
+               and word not in ("a", "an") and not _VALUE_WORD.fullmatch(word)
+               for word, j in beside):
             return True
     return False
 

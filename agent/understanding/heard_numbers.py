@@ -33,7 +33,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from agent.core.names import ASSET, VISIT_DATE, VISIT_TIME
-from agent.understanding.nlu import asset_ids, correction_words, lexicon
+from agent.understanding.nlu import asset_ids, correction_words, lexicon, times
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import SlotValue
 
@@ -169,3 +169,26 @@ def _numbers_of_value(field: str, value: str) -> set[str]:
             return hours
         return hours | {str(minute)} | {f"{h}{minute:02d}" for h in hours}
     return set()
+
+
+# "after 3", "before 10:30": a bound on the clock said in the turn (not "after 2 weeks", and
+# not "not before 3", which allows what "after 3" does and the hour itself)
+_BOUND = re.compile(r"(?<!\bnot )\b(after|before) (\d{1,2})(?:[:.]([0-5]\d))?(?: ?(am|pm))?\b"
+                    r"(?! ?(?:days?|weeks?|months?|hours?|minutes?|units?))")
+
+
+def time_against_its_bound(text: str, values: Sequence[SlotValue]) -> bool:
+    """The time read falls outside a bound on the clock the turn says ("a quarter after two?
+    Make that a quarter after three" heard as "quarter after 2. Make water after 3": 14:15 read,
+    and "after 3" rules it out): a word that made the later one the time meant was misheard.
+    A time of the words "quarter after two" keeps to its own "after 2"."""
+    read = [s.value for s in values if s.field == VISIT_TIME and s.value]
+    if not read:
+        return False
+    for m in _BOUND.finditer(normalise(text)):
+        bound, _ = times.resolve_hour(int(m.group(2)), int(m.group(3) or 0), m.group(4))
+        if bound is None:
+            continue
+        if any((value < bound) if m.group(1) == "after" else (value > bound) for value in read):
+            return True
+    return False
