@@ -47,7 +47,12 @@ is not the window of a time the turn says, a value read that the turn itself rul
 values of one field with nothing saying which is meant and no "or" between them
 (:func:`contradicts_itself`), two different days or times back to back with nothing between
 them (:func:`back_to_back`), values kept "the same" ("same day and time") with no correction
-read, or a value word heard below :data:`FAINT_WORD` is **checked**.
+read, a faint word beside a day of the month where its month goes ("the third area") or before
+"today" or "tomorrow" read alone ("a far-tight today"), "day of tomorrow", a "2" or "4" before a
+month where "to" or "for" fits, "when" before a day under the 10th, a word ending like an ordinal
+that is none ("beforeteenth"), a time outside a clock bound the turn says ("quarter after 2 ...
+after 3"), a value ruled out far after a faint negation (:func:`far_from_its_negation`), or a
+value word heard below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
 its own name is carried by that name ("first thing in the *morning*"), and the "am" or "pm" of
