@@ -923,6 +923,26 @@ def test_a_faint_word_before_today_or_tomorrow_is_checked(text, faint, clear):
         assert verdict.reason == "a faint word that may have said a count comes before the day"
 
 
+@pytest.mark.parametrize(("text", "faint", "caught"), [
+    # "it should be Friday at half past one" heard with the day lost (held-out set 18)
+    ("Can you do P 100 on Thursday at 10? Sorry, I got that wrong, it should be quite a half "
+     "past one.", "a", True),
+    # the cue heard well, or after a day, a month or a closed-class word (other rules may
+    # check a faint word there; this one does not)
+    ("Can you do P 100 on Thursday at 10? Sorry, I got that wrong, it should be quite a half "
+     "past one.", None, False),
+    ("Can you do P 100 on Friday at half past one?", "at", False),
+    ("Can you do P 100 on the 14th of January at 10 o'clock?", "at", False),
+    ("Can you do P 100 tomorrow, say around 11?", "around", False),
+])
+def test_a_faint_word_before_the_time_after_an_unread_word_is_checked(text, faint, caught):
+    verdict = trust.judge(heard(text, 0.9, {faint: 0.33} if faint else None), read_slots(text),
+                          EXPECT)
+    rule = "a faint word before the time follows a word no value was read from"
+    assert (verdict.reason == rule) is caught, (verdict, read_slots(text))
+    assert not caught or not verdict.clear
+
+
 @pytest.mark.parametrize(("text", "clear", "reason"), [
     # "the fourteenth" heard as "beforeteenth" (held-out set 28)
     ("Could we book the Utrecht pump for the 12th of January in the morning, who I've misread "

@@ -192,3 +192,27 @@ def time_against_its_bound(text: str, values: Sequence[SlotValue]) -> bool:
         if any((value < bound) if m.group(1) == "after" else (value > bound) for value in read):
             return True
     return False
+
+
+# Words that lead into a time ("at 10", "a half past one", as a recogniser writes a hurried "at")
+_TIME_CUES = frozenset(("a", "at", "by", "around", "about"))
+_TIME_STARTS = re.compile(r"\d.*|half|quarter|noon|midday")
+# Words a time's cue may follow however faintly it was heard: closed-class words, days, months
+_BEFORE_A_CUE = lexicon.ORDINAL_DATE_FOLLOWERS | frozenset(
+    (*lexicon.WEEKDAYS, *lexicon.MONTH_NAMES, "tomorrow", "today"))
+
+
+def faint_cue_after_unread(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
+                           faint: float) -> bool:
+    """A time was read, and the word that leads into a time ("at", "a", "around") is heard
+    below ``faint`` right after a content word that is no day, month or number: what stood
+    there was misheard ("it should be Friday at half past one" heard as "it should be quite a
+    half past one": the Thursday said before kept), so the day read may not be the one meant."""
+    if not any(s.field == VISIT_TIME and s.value for s in values):
+        return False
+    said = [("".join(re.findall(r"[a-z0-9']", w.lower())), p) for w, p in words]
+    for (before, _), (cue, heard), (after, _) in zip(said, said[1:], said[2:], strict=False):
+        if cue in _TIME_CUES and heard < faint and _TIME_STARTS.fullmatch(after) \
+                and before and before not in _BEFORE_A_CUE and not before[0].isdigit():
+            return True
+    return False
