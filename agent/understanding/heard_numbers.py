@@ -210,7 +210,7 @@ def faint_cue_after_unread(words: Sequence[tuple[str, float]], values: Sequence[
     half past one": the Thursday said before kept), so the day read may not be the one meant."""
     if not any(s.field == VISIT_TIME and s.value for s in values):
         return False
-    said = [("".join(re.findall(r"[a-z0-9']", w.lower())), p) for w, p in words]
+    said = [("".join(re.findall(r"[a-z0-9']", normalise(w))), p) for w, p in words]
     for (before, _), (cue, heard), (after, _) in zip(said, said[1:], said[2:], strict=False):
         if cue in _TIME_CUES and heard < faint and _TIME_STARTS.fullmatch(after) \
                 and before and before not in _BEFORE_A_CUE and not before[0].isdigit():
