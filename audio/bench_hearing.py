@@ -410,11 +410,27 @@ def hearing_rows(quick: bool) -> list[BenchRow]:
     return _retention_rows(openings, audible, voice_list, cmd) + trust_rows(quick, cmd)
 
 
-_NTH = ("", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-        "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second",
-        "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth",
-        "twenty-seventh")
+_ORDINALS = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+             "ninth")
+_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+          "seventeenth", "eighteenth", "nineteenth")
+_TENS = ("", "", "twent", "thirt", "fort", "fift", "sixt", "sevent", "eight", "ninet")
+
+
+def held_out_name(n: int) -> str:
+    """How the ``n``-th held-out set is named in its rows: "" for the first (its rows predate
+    the others), then "second" ... "twenty-eighth" ... "ninety-ninth". Any set the corpus holds
+    has a name: a set added is never a crash at the end of an hour's run."""
+    if not 1 <= n <= 99:
+        raise ValueError(f"held-out set {n}: sets are numbered 1 to 99")
+    if n == 1:
+        return ""
+    if n < 10:
+        return _ORDINALS[n]
+    if n < 20:
+        return _TEENS[n - 10]
+    tens, units = divmod(n, 10)
+    return f"{_TENS[tens]}ieth" if units == 0 else f"{_TENS[tens]}y-{_ORDINALS[units]}"
 
 
 def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
@@ -437,7 +453,7 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
         for n in range(1, len(corpus.HELD_OUT_SETS) + 1):
             judged = judge_all(held_out_turns(n))
             every += judged
-            rows += _trust_rows(judged, cmd, held_out=f"{_NTH[n - 1]} held-out".lstrip())
+            rows += _trust_rows(judged, cmd, held_out=f"{held_out_name(n)} held-out".lstrip())
         rows += _trust_rows(every, cmd, held_out=f"all {len(corpus.HELD_OUT_SETS)} held-out")
     return rows
 

@@ -142,6 +142,21 @@ def test_the_voice_set_is_four_voices_in_four_conditions():
     assert {v.noise for v in voices.voice_set()} == {None, "white", "pink"}
 
 
+def test_every_held_out_set_has_its_voices_and_a_name_in_the_bench_rows():
+    # a twenty-eighth set was added with no name in the rows' labels: the trust bench crashed
+    # at the end of its hour-long run (2026-12-06)
+    from audio.bench_hearing import held_out_name, held_out_turns
+
+    assert len(corpus.HELD_OUT_SETS) == len(voices.HELD_OUT)
+    names = [held_out_name(n) for n in range(1, len(corpus.HELD_OUT_SETS) + 1)]
+    assert names[:3] == ["", "second", "third"] and names[27] == "twenty-eighth"
+    assert len(set(names)) == len(names)
+    for n in range(1, len(corpus.HELD_OUT_SETS) + 1):
+        assert held_out_turns(n), n
+    with pytest.raises(ValueError, match="held-out set 100"):
+        held_out_name(100)
+
+
 @pytest.fixture(scope="module")
 def tools():
     try:
