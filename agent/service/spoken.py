@@ -16,6 +16,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
+from agent.understanding.nlu.lexicon import ordinal
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish",
                   "it": "Italian", "nl": "Dutch"}
@@ -52,9 +53,8 @@ def spoken_day(value: str, today: date | None = None, *, month: bool = False) ->
         day = date.fromisoformat(value)
     except ValueError:
         return value
-    n = day.day
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    said = f"{day.strftime('%A')} the {n}{suffix}" + (f" of {day.strftime('%B')}" if month else "")
+    said = f"{day.strftime('%A')} the {ordinal(day.day)}" \
+        + (f" of {day.strftime('%B')}" if month else "")
     if today is not None and (day - today).days in (0, 1):
         return f"{'today' if day == today else 'tomorrow'}, {said}"
     return said

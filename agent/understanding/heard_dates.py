@@ -334,18 +334,18 @@ def faint_before_relative_day(words: Sequence[tuple[str, float]], values: Sequen
     before it that is no closed-class word and no value: a count of days or weeks said there
     was misheard ("a fortnight today" heard as "a far-tight today"), so the date read is
     another day."""
-    if not any(s.field == VISIT_DATE and _tokens(s.text.split("/")[-1])[-1:] == [day]
-               and len(_tokens(s.text.split("/")[-1])) <= 2 and "after" not in _tokens(s.text)
-               for s in values for day in _RELATIVE_DAYS):
+    mentions = [_tokens(s.text.split("/")[-1]) for s in values
+                if s.field == VISIT_DATE and "after" not in _tokens(s.text)]
+    if not any(len(said) <= 2 and said[-1:] and said[-1] in _RELATIVE_DAYS
+               for said in mentions):
         return False  # (a date read with its count, "a week tomorrow", has nothing lost)
-    tokens = [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
+    tokens = _word_tokens(words)
     for k, (token, i) in enumerate(tokens):
         if token not in _RELATIVE_DAYS:
             continue
-        for word, j in tokens[max(0, k - _COUNT_REACH):k]:
-            if j != i and words[j][1] < faint and word not in _BEFORE_A_DAY \
-                    and not _VALUE_WORD.fullmatch(word):
-                return True
+        if any(j != i and _faint_content(word, words[j][1], faint)
+               for word, j in tokens[max(0, k - _COUNT_REACH):k]):
+            return True
     return False
 
 
@@ -447,8 +447,7 @@ def faint_before_weekday(words: Sequence[tuple[str, float]], values: Sequence[Sl
     days = _weekdays_read(values)
     for (before, heard), (word, _) in zip(words[:-1], words[1:], strict=True):
         said, last = _tokens(word), _tokens(before)[-1:]
-        if said and said[0] in days and last and heard < faint \
-                and last[0] not in _BEFORE_A_DAY and not _VALUE_WORD.fullmatch(last[0]):
+        if said and said[0] in days and last and _faint_content(last[0], heard, faint):
             return True
     return False
 
@@ -465,7 +464,7 @@ def faint_beside_day_of_month(words: Sequence[tuple[str, float]], values: Sequen
     dates = [s for s in values if s.field == VISIT_DATE]
     if not dates or any(t in _MONTH_NUMBER for s in dates for t in _tokens(s.text)):
         return False
-    tokens = [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
+    tokens = _word_tokens(words)
     for k, (token, i) in enumerate(tokens):
         later = tokens[k + 1][0] if k + 1 < len(tokens) else ""
         if not _ORDINAL_DAY.fullmatch(token) or (token == "1st" and later == "thing"):
@@ -473,8 +472,7 @@ def faint_beside_day_of_month(words: Sequence[tuple[str, float]], values: Sequen
         beside = [tokens[k - 1]] if k > 0 else []
         if k + 1 < len(tokens):  # "the third of February" heard as "the third area"
             beside.append(tokens[k + 1])
-        if any(j != i and words[j][1] < faint and word not in _BEFORE_A_DAY
-               and word not in ("a", "an") and not _VALUE_WORD.fullmatch(word)
+        if any(j != i and word not in ("a", "an") and _faint_content(word, words[j][1], faint)
                for word, j in beside):
             return True
     return False
@@ -535,6 +533,18 @@ def correction_lost(text: str, withdrawn: Collection[tuple[str, str]]) -> bool:
     misheard ("Correction, it's the Rotterdam one, same day and time" heard as "collection is
     the lot of them one same day and time")."""
     return not withdrawn and bool(_SAME_AS_BEFORE.search(normalise(text)))
+
+
+def _word_tokens(words: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
+    """Each token of the recogniser's ``words`` with the index of the word it is in ("P-200"
+    gives ("p", i) and ("200", i))."""
+    return [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
+
+
+def _faint_content(token: str, heard: float, faint: float) -> bool:
+    """A token heard below ``faint`` that is no closed-class word, no word of which week and no
+    value: a word in the place of one that said something, misheard."""
+    return heard < faint and token not in _BEFORE_A_DAY and not _VALUE_WORD.fullmatch(token)
 
 
 def _weekdays_read(values: Sequence[SlotValue]) -> set[str]:

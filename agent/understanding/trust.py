@@ -531,8 +531,8 @@ def far_from_its_negation(words: Sequence[tuple[str, float]],
         except ValueError:
             day = None
         if day is not None:
-            days |= {day.strftime("%A").lower(), normalise(_ordinal(day.day))}
-    said = [(" ".join(_TOKEN.findall(normalise(w))).replace(" ", ""), p) for w, p in words]
+            days |= {day.strftime("%A").lower(), lexicon.ordinal(day.day)}
+    said = [("".join(_TOKEN.findall(normalise(w))), p) for w, p in words]
     for i, (word, heard) in enumerate(said):
         if word not in _NEGATING or heard >= faint:
             continue
@@ -543,12 +543,6 @@ def far_from_its_negation(words: Sequence[tuple[str, float]],
                     return True
                 break
     return False
-
-
-def _ordinal(n: int) -> str:
-    """``n`` with its ordinal suffix ("1st", "22nd", "13th")."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def another_place_said(text: str, values: Sequence[SlotValue], expect: Expected,

@@ -24,6 +24,12 @@ WEEKDAYS: dict[str, int] = {
     "sunday": 6, "sun": 6,
 }
 
+def ordinal(n: int) -> str:
+    """``n`` with its ordinal suffix ("1st", "22nd", "13th"), as the reading writes a day."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
                "september", "october", "november", "december")  # in calendar order
 MONTHS = "|".join(MONTH_NAMES) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
