@@ -160,6 +160,8 @@ class ControllerAdapter(FrameProcessor):
         self.no_input.agent_spoke()
         sentences = [s for s in plan.sentences if s.strip()]
         self.gate.expect(plan.generation, len(sentences))
+        if sentences:  # held at once if the caller is already in their next turn
+            self.barge.reply_starting(plan.generation)
         for i, sentence in enumerate(sentences):
             self._outbox.put_nowait(StampedSpeakFrame(text=sentence, append_to_context=False,
                                                       generation=plan.generation, sentence=i))
@@ -204,6 +206,7 @@ class ControllerAdapter(FrameProcessor):
         elif isinstance(frame, UserStartedSpeakingFrame):
             await self.push_frame(frame, direction)
         elif isinstance(frame, UserStoppedSpeakingFrame):
+            self.barge.turn_ended()
             for hook in self.turn_end_hooks:
                 hook()
             self.intake.turn_ended()
@@ -216,6 +219,7 @@ class ControllerAdapter(FrameProcessor):
                 self.intake.deliver(frame.text.strip(), 1.0, "typed")
         elif isinstance(frame, PushToTalkFrame):
             if frame.on:
+                self.barge.turn_began()
                 self._speech_started()
         else:
             await self.push_frame(frame, direction)

@@ -171,7 +171,8 @@ class AudioMode:
     def latency_ms(self) -> dict[str, list[float]]:
         v2v = [e.get("first_output_ms") for e in self.trace.named("turn_latency")
                if e.get("first_output_ms") is not None]
-        barge = [e.get("onset_to_paused_ms") for e in self.trace.named("barge_in_paused")]
+        barge = [e.get("onset_to_paused_ms") for e in self.trace.named("barge_in_paused")
+                 if not e.get("caller_first")]  # (a reply held at its start: no onset)
         return {"voice_to_voice": v2v, "barge_in": barge,
                 "barge_in_last_stale": self._last_stale_ms()}
 
@@ -181,6 +182,8 @@ class AudioMode:
         offset = time.monotonic() - self.trace.clock()
         out = []
         for paused in self.trace.named("barge_in_paused"):
+            if paused.get("caller_first"):
+                continue  # a reply held at its start: nothing stale played after an onset
             onset = paused.t - paused.get("onset_to_paused_ms", 0.0) / 1000 + offset
             later = [e for e in self.trace.named("generation_invalidated")
                      if e.t >= paused.t and int(e.get("invalidated", e.generation)) >=

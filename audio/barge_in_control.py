@@ -13,12 +13,24 @@ VAD is sure) the generation gate pauses at once. The recognised words then decid
   left paused.
 
 A turn that already cut the agent stays cut: agent speech that starts again while the caller
-goes on is cut at its onset. The turn intake (:mod:`audio.turn_intake`) tells this object
-about every transcript (:meth:`BargeIn.heard`) and settles it when a turn is delivered
-(:meth:`BargeIn.settle`).
+goes on is cut at its onset.
+
+The other order counts the same: a reply the agent begins while the caller is already in
+their next turn (they spoke again after their last turn ended, before the reply) is held at
+once, as if they had spoken over it, and the words decide as above
+(:meth:`BargeIn.reply_starting`). On a busy machine the caller's audio reaches the turn
+detector late, in a burst: a turn that ended at a pause and the caller going on after it
+arrive together, before the reply exists. Without this, the reply to the first half of a
+split sentence played to its end over the second half on a loaded machine, while an idle
+machine cut it at once.
+
+The turn intake (:mod:`audio.turn_intake`) tells this object about every transcript
+(:meth:`BargeIn.heard`) and settles it when a turn is delivered (:meth:`BargeIn.settle`).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from agent.core.session import Conversation
 from audio.barge_in import Overlap, classify_overlap
@@ -47,6 +59,9 @@ class BargeIn:
         self._noise_resume = noise_resume_secs
         self._noise: AudioTimer | None = None
         self._transcribed = False  # a transcript of this turn arrived
+        self._words = ""  # the latest transcript of this turn (the turn so far)
+        # The caller began a turn (VAD start, push-to-talk) that has not ended yet.
+        self.caller_in_turn = False
 
     # -- onset ---------------------------------------------------------------------------
 
@@ -75,6 +90,42 @@ class BargeIn:
 
     def vad_started(self) -> None:
         self.vad_speaking = True
+        self.caller_in_turn = True
+
+    def turn_began(self) -> None:
+        """The caller's turn began without the VAD (push-to-talk pressed)."""
+        self.caller_in_turn = True
+
+    def turn_ended(self) -> None:
+        """The turn detector ended the caller's turn: speech after this is the next one."""
+        self.caller_in_turn = False
+
+    def reply_starting(self, generation: int) -> None:
+        """The agent is about to speak (a plan with sentences just reached the gate). If the
+        caller is already in their next turn, hold the reply at once, as an onset over it
+        would have, and let that turn decide: words already in are judged as soon as the
+        conversation has handed the plan over (a real turn cuts the reply, anything else lets
+        it play); otherwise the words to come, or noise_resume_secs without any, decide.
+        Traced as ``barge_in_paused`` with ``caller_first``."""
+        if not self.caller_in_turn or self.gate.paused:
+            return
+        if not self.gate.pause(generation, caller_first=True):
+            return
+        self.overlapping = True
+        self._cancel_noise_timer()
+        if self.barged or self._transcribed:
+            # Not from inside the conversation's own speak(): cutting invalidates through it.
+            asyncio.get_running_loop().call_soon(self._judge_held_reply)
+        elif not self.vad_speaking:
+            self._noise = self._timers.after(self._noise_resume, self._resume_after_noise)
+
+    def _judge_held_reply(self) -> None:
+        if not self.gate.paused:
+            return  # decided meanwhile
+        if self.barged:
+            self.cut()
+        else:
+            self.heard(self._words)
 
     def vad_stopped(self) -> None:
         self.vad_speaking = False
@@ -106,6 +157,7 @@ class BargeIn:
         cuts it and anything else resumes it."""
         self._cancel_noise_timer()
         self._transcribed = True
+        self._words = text
         if not self.overlapping or self.barged:
             return
         if classify_overlap(text) is Overlap.TURN:
@@ -126,6 +178,7 @@ class BargeIn:
         cut it, and starts the next turn afresh. Output is never left on hold."""
         overlapping, barged = self.overlapping, self.barged
         self.overlapping, self.barged, self._transcribed = False, False, False
+        self._words = ""
         if self.gate.paused:
             if barged:
                 self.cut()

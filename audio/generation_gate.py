@@ -136,14 +136,17 @@ class GenerationGate(FrameProcessor):
         self._paused = False
         self._wake.set()
 
-    def pause(self) -> bool:
-        """Hold output at once (barge-in onset). Returns False if nothing was playing."""
+    def pause(self, generation: int | None = None, **data: object) -> bool:
+        """Hold output at once (barge-in onset). Returns False if nothing was playing.
+        ``generation``: the one held (default: the one playing, else the newest seen; a reply
+        held before its first audio names its own). ``data`` goes with ``barge_in_paused``."""
         if self._paused or not self.speaking:
             return False
         self._paused = True
-        generation = self._playing if self._playing is not None else self.latest
+        if generation is None:
+            generation = self._playing if self._playing is not None else self.latest
         self._pending_controls.append(_control("pause", generation))
-        self._emit("barge_in_paused", generation)
+        self._emit("barge_in_paused", generation, **data)
         self._wake.set()
         return True
 

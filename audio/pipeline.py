@@ -100,7 +100,11 @@ class PipelineConfig:
     max_turn_secs: float | None = MAX_TURN_SECS
     turn_end_secs: float = 0.25
     turn_doubt_secs: float = 0.3
-    turn_unfinished_secs: float = 0.9
+    # A caller who stops on "on" or "the" is looking for the next word, often for over a
+    # second. At 0.9 s a blind script's 0.9 s pause after "on" split (at a tie, and split
+    # every time at 1.0 s); at 1.4 s a 1.4 s pause there is one turn (2026-12-06, its
+    # recording lengthened). Only a caller who really stops on such a word waits longer.
+    turn_unfinished_secs: float = 1.4
     noise_resume_secs: float = 1.0  # paused by a sound that never became words: resume
     # A sound this long (VAD onset to stop) that never became words, while the agent waited,
     # is an unheard turn: the caller is asked again (audio/turn_intake.py).

@@ -122,7 +122,7 @@ class TraceBridge:
         if event.name == "tts_first_audio":
             self.clock.first_tts_audio(event.generation, event.t)
             return
-        if event.name == "barge_in_paused":
+        if event.name == "barge_in_paused" and not data.get("caller_first"):
             data["onset_to_paused_ms"] = round((event.t - self._onset) * 1000, 1)
         if event.name == "generation_invalidated":
             if not self._invalidations.first(event.generation):

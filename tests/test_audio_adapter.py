@@ -7,6 +7,7 @@ state, never by reading the trace back."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import sys
 from pathlib import Path
 
@@ -161,6 +162,136 @@ async def test_lead_in_then_breath_then_words_is_one_turn():
               VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.2)]
     _, _, conversation, _ = await drive(frames)
     assert [t.text for t in conversation.turns] == ["Sorry. Thursday morning, not Wednesday."]
+
+
+class AnswersLate(EchoConversation):
+    """Answers the first turn only once the test lets it (``answer``): by then the caller's
+    next turn has begun, as on a loaded machine, where a turn's end and the caller going on
+    after it reach the adapter together, before the reply exists."""
+
+    def __init__(self, sink, trace):
+        super().__init__(sink, trace, greeting=())
+        self.answer = asyncio.Event()
+        self.waiting = False  # the first turn came in and waits for ``answer``
+
+    async def user_turn(self, utterance: Utterance) -> None:
+        if not self.answer.is_set():
+            self.waiting = True
+            await self.answer.wait()
+        await super().user_turn(utterance)
+
+
+def answer_once_the_caller_went_on(adapter, gate) -> None:
+    """``watch`` for :func:`drive`: let the conversation answer the first turn right after
+    the adapter took in the VAD start of the caller's next one."""
+    started = adapter.barge.vad_started
+
+    def vad_started():
+        started()
+        conversation = adapter.intake.conversation
+        if isinstance(conversation, AnswersLate) and conversation.waiting:
+            conversation.answer.set()
+    adapter.barge.vad_started = vad_started
+
+
+def first_turn_then(*after) -> list:
+    return [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(),
+            *heard("I'd like to book the gearbox on"), VADUserStoppedSpeakingFrame(),
+            UserStoppedSpeakingFrame(), SleepFrame(0.05),
+            VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(), SleepFrame(0.05), *after]
+
+
+async def drive_late(frames):
+    trace = Trace(debug=True)
+    gate = GenerationGate()
+    adapter = ControllerAdapter(gate, trace)
+    conversation = AnswersLate(adapter.sink, trace)
+    adapter.attach(conversation)
+    answer_once_the_caller_went_on(adapter, gate)
+    down, _ = await run_test(Pipeline([adapter, gate]), frames_to_send=frames)
+    return trace, gate, conversation, list(down)
+
+
+@pytest.mark.anyio
+async def test_a_reply_begun_while_the_caller_already_went_on_is_held_and_cut_by_their_words():
+    """Found under load: a sentence split at a pause, and the reply to its first half played
+    in full over the second half, because the caller's going on reached the adapter before
+    the reply existed. Held at once instead, then cut by the real turn, as when the caller's
+    onset comes after the reply began."""
+    frames = first_turn_then(*speech(1, 30), SleepFrame(0.05),  # the reply, generation 1
+                             *heard("Friday afternoon."), VADUserStoppedSpeakingFrame(),
+                             UserStoppedSpeakingFrame(), SleepFrame(0.3))
+    trace, gate, conversation, down = await drive_late(frames)
+    assert not any(isinstance(f, GenerationAudio) and type(f).generation == 1 for f in down)
+    [paused] = trace.named("barge_in_paused")
+    assert paused.generation == 1 and paused.get("caller_first") is True
+    assert paused.get("onset_to_paused_ms") is None  # no onset over speech to time
+    assert [e.get("invalidated") for e in trace.named("generation_invalidated")] == [1]
+    assert [t.text for t in conversation.turns] == ["I'd like to book the gearbox on",
+                                                    "Friday afternoon."]
+    assert not gate.paused
+
+
+@pytest.mark.anyio
+async def test_a_reply_held_for_the_callers_next_turn_is_cut_at_once_if_its_words_are_in():
+    frames = [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(),
+              *heard("I'd like to book the gearbox on"), VADUserStoppedSpeakingFrame(),
+              UserStoppedSpeakingFrame(), SleepFrame(0.05), VADUserStartedSpeakingFrame(),
+              UserStartedSpeakingFrame(), *heard("Friday afternoon."), SleepFrame(0.05),
+              *speech(1, 30), SleepFrame(0.1), VADUserStoppedSpeakingFrame(),
+              UserStoppedSpeakingFrame(), SleepFrame(0.3)]
+    trace = Trace(debug=True)
+    gate = GenerationGate()
+    adapter = ControllerAdapter(gate, trace)
+    conversation = AnswersLate(adapter.sink, trace)
+    adapter.attach(conversation)
+    heard_words = adapter.barge.heard
+
+    def heard_then_answer(text):  # the reply comes once the next turn's words are in
+        heard_words(text)
+        if conversation.waiting:
+            conversation.answer.set()
+    adapter.barge.heard = heard_then_answer
+    down, _ = await run_test(Pipeline([adapter, gate]), frames_to_send=frames)
+    assert not any(isinstance(f, GenerationAudio) and type(f).generation == 1 for f in down)
+    assert [e.get("invalidated") for e in trace.named("generation_invalidated")] == [1]
+    assert [t.text for t in conversation.turns] == ["I'd like to book the gearbox on",
+                                                    "Friday afternoon."]
+
+
+@pytest.mark.anyio
+async def test_a_reply_held_for_a_backchannel_plays_in_full():
+    frames = first_turn_then(*speech(1, 30), SleepFrame(0.05), *heard("Mm-hmm."),
+                             VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(),
+                             SleepFrame(0.8))
+    trace, gate, conversation, down = await drive_late(frames)
+    assert [type(f).generation for f in down if isinstance(f, GenerationAudio)] == [1] * 30
+    assert [e.name for e in trace.events if e.name.startswith("barge_in")] == \
+        ["barge_in_paused", "barge_in_resumed"]
+    assert trace.named("backchannel_ignored") and not trace.named("generation_invalidated")
+    assert [t.text for t in conversation.turns] == ["I'd like to book the gearbox on"]
+
+
+@pytest.mark.anyio
+async def test_a_reply_held_for_a_sound_that_never_became_words_plays_in_full():
+    frames = first_turn_then(*speech(1, 30), SleepFrame(0.05), VADUserStoppedSpeakingFrame(),
+                             *caller_audio(60, loud=False), UserStoppedSpeakingFrame(),
+                             SleepFrame(0.8))
+    trace, gate, conversation, down = await drive_late(frames)
+    assert [type(f).generation for f in down if isinstance(f, GenerationAudio)] == [1] * 30
+    assert [e.name for e in trace.events if e.name.startswith("barge_in")] == \
+        ["barge_in_paused", "barge_in_resumed"]
+    assert not trace.named("generation_invalidated") and not gate.paused
+
+
+@pytest.mark.anyio
+async def test_a_reply_after_the_callers_turn_ended_is_not_held():
+    frames = [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(),
+              *heard("Book the gearbox for Friday."), VADUserStoppedSpeakingFrame(),
+              UserStoppedSpeakingFrame(), SleepFrame(0.1), *speech(2, 30), SleepFrame(0.8)]
+    trace, gate, conversation, down = await drive(frames)
+    assert [type(f).generation for f in down if isinstance(f, GenerationAudio)] == [2] * 30
+    assert trace.named("barge_in_paused") == []
 
 
 def sound_without_words():

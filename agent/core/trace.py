@@ -32,7 +32,8 @@ CATALOG: dict[str, str] = {
     "agent_speech_stopped": "Speech of one generation stopped: it completed or was cut.",
     "generation_invalidated": "A response generation became stale; its queued and playing "
                               "speech is dropped.",
-    "barge_in_paused": "Audio mode: the caller spoke over the agent; playback is held.",
+    "barge_in_paused": "Audio mode: the caller spoke over the agent, or was already in their "
+                       "next turn when a reply began (caller_first); playback is held.",
     "barge_in_resumed": "Audio mode: the overlap was not a turn; held playback continues.",
     "turn_latency": "Audio mode: milliseconds from the caller's last voiced frame to each "
                     "milestone of the answer: VAD stop, transcript, turn end (handed to the "
