@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent.core.trace import TraceEvent
 from audio.calls import invariants as inv
 from audio.calls.evidence import Evidence, Verdict
 from audio.calls.expectations import one_to_one, same
 from audio.calls.judge import judge
 from audio.calls.player import Heard
-from audio.calls.script import load_script
+from audio.calls.script import ScriptInvalid, load_script
 
 Q = "q-1"
 
@@ -162,3 +164,26 @@ def test_a_quiet_call_passes_with_every_measure_not_applicable(tmp_path):
     assert result.verdict is Verdict.PASS, result.violations
     assert set(result.measures.values()) == {"n/a"}
     assert result.counts["stale_missed"] == 0
+
+
+def test_expect_turns_counts_the_caller_turns_the_agent_took(tmp_path):
+    """A sentence split at a pause is two turns even when the reply to its first half was
+    cut before the caller heard it: only the count shows it."""
+    path = tmp_path / "turns.yaml"
+    path.write_text(Path(__file__).parent.joinpath("calls", "05-which-thursday.yaml")
+                    .read_text().replace("  clarified: [visit_date]\n", "") + "  turns: 1\n")
+    one = [ev("user_turn_final", 1, text="I need a visit on Friday afternoon")]
+    split = [ev("user_turn_final", 1, text="I need a visit on"),
+             ev("user_turn_final", 2, text="Friday afternoon")]
+    assert judge(load_script(path), evidence(one), "audio").verdict is Verdict.PASS
+    result = judge(load_script(path), evidence(split), "audio")
+    assert result.violations == ("expect.turns: expected 1 caller turns, the agent took 2: "
+                                 "'I need a visit on'; 'Friday afternoon'",)
+
+
+def test_expect_turns_must_be_a_whole_number_of_at_least_one(tmp_path):
+    path = tmp_path / "zero.yaml"
+    path.write_text(Path(__file__).parent.joinpath("calls", "05-which-thursday.yaml")
+                    .read_text() + "  turns: 0\n")
+    with pytest.raises(ScriptInvalid, match=r"expect.turns: must be at least 1, got 0"):
+        load_script(path)

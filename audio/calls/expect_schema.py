@@ -12,7 +12,7 @@ NOTIFICATION_KEYS = ("kind", "account", "contact", "booking", "ref", "asset", "d
 FIELD_KEYS = ("value", "status", "min_version")
 FIELD_STATUSES = ("proposed", "confirmed", "unresolved", "cleared")
 EXPECT_KEYS = ("bookings", "absent_bookings", "notifications", "confirmed", "fields", "heard",
-               "clarified", "handoff", "citations", "outcome")
+               "clarified", "handoff", "citations", "outcome", "turns")
 
 
 def read_expect(r: Reader, node) -> Expect:
@@ -40,6 +40,8 @@ def read_expect(r: Reader, node) -> Expect:
         out["handoff"] = r.boolean(keys["handoff"], "expect.handoff")
     if "outcome" in keys:
         out["outcome"] = r.text(keys["outcome"], "expect.outcome")
+    if "turns" in keys:
+        out["turns"] = r.integer(keys["turns"], "expect.turns", minimum=1)
     return Expect(**out)
 
 

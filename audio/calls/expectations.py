@@ -122,6 +122,12 @@ def check_expectations(script: CallScript, evidence: Evidence) -> list[str]:
             for c in exp.citations_include if c not in cited]
     out += [f"expect.citations.exclude: {c!r} was cited in an answer the caller heard"
             for c in exp.citations_exclude if c in cited]
+    if exp.turns is not None:
+        taken = [str(e.get("text", "")) for e in evidence.named("user_turn_final")]
+        if len(taken) != exp.turns:
+            shown = "; ".join(repr(t) for t in taken) or "none"
+            out.append(f"expect.turns: expected {exp.turns} caller turns, the agent took "
+                       f"{len(taken)}: {shown}")
     if exp.outcome is not None:
         outcomes = [e.get("outcome") for e in evidence.events if e.get("outcome") is not None]
         last = outcomes[-1] if outcomes else None

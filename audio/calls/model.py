@@ -120,6 +120,7 @@ class Expect:
     citations_include: tuple[str, ...] = ()
     citations_exclude: tuple[str, ...] = ()
     outcome: str | None = None
+    turns: int | None = None  # how many caller turns the agent took (user_turn_final)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Regenerates every caller WAV used by the repair scripts 36-40 and the blind scripts 83-89 in
-# audio/calls/examples/.
+# Regenerates every caller WAV used by the repair scripts 36-40, the blind scripts 83-89 and
+# script 90 in audio/calls/examples/.
 # Run from the repository root:  sh audio/calls/examples/voices/make_voices.sh
 # Needs espeak-ng (1.51) and sox (14.4.2). Output: 16 kHz mono 16-bit PCM WAV, silence trimmed.
 #
@@ -34,6 +34,13 @@ plain() {
 # rated VOICE RATE FILE TEXT: espeak-ng at RATE words a minute, converted with nothing else done
 rated() {
   espeak-ng -v "$1" -s "$2" -w "$TMP/raw.wav" "$4"
+  sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$3"
+}
+
+# ssml VOICE RATE FILE SSML: espeak-ng reading SSML (a <break> inside one sentence), converted
+# with nothing else done
+ssml() {
+  espeak-ng -m -v "$1" -s "$2" -w "$TMP/raw.wav" "$4"
   sox -R "$TMP/raw.wav" -r 16000 -c 1 -b 16 "$OUT/$3"
 }
 
@@ -141,5 +148,10 @@ rated en-us-nyc+rob 160 89-r3-t03.wav "Sorry, no, Tuesday won't work either. Let
 rated en-us-nyc+rob 160 89-r3-t04.wav "Yes."
 rated en-us-nyc+rob 160 89-r3-t05.wav "Yes, please go ahead and move it."
 rated en-us-nyc+rob 160 89-r3-t06.wav "Yes, please."
+
+# 90: a 1.2 s pause after "on" inside one sentence (2026-12-06, issue 14: the end of a turn
+# waits for a caller who stops on a closed-class word).
+ssml en-gb 160 90-paused-on.wav '<speak>Could you send an engineer out to look at our compressor on <break time="1200ms"/> Thursday morning, please?</speak>'
+rated en-gb 160 90-yes.wav "Yes, go ahead."
 
 ls -l "$OUT"/*.wav
