@@ -214,13 +214,6 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     there is no model
     =========================================  =================================
 
-    The silence of a frame counts only once the VAD has said what that frame holds: its
-    frames about it (a voice starting again, :class:`~audio.frames.VoiceStartingFrame`) come
-    right after it, so a frame's silence counts when the next frame arrives. Counted with the
-    frame itself, a caller who resumed in the very frame that made the pause long enough had
-    the turn split before the VAD's word that a voice was starting came in (a blind script's
-    0.9 s pause after "on", whose resumption fell in the frame that reached 0.9 s).
-
     A sound that never became words ends too (an empty turn), so the next turn starts
     clean. "Every word of the turn so far" is the recogniser's answer for the segment the
     latest VAD stop carries (:func:`audio.frames.stop_segment`): its
@@ -256,9 +249,6 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._awaited: int | None = None  # the segment the latest VAD stop carries
         self._speaking = False
         self._stopped_at: float | None = None  # audio time of the last VAD stop
-        # Audio time up to which the VAD has said what the audio holds: the end of the frame
-        # before the latest one (the VAD's frames about a frame follow that frame).
-        self._vad_known = 0.0
         self._finished: bool | None = None  # Smart Turn on that pause (None: pending/none)
         self._judged = False
         self._epoch = 0  # bumped by new speech: a verdict for an older pause is dropped
@@ -298,9 +288,6 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
 
     async def process_frame(self, frame: Frame) -> ProcessFrameResult:
         if isinstance(frame, InputAudioRawFrame):
-            # The frame before this one is now complete: its VAD frames (a voice starting
-            # again in it) came right after it. This frame's silence counts at the next one.
-            self._vad_known = self.clock.now
             self.clock.advance(frame)
             if self.analyzer is not None:
                 self.analyzer.append_audio(frame.audio, self._speaking)
@@ -415,7 +402,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         if not self.words_in():
             return  # the latest words are not in yet: they decide how long to wait
         needed = self.silence_needed()
-        if needed is None or self._vad_known - self._stopped_at < needed - 1e-9:
+        if needed is None or self.clock.now - self._stopped_at < needed - 1e-9:
             return
         self._fired = True
         await self.trigger_user_turn_stopped()

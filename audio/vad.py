@@ -16,6 +16,10 @@ The other way round: after a stop, the first window with a voice (``STARTING``) 
 ``start_secs`` before Silero is sure enough for a VAD start. The end of the turn waits while
 a voice may be starting (:class:`~audio.frames.VoiceStartingFrame`): a caller who resumes
 just before the turn would have ended ("I need a visit on... Friday") continues the turn.
+That frame goes downstream *before* the audio frame the voice came back in, so the frame that
+holds the voice is never counted as silence. After it, a caller whose voice came back in the
+very frame that made the pause long enough had the turn split, on an idle machine as on a
+loaded one (a blind script's 0.9 s pause after "on", 2026-12-06).
 """
 
 from __future__ import annotations
@@ -71,17 +75,40 @@ class FadeWatchingSilero(SileroVADAnalyzer):
 
 class FadingVADProcessor(VADProcessor):
     """pipecat's ``VADProcessor`` that also sends :class:`~audio.frames.VoiceFadingFrame` and
-    :class:`~audio.frames.VoiceStartingFrame` downstream, after the audio frame in which the
-    voice faded, came back or may be starting."""
+    :class:`~audio.frames.VoiceStartingFrame` downstream: a voice that may be starting just
+    before the audio frame it was heard in, the rest after that frame (and after the VAD's own
+    frames about it, in pipecat's order)."""
 
     def __init__(self, *, vad_analyzer: FadeWatchingSilero, **kwargs) -> None:
         super().__init__(vad_analyzer=vad_analyzer, **kwargs)
         self._watcher = vad_analyzer
+        # While an audio frame is analysed: what goes downstream meanwhile (the frame, then
+        # the VAD's frames about it), sent once the voice-starting frame went first.
+        self._analysed: list[Frame] | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)  # the frame, then the VAD's frames
-        if not isinstance(frame, InputAudioRawFrame) or not self._watcher.events:
+        if not isinstance(frame, InputAudioRawFrame) or direction != FrameDirection.DOWNSTREAM:
+            await super().process_frame(frame, direction)
             return
+        self._analysed = []
+        try:
+            await super().process_frame(frame, direction)  # the frame, then the VAD's frames
+        finally:
+            analysed, self._analysed = self._analysed, None
         events, self._watcher.events = self._watcher.events, []
-        for event in events:
+        first: list[Frame] = [e for e in events
+                              if isinstance(e, VoiceStartingFrame) and e.started]
+        for event in first:
             await self.push_frame(event)
+        for held in analysed:
+            await super().push_frame(held)
+        for event in events:
+            if not any(event is f for f in first):
+                await self.push_frame(event)
+
+    async def push_frame(self, frame: Frame,
+                         direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
+        if self._analysed is not None and direction == FrameDirection.DOWNSTREAM:
+            self._analysed.append(frame)
+            return
+        await super().push_frame(frame, direction)

@@ -179,3 +179,22 @@ async def test_the_processor_sends_the_fade_after_the_frame_it_was_heard_in(monk
     assert order == [("audio", 0), ("audio", 1), ("audio", 2), ("audio", 3), ("audio", 4),
                      ("audio", 5), ("fade", False), ("audio", 6), ("fade", True),
                      ("audio", 7)]
+
+
+@pytest.mark.anyio
+async def test_a_voice_starting_goes_before_the_frame_it_was_heard_in(monkeypatch):
+    """So the end of the turn never counts that frame as silence: a caller whose voice came
+    back in the very frame that made a pause long enough had the sentence split (a blind
+    script's 0.9 s pause after "on"). The VAD's own start still follows its frame."""
+    T, S, Q = VADState.STARTING, VADState.SPEAKING, VADState.QUIET
+    vad = scripted_silero(monkeypatch, [Q, Q, T, T, S, S])
+    sent = [InputAudioRawFrame(np.full(FRAME, i, np.int16).tobytes(), RATE, 1)
+            for i in range(6)]
+    down, _ = await run_test(Pipeline([FadingVADProcessor(vad_analyzer=vad)]),
+                             frames_to_send=sent,
+                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
+    order = [("starting", f.started) if isinstance(f, VoiceStartingFrame) else
+             ("audio", int(np.frombuffer(f.audio, np.int16)[0]))
+             for f in down if isinstance(f, (VoiceStartingFrame, InputAudioRawFrame))]
+    assert order == [("audio", 0), ("audio", 1), ("starting", True), ("audio", 2),
+                     ("audio", 3), ("audio", 4), ("audio", 5)]

@@ -156,10 +156,9 @@ async def _ends(frames: list, *, finished_secs: float, slow_verdict_after: int =
 
 @pytest.mark.parametrize("finished_secs,resume_after,ends", [
     # the pause outlasts the silence a finished-sounding turn needs: two turns, each ended
-    # finished_secs after its VAD stop (1.2 s and 2.34 s of audio), at the frame after (a
-    # frame's silence counts once the VAD's frames about it are in)
-    (0.1, 0.14, [1.32, 2.46]),
-    (0.25, 0.14, [2.62]),  # it does not: one turn (0.25 s after 2.34, in 20 ms frames)
+    # finished_secs after its VAD stop (1.2 s and 2.34 s of audio)
+    (0.1, 0.14, [1.3, 2.44]),
+    (0.25, 0.14, [2.6]),  # it does not: one turn (0.25 s after 2.34, in 20 ms frames)
 ])
 async def test_a_pause_ends_the_turn_or_not_however_late_the_answers_come(
         finished_secs, resume_after, ends):
@@ -198,14 +197,13 @@ async def test_the_audio_after_a_stop_goes_on_after_its_transcript():
             start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
         user_turn_stop_timeout=60.0)
     frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(0.4, voiced=True),
-              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(0.42), _said("Yes.")]
+              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(0.4), _said("Yes.")]
     down, _ = await run_test(processor, frames_to_send=frames)
     kinds = [type(f).__name__ for f in down if not isinstance(f, UserStoppedSpeakingFrame)]
     said = kinds.index("TranscriptionFrame")
     assert kinds[:said].count("InputAudioRawFrame") == 20  # the audio up to the stop
-    assert kinds[said + 1:].count("InputAudioRawFrame") == 21  # the pause, after the words
-    # no model: doubtful_secs after the stop, counted at the frame after
-    assert processor.holds == 1 and stop.ends == [0.82]
+    assert kinds[said + 1:].count("InputAudioRawFrame") == 20  # the pause, after the words
+    assert processor.holds == 1 and stop.ends == [0.8]  # no model: doubtful_secs after
 
 
 class EndsAt(AudioClockTurnStop):
@@ -266,8 +264,7 @@ async def test_a_pause_is_judged_on_the_words_before_it_not_on_words_heard_ahead
         user_turn_stop_timeout=60.0)
     stop.settled_listeners.append(processor.wake)
     down, _ = await run_test(processor, frames_to_send=_visit_on(late))
-    assert stop.ends == [2.98]  # once: 0.25 s after the second stop (2.7 s), in 20 ms frames,
-    # counted at the frame after
+    assert stop.ends == [2.96]  # once: 0.25 s after the second stop (2.7 s), in 20 ms frames
     order = [f"stop {f.metadata[SEGMENT_KEY]}" if isinstance(f, VADUserStoppedSpeakingFrame)
              else f.text if hasattr(f, "text") else f"heard {f.number}" for f in down
              if isinstance(f, (VADUserStoppedSpeakingFrame, SegmentHeardFrame))
@@ -306,7 +303,7 @@ async def test_smart_turn_is_asked_once_the_words_are_in_and_not_on_a_dangling_p
     stop.settled_listeners.append(processor.wake)
     await run_test(processor, frames_to_send=_visit_on(late))
     assert verdicts.words_when_asked == [2]
-    assert stop.ends == [2.98]  # the finished verdict: 0.25 s after the second stop
+    assert stop.ends == [2.96]  # the finished verdict: 0.25 s after the second stop
     assert processor.backstops == 0
 
 
