@@ -222,6 +222,12 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
         idle_timeout_secs=None, enable_rtvi=False)
     notice = LongTurnNotice(adapter.sink, cuts=lambda: vad.cuts)
     adapter.turn_end_hooks.append(notice.turn_ended)
+    # The two bounds for a stalled pipeline that are not audio-time orders: on the trace when
+    # they end a wait (a call's result counts them as `backstops`).
+    turns.on_backstop = lambda held: adapter.bridge.backstop(
+        "turn_hold", gate.latest, held_secs=round(held, 2))
+    stt.on_reach_backstop = lambda segment: adapter.bridge.backstop(
+        "recogniser_reach", gate.latest, segment=segment)
     return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn, vad, notice,
                         turns)
 

@@ -544,6 +544,8 @@ class SharedWhisperSTT(WhisperSTTService):
         self._reached = 0  # the last segment whose VAD stop the call's adapter has taken in
         self._reach = asyncio.Event()  # set by reached()
         self.reach_backstops = 0  # segments heard without waiting for reached() (bound hit)
+        # Told the segment's number each time that bound is hit (the pipeline traces it).
+        self.on_reach_backstop: Callable[[int], None] | None = None
         self.early = early
         self.early_counts = {"started": 0, "used": 0}  # early transcriptions (amend bench)
         self._early: EarlyHearing | None = None  # started at the fade, not yet stopped
@@ -756,6 +758,8 @@ class SharedWhisperSTT(WhisperSTTService):
                 await asyncio.wait_for(self._reach.wait(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 self.reach_backstops += 1
+                if self.on_reach_backstop is not None:
+                    self.on_reach_backstop(number)
                 return
 
     def _finish_segment(self, number: int) -> None:

@@ -110,6 +110,12 @@ class TraceBridge:
         self.trace.emit("user_turn_voiced", **where, text=self.trace.private(text),
                         confidence=confidence, channel=channel, **extra)
 
+    def backstop(self, which: str, generation: int, **data: Any) -> None:
+        """A bound that exists for a stalled pipeline ended a wait that audio order should
+        have ended (``which``: ``turn_hold``, ``recogniser_reach``): on the trace, so a call's
+        result shows that it may have depended on the machine's speed."""
+        self.trace.emit("backstop", **self._where(generation), which=which, **data)
+
     def backchannel_ignored(self, text: str, generation: int) -> None:
         """What the caller said over ``generation`` was no turn; playback went on."""
         self.trace.emit("backchannel_ignored", **self._where(generation),
@@ -122,8 +128,9 @@ class TraceBridge:
         if event.name == "tts_first_audio":
             self.clock.first_tts_audio(event.generation, event.t)
             return
-        if event.name == "barge_in_paused" and not data.get("caller_first"):
-            data["onset_to_paused_ms"] = round((event.t - self._onset) * 1000, 1)
+        if event.name == "barge_in_paused":
+            if not data.get("caller_first"):  # (a reply held at its start has no onset)
+                data["onset_to_paused_ms"] = round((event.t - self._onset) * 1000, 1)
         if event.name == "generation_invalidated":
             if not self._invalidations.first(event.generation):
                 return  # the conversation traced it before it invalidated through the sink

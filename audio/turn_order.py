@@ -92,6 +92,9 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         self._answered = asyncio.Event()  # set by wake()
         self.holds = 0  # pauses whose audio had to wait for the answers (amend bench, tests)
         self.backstops = 0  # holds that ended on max_held_secs
+        # Told the seconds of caller audio held, each time a hold ends on max_held_secs (the
+        # pipeline traces it: a turn's end that did not wait for its answers).
+        self.on_backstop: Callable[[float], None] | None = None
 
     @property
     def holding(self) -> bool:
@@ -134,6 +137,8 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
                     await self._release()
                 elif self._held_secs >= self.max_held_secs - 1e-9:
                     self.backstops += 1
+                    if self.on_backstop is not None:
+                        self.on_backstop(self._held_secs)
                     await self._release()
                 return
             await self._take(frame)

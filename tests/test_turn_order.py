@@ -178,10 +178,12 @@ async def test_a_recogniser_that_never_answers_delays_the_end_and_never_stops_it
         settled=stop.settled, max_held_secs=0.5, user_turn_strategies=UserTurnStrategies(
             start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
         user_turn_stop_timeout=60.0)
+    told: list[float] = []
+    processor.on_backstop = told.append  # the pipeline traces it (a `backstop` event)
     frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
               VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
     down, _ = await run_test(processor, frames_to_send=frames)
-    assert processor.backstops == 1
+    assert processor.backstops == 1 and told == [pytest.approx(0.5)]
     # every held frame went on, in order: the audio after the stop reached the strategy
     assert stop.clock.now == pytest.approx(3.0)
     assert sum(isinstance(f, InputAudioRawFrame) for f in down) == 150

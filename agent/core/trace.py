@@ -35,6 +35,10 @@ CATALOG: dict[str, str] = {
     "barge_in_paused": "Audio mode: the caller spoke over the agent, or was already in their "
                        "next turn when a reply began (caller_first); playback is held.",
     "barge_in_resumed": "Audio mode: the overlap was not a turn; held playback continues.",
+    "backstop": "Audio mode: a bound kept for a stalled pipeline ended a wait that the audio's "
+                "order should have ended (`which`: turn_hold, after `held_secs` of held caller "
+                "audio; recogniser_reach, for `segment`). The call may have depended on the "
+                "machine's speed.",
     "turn_latency": "Audio mode: milliseconds from the caller's last voiced frame to each "
                     "milestone of the answer: VAD stop, transcript, turn end (handed to the "
                     "agent), decision, first TTS audio, first output frame.",
@@ -92,7 +96,7 @@ CATALOG: dict[str, str] = {
 TOPICS: dict[str, tuple[str, ...]] = {
     "speech": ("user_turn_final", "user_turn_voiced", "backchannel_ignored",
                "agent_speech_started", "agent_speech_stopped", "generation_invalidated",
-               "barge_in_paused", "barge_in_resumed", "turn_latency"),
+               "barge_in_paused", "barge_in_resumed", "turn_latency", "backstop"),
     "ledger": ("proposal", "proposal_rejected", "field_accepted", "field_rejected",
                "field_unresolved", "correction_duplicate", "question_started",
                "query_invalidated"),

@@ -115,4 +115,5 @@ def _counts(ev: Evidence, checks: dict[str, list[str]]) -> dict[str, int]:
         + len(checks["stale_evidence"]) + len(checks["stale_audio"]),
         "generations_invalidated": len(ev.named("generation_invalidated")),
         "ambiguous": len(ev.named("clarification_requested")),
+        "backstops": len(ev.named("backstop")),
     }
