@@ -734,6 +734,27 @@ async def test_a_visit_named_by_its_kind_picks_the_booking_for_that_kind():
         assert {b["ref"] for b in c.bookings()} == {"VISIT", "BK7"}
 
 
+@pytest.mark.parametrize("said", ["I need my P-100 visit moved to Friday.",
+                                  "Please have the pump visit moved to Friday.",
+                                  "Could we get our Rotterdam job bumped to Friday?",
+                                  "I want the Rotterdam visit changed to Friday."])
+async def test_a_visit_wanted_moved_in_the_passive_is_a_move(said):
+    """A blind audio round: "I need my P-100 visit moved to Thursday afternoon." was no
+    request at all ("How can I help?"), and "I want the Rotterdam visit changed to Friday."
+    read back a new booking beside the one to move."""
+    async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
+        await c.moved(said, "VISIT", "2026-12-04", "morning", read_back=("Friday 4 December",))
+        assert len(c.bookings()) == 1
+
+
+async def test_a_part_wanted_changed_is_not_a_move_of_the_visit():
+    async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
+        await c.say("I need the seal on P-100 changed, can someone come out on Friday?")
+        await c.settle()
+        assert not c.events("confirmation_requested", op="reschedule_booking")
+        assert [b["version"] for b in c.bookings()] == [1]
+
+
 async def test_a_visit_named_by_a_kind_two_bookings_are_for_asks_which_booking():
     async with call(bookings=TWO_PUMPS) as c:
         await c.say("Could the pump service be moved to Friday?")

@@ -834,3 +834,22 @@ def test_calling_a_visit_off_names_its_day_and_rules_out_nothing(said):
 def test_an_ordinal_day_before_a_pronoun_and_its_verb_is_a_day():
     proposal = propose("It's the one on Friday the 11th I'm calling off.", booked())
     assert proposal.slot(VISIT_DATE).value == "2026-12-11"
+
+
+@pytest.mark.parametrize("said", [
+    "No, not R's Day Make it for Friday morning.",  # a blind audio round: "Thursday" garbled
+    "no not the blue one make it friday morning",
+    "not that day let's say friday morning",
+    "not wednesday how about friday morning",
+])
+def test_a_negation_ends_where_the_caller_goes_on_to_say_what_they_want(said):
+    """Without a full stop, "make it", "let's", "how about"... open the replacement: the
+    values after them are the caller's new ones, not part of what "not" ruled out."""
+    proposal = propose(said, booked())
+    assert proposal.slot(VISIT_DATE).value == FRIDAY, proposal.reason
+    assert proposal.slot("visit_window").value == "morning", proposal.reason
+
+
+def test_a_negated_make_it_still_rules_its_value_out():
+    proposal = propose("we can't make it on wednesday", booked())
+    assert ("visit_date", "2026-12-02") in proposal.withdrawn, proposal.reason

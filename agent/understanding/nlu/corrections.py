@@ -24,6 +24,12 @@ from agent.understanding.proposals import ProposalContext, SlotValue
 _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
+# ... or where the caller goes on to say what they want instead, punctuation or not: "no, not
+# R's Day make it for Friday morning" (a recogniser's garbled "Thursday", no full stop). Only
+# after some words: "we can't make it on Wednesday" rules Wednesday out.
+_REPLACEMENT_OPENS = re.compile(
+    r"(?<=\w) (?=(?:make (?:it|that|this)|let'?s|let us|it should be|it'?ll (?:have to )?be"
+    r"|how about|what about|i meant|i mean|go for|put (?:it|that|me|us) down for)\b)")
 _NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{correction_words.NEGATION_AFTER})"
                              rf"|{correction_words.NEGATION_AFTER_CLITIC})\b")
 _REPLACE = re.compile(correction_words.REPLACES)
@@ -50,6 +56,9 @@ def negated_stretches(text: str) -> tuple[Stretch, ...]:
     for match in _NEGATION.finditer(text):
         tail = _STRETCH_END.search(text, match.end())
         end = tail.start() if tail else len(text)
+        opens = _REPLACEMENT_OPENS.search(text, match.end(), end)
+        if opens is not None and text[match.end():opens.start()].strip():
+            end = opens.start()
         if end > match.end():
             out.append(Stretch(text[match.end():end].strip(), match.start(), end))
     for match in _NEGATION_AFTER.finditer(text):

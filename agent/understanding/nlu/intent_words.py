@@ -79,9 +79,15 @@ RESCHEDULE = (
     rf"|(?:move|shift|push|bring|bump|slide|nudge) (?:my |our |the |that |this )?"
     rf"(?:[\w-]+ ){{0,3}}?{_VISIT}\b"
     r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
-    # the passive: "could Thursday's service be moved", "can we get it pushed back a week"
-    r"|(?:be|get|getting|have)(?: (?:it|that|this|them|the \w+|my \w+|our \w+))?"
-    r" (?:moved|shifted|pushed|brought (?:forward|earlier|back))\b"
+    # the passive: "could Thursday's service be moved", "can we get it pushed back a week",
+    # "I need my P-100 visit moved", "have the Utrecht job bumped to Monday"
+    r"|(?:be|get|getting|got|have|having|need|needs|want|wants|like)"
+    r"(?: (?:it|that|this|them|(?:the|my|our) (?:[\w'-]+ ){0,3}?[\w'-]+))?"
+    r" (?:moved|shifted|pushed|bumped|brought (?:forward|earlier|back)|put back)\b"
+    # ... and changed or switched, of the visit itself: "I want the Rotterdam visit changed
+    # to Friday" (not "I need the seal changed": a part, not the visit)
+    rf"|(?:be|get|getting|got|have|having|need|needs|want|wants|like)"
+    rf" (?:the |my |our |that |this )?(?:[\w'-]+ ){{0,3}}?{_VISIT}s? (?:changed|switched)\b"
     # the visit as the one that goes: "can Thursday's booking go to Friday?", "can it go to
     # Friday instead?", "can next week's visit go to the afternoon?" (before anything is
     # booked, a correction of the request: precedence)
