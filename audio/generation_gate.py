@@ -175,14 +175,21 @@ class GenerationGate(FrameProcessor):
         """A live generation has sentences still to come: one the TTS is synthesising now
         (its start frame came, its stop frame not yet: however long a busy machine takes,
         the TTS sends that stop, failure or not), or one not started within 3 s of the last
-        frame admitted (a TTS that never took the sentence: the bound on a wait that would
-        otherwise never end)."""
+        frame admitted or of the end of the audio playing then, whichever is later (a TTS that
+        never took the sentence: the bound on a wait that would otherwise never end).
+
+        From the end of the audio too: Piper hands over a whole sentence at once, so a first
+        sentence is admitted in full and then plays for seconds. On a busy machine the second
+        sentence's start came after those 3 s, and the gate had already said the agent stopped
+        speaking: a scripted caller answered into the gap, over the rest of the greeting (a
+        blind audio round, 2026-12-06: the greeting's first sentence stopped "completed", the
+        second started 1.4 s later and was cut by the caller's turn)."""
         live = {g for g, n in self._unspoken.items() if n > 0 and not self.is_stale(g)}
         if not live:
             return False
         if any(g in live for g, _ in self._synthesising):
             return True
-        return time.monotonic() - self._last_admit < 3.0
+        return time.monotonic() - max(self._last_admit, self._clock_end) < 3.0
 
     @property
     def speaking(self) -> bool:

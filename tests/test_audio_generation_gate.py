@@ -192,3 +192,17 @@ def test_an_invalidated_generation_is_not_awaited(monkeypatch):
     admit_sentence(gate, 1, 1, stop=False)
     gate.invalidate(1, "test")
     assert not gate._awaiting_sentences()
+
+
+def test_the_next_sentence_is_awaited_3_s_from_the_end_of_the_audio_playing(monkeypatch):
+    """A long first sentence, admitted at once, plays for 4 s; the next one's start comes just
+    after. The agent has not stopped speaking in between."""
+    clock = FakeClock(monkeypatch)
+    gate = GenerationGate()
+    gate.expect(1, 2)
+    admit_sentence(gate, 1, 0)
+    gate._clock_end = clock.now + 4.0  # its audio plays until then
+    clock.now += 4.0
+    assert gate._awaiting_sentences()
+    clock.now += 3.1
+    assert not gate._awaiting_sentences()
