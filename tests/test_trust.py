@@ -421,6 +421,26 @@ def test_a_faint_word_right_after_the_weekday_is_checked(text, faint, clear):
                        EXPECT).clear
 
 
+@pytest.mark.parametrize(("text", "probability", "clear"), [
+    # tiny.en hears "at ten", "at eleven", "after next" after a weekday as "afternoon"
+    ("Can we go next Monday afternoon?", 0.40, False),  # "next Monday at ten"
+    ("Could you do pump 100 on Thursday afternoon, please?", 0.13, False),
+    ("Pump 200, Friday afternoon is best for us.", 0.45, False),
+    # heard clearly, or not right after the day: the window stands
+    ("Can we go next Monday afternoon?", 0.9, True),
+    ("Pump 200 on Friday, in the afternoon.", 0.4, True),
+])
+def test_a_faint_afternoon_right_after_the_weekday_is_checked(text, probability, clear):
+    slots = read_slots(text)
+    assert any(s.field == VISIT_WINDOW and s.value == "afternoon" for s in slots), slots
+    verdict = trust.judge(heard(text, 0.9, {"afternoon": probability, "afternoon,": probability,
+                                            "afternoon?": probability,
+                                            "afternoon.": probability}), slots, EXPECT)
+    assert verdict.clear is clear, verdict
+    if not clear:
+        assert verdict.reason == "a faint 'afternoon' after the weekday may be a time"
+
+
 @pytest.mark.parametrize(("text", "said", "clear"), [
     # the day of the month misheard as a word in the frame "the ... of <month>"
     ("Could we do the fall on February 1st in the morning?", "february 1st", False),

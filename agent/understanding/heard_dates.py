@@ -437,6 +437,23 @@ def faint_after_weekday(words: Sequence[tuple[str, float]], values: Sequence[Slo
     return False
 
 
+def afternoon_heard_for_a_time(words: Sequence[tuple[str, float]],
+                                values: Sequence[SlotValue], faint: float) -> bool:
+    """The afternoon was read from an "afternoon" heard below ``faint`` right after a weekday
+    a date was read from. tiny.en hears a weekday's "at ten", "at eleven" and "after next" so
+    ("next Monday at ten" as "next Monday afternoon", "Thursday at ten" as "Thursday
+    afternoon", "the Friday after next" as "the Friday afternoon"): the window may be a time,
+    or the date the wrong week's. ``words``: the recogniser's words with their probabilities."""
+    if not any(s.field == VISIT_WINDOW and s.value == "afternoon" for s in values):
+        return False
+    days = _weekdays_read(values)
+    for (word, _), (after, heard) in zip(words[:-1], words[1:], strict=True):
+        said, next_said = _tokens(word), _tokens(after)
+        if days & set(said[-1:]) and next_said[:1] == ["afternoon"] and heard < faint:
+            return True
+    return False
+
+
 def faint_before_weekday(words: Sequence[tuple[str, float]], values: Sequence[SlotValue],
                          faint: float) -> bool:
     """A date read from a weekday follows at once a word heard below ``faint`` that is no
