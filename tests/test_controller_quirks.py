@@ -747,6 +747,16 @@ async def test_a_visit_wanted_moved_in_the_passive_is_a_move(said):
         assert len(c.bookings()) == 1
 
 
+async def test_a_cancel_taken_back_for_a_move_in_one_run_on_turn_is_the_move():
+    """Blind text round 28, word for word: the negation of "rather than" ran on to "monday"
+    with no comma, and the turn was dropped ("How can I help?")."""
+    async with call(caller=ONE_PUMP, bookings=[{**VISIT, "date": "2026-12-03"}]) as c:
+        await c.moved("the thursday visit for p100 we cant do it any more so i guess call it off "
+                      "actually no rather than scrapping it could the engineer come friday "
+                      "instead", "VISIT", "2026-12-04", "morning",
+                      read_back=("Friday 4 December",))
+
+
 async def test_a_part_wanted_changed_is_not_a_move_of_the_visit():
     async with call(caller=ONE_PUMP, bookings=[VISIT]) as c:
         await c.say("I need the seal on P-100 changed, can someone come out on Friday?")

@@ -841,6 +841,7 @@ def test_an_ordinal_day_before_a_pronoun_and_its_verb_is_a_day():
     "no not the blue one make it friday morning",
     "not that day let's say friday morning",
     "not wednesday how about friday morning",
+    "rather than wednesday could the engineer come friday morning",
 ])
 def test_a_negation_ends_where_the_caller_goes_on_to_say_what_they_want(said):
     """Without a full stop, "make it", "let's", "how about"... open the replacement: the

@@ -34,6 +34,22 @@ def test_a_shift_counts_from_the_held_date(said, day):
     assert [s.role for s in p.slots if s.field == "visit_date"] == [SlotRole.TO]
 
 
+@pytest.mark.parametrize("said, day", [
+    # a blind round: "put back a week actually two weeks" moved the visit by one week
+    ("i need the visit put back a week actually two weeks", "2026-12-16"),
+    ("push it back a day no sorry two days", "2026-12-04"),
+    ("move it back a couple of days, I mean 3 days", "2026-12-05"),
+    ("push it back a week, no, not a week, 2 weeks", "2026-12-16"),
+    ("bring it forward a week, or rather a day", "2026-12-01"),
+    ("push it back 2 days, actually make it a day earlier", "2026-12-01"),  # its own direction
+    # no correction: the amount said stands
+    ("push it back a week not a fortnight", "2026-12-09"),
+])
+def test_an_amount_the_caller_corrects_is_the_corrected_one(said, day):
+    p = propose(said, HELD)
+    assert slot_values(p).get("visit_date") == day, (said, p)
+
+
 @pytest.mark.parametrize("said, time", [
     ("push it back an hour", "15:00"),
     ("half an hour earlier please", "13:30"),

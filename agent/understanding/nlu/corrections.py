@@ -25,11 +25,14 @@ _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
 # ... or where the caller goes on to say what they want instead, punctuation or not: "no, not
-# R's Day make it for Friday morning" (a recogniser's garbled "Thursday", no full stop). Only
-# after some words: "we can't make it on Wednesday" rules Wednesday out.
+# R's Day make it for Friday morning" (a recogniser's garbled "Thursday", no full stop), "rather
+# than scrapping it could the engineer come monday instead". Only after some words: "we can't
+# make it on Wednesday" rules Wednesday out.
 _REPLACEMENT_OPENS = re.compile(
     r"(?<=\w) (?=(?:make (?:it|that|this)|let'?s|let us|it should be|it'?ll (?:have to )?be"
-    r"|how about|what about|i meant|i mean|go for|put (?:it|that|me|us) down for)\b)")
+    r"|how about|what about|i meant|i mean|go for|put (?:it|that|me|us) down for"
+    # a question that asks for it: "rather than scrapping it could the engineer come monday"
+    r"|(?:could|can|would|will) (?:you|we|he|she|they|someone|somebody|the \w+))\b)")
 _NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{correction_words.NEGATION_AFTER})"
                              rf"|{correction_words.NEGATION_AFTER_CLITIC})\b")
 _REPLACE = re.compile(correction_words.REPLACES)

@@ -4,7 +4,9 @@ a week", "two days later", "the day after", "an hour earlier". Pure.
 The amount is counted from the value the call holds: the ledger's date (else the date of the
 caller's booking the turn points at), or its clock time for hours and minutes. With nothing
 held to count from, nothing is read: the agent asks where the visit should go. Another date or
-time said for the field shifted wins over the shift ("push it back to Friday").
+time said for the field shifted wins over the shift ("push it back to Friday"). An amount the
+caller corrects is the corrected one: "put back a week actually two weeks", "an hour later, no,
+make that two hours" (the direction said first holds unless the correction says its own).
 """
 
 from __future__ import annotations
@@ -39,6 +41,18 @@ _MOVED = re.compile(
 )
 
 
+# A later amount after a correcting word, with at most three words between that are not "not"
+# ("no, not a week" withdraws that amount, it does not say it), or right after an amount
+# ruled out ("no, not a week, two weeks").
+_AMOUNT_CORRECTED = re.compile(
+    r"\b(?:(?:actually|no|nope|sorry|i mean|i meant|or rather|rather|make (?:it|that)|wait"
+    r"|hang on|scratch that)\b[ ,.]+(?:(?!not\b)[a-z']+[ ,.]+){0,3}?"
+    r"|not " + re.sub(r"\?P<\w+>", "", _AMOUNT) + " " + re.sub(r"\?P<\w+>", "", _UNIT)
+    + r"[ ,.]+)"
+    + _AMOUNT + " " + _UNIT
+    + r"(?: (?P<dir>later|earlier|sooner|back|forwards?|up|on|out|along))?\b")
+
+
 def _count(words: str | None) -> float:
     if not words or words in ("a", "an"):
         return 1
@@ -68,8 +82,15 @@ def with_shift(text: str, slots: list[SlotValue],
 
     unit = first("unit") or ""
     direction = first("dir") or "after"  # "the following day" says no direction: later
-    amount = _count(first("n")) * (-1 if direction.split()[0] in _EARLIER else 1)
+    count = _count(first("n"))
     said = first("said") or match.group(0)  # the amount's own words
+    corrected = [m for m in _AMOUNT_CORRECTED.finditer(text, match.end())]
+    if corrected:  # "... a week actually two weeks": the last amount said is meant
+        last = corrected[-1]
+        unit, count = last.group("unit"), _count(last.group("n"))
+        direction = last.group("dir") or direction
+        said = text[last.start("n"):last.end()]
+    amount = count * (-1 if direction.split()[0] in _EARLIER else 1)
     if unit in ("day", "week"):
         base = _held_date(slots, context)
         named = [s for s in slots if s.field == VISIT_DATE]
