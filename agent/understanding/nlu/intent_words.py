@@ -68,6 +68,9 @@ _VISIT = (
     r"(?:visit|booking|appointment|service|call[- ]out|job|slot|engineer|technician|it|that|this"
     r"|them)"
 )
+# The verbs a visit wanted done to it in the passive follows: "be moved", "get it pushed back",
+# "need my visit moved", "want the visit changed".
+_HAVE_IT = r"be|get|getting|got|have|having|need|needs|want|wants|like"
 MOVE_ALONE = r"reschedul\w*|postpon\w*|re-?book\w*|re-?arrang\w*|put (?:it|that|the \w+) off"
 MOVE_VERBS = (r"move|moving|shift|shifting|push|pushing|bring|bringing|change|changing|switch|swap"
               r"|bump|bumping|slide|sliding|nudge|nudging")
@@ -81,12 +84,12 @@ RESCHEDULE = (
     r"|put (?:it|that|this|the \w+|my \w+|our \w+) (?:back|forward|off)\b"
     # the passive: "could Thursday's service be moved", "can we get it pushed back a week",
     # "I need my P-100 visit moved", "have the Utrecht job bumped to Monday"
-    r"|(?:be|get|getting|got|have|having|need|needs|want|wants|like)"
+    rf"|(?:{_HAVE_IT})"
     r"(?: (?:it|that|this|them|(?:the|my|our) (?:[\w'-]+ ){0,3}?[\w'-]+))?"
     r" (?:moved|shifted|pushed|bumped|brought (?:forward|earlier|back)|put back)\b"
     # ... and changed or switched, of the visit itself: "I want the Rotterdam visit changed
     # to Friday" (not "I need the seal changed": a part, not the visit)
-    rf"|(?:be|get|getting|got|have|having|need|needs|want|wants|like)"
+    rf"|(?:{_HAVE_IT})"
     rf" (?:the |my |our |that |this )?(?:[\w'-]+ ){{0,3}}?{_VISIT}s? (?:changed|switched)\b"
     # the visit as the one that goes: "can Thursday's booking go to Friday?", "can it go to
     # Friday instead?", "can next week's visit go to the afternoon?" (before anything is

@@ -84,7 +84,7 @@ def with_shift(text: str, slots: list[SlotValue],
     direction = first("dir") or "after"  # "the following day" says no direction: later
     count = _count(first("n"))
     said = first("said") or match.group(0)  # the amount's own words
-    corrected = [m for m in _AMOUNT_CORRECTED.finditer(text, match.end())]
+    corrected = list(_AMOUNT_CORRECTED.finditer(text, match.end()))
     if corrected:  # "... a week actually two weeks": the last amount said is meant
         last = corrected[-1]
         unit, count = last.group("unit"), _count(last.group("n"))
