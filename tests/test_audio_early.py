@@ -164,21 +164,35 @@ def test_a_fade_not_shorter_than_the_stop_is_refused(fade):
         FadeWatchingSilero(params=VADParams(stop_secs=0.2), fade_secs=fade)
 
 
-@pytest.mark.anyio
-async def test_the_processor_sends_the_fade_after_the_frame_it_was_heard_in(monkeypatch):
-    S, P = VADState.SPEAKING, VADState.STOPPING
-    vad = scripted_silero(monkeypatch, [S, S, P, P, P, P, S, S])
+async def through_the_vad(monkeypatch, states: list[VADState]) -> list[tuple]:
+    """Frame ``i`` of one per state through the VAD stage, Silero saying ``states[i]``: what
+    comes out, in order: ("audio", i) for each frame, and the VAD's frames about them."""
+    vad = scripted_silero(monkeypatch, states)
     sent = [InputAudioRawFrame(np.full(FRAME, i, np.int16).tobytes(), RATE, 1)
-            for i in range(8)]
+            for i in range(len(states))]
     down, _ = await run_test(Pipeline([FadingVADProcessor(vad_analyzer=vad)]),
                              frames_to_send=sent,
                              pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
-    order = [("fade", f.resumed) if isinstance(f, VoiceFadingFrame) else
-             ("audio", int(np.frombuffer(f.audio, np.int16)[0]))
-             for f in down if isinstance(f, (VoiceFadingFrame, InputAudioRawFrame))]
-    assert order == [("audio", 0), ("audio", 1), ("audio", 2), ("audio", 3), ("audio", 4),
-                     ("audio", 5), ("fade", False), ("audio", 6), ("fade", True),
-                     ("audio", 7)]
+    out: list[tuple] = []
+    for f in down:
+        if isinstance(f, InputAudioRawFrame):
+            out.append(("audio", int(np.frombuffer(f.audio, np.int16)[0])))
+        elif isinstance(f, VoiceFadingFrame):
+            out.append(("fade", f.resumed))
+        elif isinstance(f, VoiceStartingFrame):
+            out.append(("starting", f.started))
+        elif isinstance(f, VADUserStartedSpeakingFrame):
+            out.append(("vad start",))
+    return out
+
+
+@pytest.mark.anyio
+async def test_the_processor_sends_the_fade_after_the_frame_it_was_heard_in(monkeypatch):
+    S, P = VADState.SPEAKING, VADState.STOPPING
+    order = await through_the_vad(monkeypatch, [S, S, P, P, P, P, S, S])
+    assert [o for o in order if o[0] != "vad start"] == [
+        ("audio", 0), ("audio", 1), ("audio", 2), ("audio", 3), ("audio", 4), ("audio", 5),
+        ("fade", False), ("audio", 6), ("fade", True), ("audio", 7)]
 
 
 @pytest.mark.anyio
@@ -187,14 +201,9 @@ async def test_a_voice_starting_goes_before_the_frame_it_was_heard_in(monkeypatc
     back in the very frame that made a pause long enough had the sentence split (a blind
     script's 0.9 s pause after "on"). The VAD's own start still follows its frame."""
     T, S, Q = VADState.STARTING, VADState.SPEAKING, VADState.QUIET
-    vad = scripted_silero(monkeypatch, [Q, Q, T, T, S, S])
-    sent = [InputAudioRawFrame(np.full(FRAME, i, np.int16).tobytes(), RATE, 1)
-            for i in range(6)]
-    down, _ = await run_test(Pipeline([FadingVADProcessor(vad_analyzer=vad)]),
-                             frames_to_send=sent,
-                             pipeline_params=PipelineParams(audio_in_sample_rate=RATE))
-    order = [("starting", f.started) if isinstance(f, VoiceStartingFrame) else
-             ("audio", int(np.frombuffer(f.audio, np.int16)[0]))
-             for f in down if isinstance(f, (VoiceStartingFrame, InputAudioRawFrame))]
-    assert order == [("audio", 0), ("audio", 1), ("starting", True), ("audio", 2),
-                     ("audio", 3), ("audio", 4), ("audio", 5)]
+    order = await through_the_vad(monkeypatch, [Q, Q, T, T, S, S])
+    assert [o for o in order if o[0] != "vad start"] == [
+        ("audio", 0), ("audio", 1), ("starting", True), ("audio", 2), ("audio", 3),
+        ("audio", 4), ("audio", 5)]
+    start = order.index(("vad start",))
+    assert order[start - 1][0] == "audio"  # after the frame Silero was sure in

@@ -17,8 +17,10 @@ from datetime import date, datetime, timedelta
 from agent.core.names import ASSET, VISIT_DATE, VISIT_TIME
 from agent.understanding.proposals import ProposalContext, SlotValue
 
-_AMOUNT = r"(?P<n>an?|\d{1,2}|(?:a )?couple(?: of)?|half an?)"
-_UNIT = r"(?P<unit>day|week|hour|minute|min)s?"
+_AMOUNT_WORDS = r"an?|\d{1,2}|(?:a )?couple(?: of)?|half an?"
+_UNIT_WORDS = r"day|week|hour|minute|min"
+_AMOUNT = rf"(?P<n>{_AMOUNT_WORDS})"
+_UNIT = rf"(?P<unit>{_UNIT_WORDS})s?"
 _EARLIER = {"forward", "forwards", "up", "earlier", "sooner", "before"}
 # What a direction word must not lead into: "a week after Monday", "two days before the
 # 10th" name their own base; "a week on Friday" is Friday week (the date readers' phrase).
@@ -47,8 +49,7 @@ _MOVED = re.compile(
 _AMOUNT_CORRECTED = re.compile(
     r"\b(?:(?:actually|no|nope|sorry|i mean|i meant|or rather|rather|make (?:it|that)|wait"
     r"|hang on|scratch that)\b[ ,.]+(?:(?!not\b)[a-z']+[ ,.]+){0,3}?"
-    r"|not " + re.sub(r"\?P<\w+>", "", _AMOUNT) + " " + re.sub(r"\?P<\w+>", "", _UNIT)
-    + r"[ ,.]+)"
+    rf"|not (?:{_AMOUNT_WORDS}) (?:{_UNIT_WORDS})s?[ ,.]+)"
     + _AMOUNT + " " + _UNIT
     + r"(?: (?P<dir>later|earlier|sooner|back|forwards?|up|on|out|along))?\b")
 
