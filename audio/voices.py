@@ -474,9 +474,17 @@ def snr_db(clean: np.ndarray, noisy: np.ndarray) -> float:
 
 
 def _write(path: Path, samples: np.ndarray) -> None:
+    """Write ``path`` whole or not at all. Each writer has a file of its own to rename, so two
+    writers of one clip at once (two threads of a bench, two test processes) both succeed and
+    a reader never sees half a clip."""
     import soundfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".part.wav")
-    soundfile.write(str(tmp), samples, RATE, subtype="PCM_16")
-    tmp.replace(path)
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f"{path.stem}.", suffix=".part.wav")
+    os.close(handle)
+    tmp = Path(name)
+    try:
+        soundfile.write(str(tmp), samples, RATE, subtype="PCM_16")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)

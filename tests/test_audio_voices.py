@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 
 import numpy as np
@@ -174,6 +175,30 @@ def test_a_voice_clip_is_made_once_and_cached(tools, tmp_path):
     voices._memory.clear()
     again = voices.speak(voice, "Thursday at ten.", cache=tmp_path)
     assert np.array_equal(first.samples, again.samples)
+
+
+def test_two_writers_of_one_clip_at_once_both_succeed_and_leave_one_whole_file(
+        monkeypatch, tmp_path):
+    """The audio bench hears each clip with and without the pre-roll at once: both made the
+    same clip, wrote the same ``.part.wav`` and the second rename found it gone
+    (FileNotFoundError). Both writers here finish writing before either renames."""
+    import soundfile
+
+    both_written = threading.Barrier(2, timeout=30)
+    write = soundfile.write
+
+    def write_then_wait(*args, **kwargs):
+        write(*args, **kwargs)
+        both_written.wait()
+
+    monkeypatch.setattr(soundfile, "write", write_then_wait)
+    path = tmp_path / "clip.wav"
+    tone = (np.round(np.sin(np.arange(1600) / 5) * 8000) / 32768).astype(np.float32)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        for done in [pool.submit(voices._write, path, tone) for _ in range(2)]:
+            done.result()
+    assert [p.name for p in tmp_path.iterdir()] == ["clip.wav"]  # no part file left
+    assert np.allclose(voices.load_wav(path).samples, tone, atol=1 / 32768)
 
 
 @pytest.mark.audio

@@ -644,6 +644,42 @@ async def test_a_cancel_corrected_to_a_visit_there_is_none_of_asks_which_booking
         assert len(c.bookings()) == 3
 
 
+TWO_TOWNS = ONE_PUMP.__class__(
+    tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+    assets=(ONE_PUMP.assets[0], ONE_PUMP.assets[0].__class__(
+        "P-200", "C1", "EU", "4 Canal Street, Utrecht", kind="pump")))
+IN_TWO_TOWNS = [{**VISIT, "ref": "BK-ROT", "date": "2026-12-04"},
+                {**VISIT, "ref": "BK-UTR", "asset": "P-200", "date": "2026-12-07",
+                 "window": "afternoon", "site": "4 Canal Street, Utrecht"}]
+
+
+@pytest.mark.parametrize(("said", "meant"), [
+    ("please scrap the rotterdam visit", "BK-ROT"),
+    ("Could you drop the Monday P-200 booking?", "BK-UTR"),
+    # blind text round 28: a cancel corrected within the turn, said as a recogniser writes it
+    ("can you scrap the rotterdam visit no hang on not rotterdam the utrecht one we still want "
+     "rotterdam", "BK-UTR"),
+    ("can you scrap the rotterdam visit, no, hang on, the utrecht one", "BK-UTR"),
+    ("Cancel the Friday visit please, we still need the Monday one.", "BK-ROT"),
+    ("right so the engineer coming on friday oh no sorry the one on monday we wont need him any "
+     "more the jobs been done", "BK-UTR"),
+])
+async def test_a_cancel_names_its_visit_however_the_turn_corrects_itself(said, meant):
+    """A visit dropped by what it is for ("scrap the Rotterdam visit") was read as a value ruled
+    out, and the turn asked "How can I help?"; a visit the caller keeps ("we still want
+    Rotterdam") was read as the one to cancel; and a need withdrawn after the day was corrected
+    ("the one on Friday, oh no, the one on Monday, we won't need him") was read as a change of
+    a new request ("Which pump is it?")."""
+    async with call(caller=TWO_TOWNS, bookings=IN_TWO_TOWNS) as c:
+        await c.say(said)
+        await c.until("confirmation_requested", op="cancel_booking")
+        assert f"Cancel booking {meant}" in c.sink.last, c.sink.last
+        await c.say("Yes please.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert [b["ref"] for b in c.bookings()] == [
+            ref for ref in ("BK-ROT", "BK-UTR") if ref != meant]
+
+
 async def test_a_held_value_corrected_to_two_candidates_is_unresolved_once():
     # "No, Monday, or Wednesday" at the read-back of Friday: the held Friday is set aside and
     # the field is unresolved (field_unresolved, as when first heard with two candidates); the
@@ -788,6 +824,47 @@ async def test_a_move_names_its_booking_by_the_day_it_moves_from(said):
         await c.moved(said, "BK-THU", "2026-12-04", "morning", read_back=("Friday 4 December",))
         assert {b["ref"]: b["date"] for b in c.bookings()} == {
             "BK-THU": "2026-12-04", "BK-MON": "2026-12-07"}
+
+
+@pytest.mark.parametrize(("said", "booked"), [
+    ("the tuesday visit for p100 we cant do it any more could the engineer come friday instead",
+     "2026-12-08"),  # said on Tuesday 1 December: the Tuesday a week on
+    ("The Thursday visit, we can't make it after all. Could your engineer come Friday?",
+     "2026-12-10"),  # the Thursday after this week's
+    ("We won't manage Monday's visit, can he come on Friday?", "2026-12-07")])
+async def test_a_booked_visit_ruled_out_by_its_weekday_is_the_booking_on_that_weekday(said,
+                                                                                      booked):
+    """Issue 14's notes: "the tuesday visit ... we cant do it any more", said on a Tuesday of a
+    visit booked for the next, was read as a correction of a new request ("Which pump is
+    it?"): the weekday ruled out was read as today, not as the day of the one booking on it."""
+    async with call(caller=ONE_PUMP, bookings=[{**VISIT, "date": booked}]) as c:
+        await c.moved(said, "VISIT", "2026-12-04", "morning", read_back=("Friday 4 December",))
+
+
+@pytest.mark.parametrize("booked", ["2026-12-03", "2026-12-10"])
+async def test_another_assets_day_taken_back_is_a_new_request_not_a_move(booked):
+    """A P-100 visit is booked on a Thursday; "P-200 on Thursday, no, Friday morning" asks for
+    a P-200 visit on Friday. It asked "Which booking do you mean?", as if the Thursday taken
+    back were the P-100 booking's day."""
+    async with call(bookings=[{**VISIT, "date": booked}]) as c:
+        reply = await c.say("P-200 on Thursday, no, Friday morning.")
+        assert "P-200" in reply and "Friday 4 December" in reply and "book" in reply, reply
+        assert not c.events("confirmation_requested", op="reschedule_booking")
+
+
+async def test_a_window_ruled_out_then_actually_another_day_moves_to_that_day():
+    """Blind text round 28: "... in the afternoon rather than the morning actually how about
+    tuesday the 8th in the afternoon": the stretch ruled out took "actually" with it, so
+    nothing said the 8th replaced Monday, and a typed turn was checked ("Did you mean ...?")."""
+    two = [{**VISIT, "ref": "BK-A", "date": "2026-12-07", "window": "afternoon"},
+           {**VISIT, "ref": "BK-B", "asset": "P-200", "date": "2026-12-07",
+            "site": "4 Dock Street, Rotterdam"}]
+    async with call(bookings=two) as c:
+        await c.moved("for the p two hundred visit on monday could it be done in the afternoon "
+                      "rather than the morning actually how about tuesday the 8th in the "
+                      "afternoon", "BK-B", "2026-12-08", "afternoon",
+                      read_back=("Tuesday 8 December",))
+        assert not c.events("clarification_requested")
 
 
 @pytest.mark.parametrize("answer", ["The Thursday one.", "the one on Thursday"])

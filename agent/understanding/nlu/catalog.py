@@ -177,7 +177,21 @@ def find_assets(text: str, assets: tuple[Asset, ...],
         mentions += [m for m in _by_kind(text, assets, nouns, procedures)
                      if m.asset_id is not None and m.start >= last and _free(taken, m.start, m.end)
                      and _REPLACES_BEFORE.search(text[last:m.start])]
+    if not whole_turn:
+        mentions += [m for m in _opening_town(text, assets) if _free(taken, m.start, m.end)]
     return tuple(sorted(mentions, key=lambda m: m.start))
+
+
+def _opening_town(text: str, assets: tuple[Asset, ...]) -> list[AssetMention]:
+    """A stretch ruled out that opens with a town one of the caller's assets is in names that
+    asset: "not Rotterdam, the Utrecht one" (a street ruled out corrects an address: the site,
+    not the asset)."""
+    for place, ids in _assets_by_place(assets).items():
+        match = re.match(rf"(?:the )?(?P<place>{re.escape(place)})\b", text)
+        if match and len(ids) == 1 and not _STREET.search(place):
+            start, end = match.span("place")
+            return [AssetMention(text[start:end], start, end, ids[0], by_kind=True)]
+    return []
 
 
 def places_of(asset: Asset) -> tuple[str, ...]:

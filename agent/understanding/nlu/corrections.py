@@ -19,18 +19,19 @@ from dataclasses import dataclass
 
 from agent.core.names import ASSET, BOOKING_REF, SITE, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.understanding.nlu import authority_words, correction_words, intents, lexicon
-from agent.understanding.proposals import ProposalContext, SlotValue
+from agent.understanding.proposals import Intent, ProposalContext, SlotValue
 
 _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
 # A negated stretch ends at a clause break, a contrast, or the next negation.
 _STRETCH_END = re.compile(r",|\bbut\b|\band\b|\bso\b|\bplease\b|\binstead\b|\bnot\b|$")
 # ... or where the caller goes on to say what they want instead, punctuation or not: "no, not
 # R's Day make it for Friday morning" (a recogniser's garbled "Thursday", no full stop), "rather
-# than scrapping it could the engineer come monday instead". Only after some words: "we can't
+# than scrapping it could the engineer come monday instead", "rather than the morning actually
+# how about Tuesday the 8th". Only after some words: "we can't
 # make it on Wednesday" rules Wednesday out.
 _REPLACEMENT_OPENS = re.compile(
     r"(?<=\w) (?=(?:make (?:it|that|this)|let'?s|let us|it should be|it'?ll (?:have to )?be"
-    r"|how about|what about|i meant|i mean|go for|put (?:it|that|me|us) down for"
+    r"|how about|what about|i meant|i mean|actually|go for|put (?:it|that|me|us) down for"
     # a question that asks for it: "rather than scrapping it could the engineer come monday"
     r"|(?:could|can|would|will) (?:you|we|he|she|they|someone|somebody|the \w+))\b)")
 _NEGATION_AFTER = re.compile(rf"(?:^|, )(?P<s>[^,]+?)(?: (?:{correction_words.NEGATION_AFTER})"
@@ -69,6 +70,27 @@ def negated_stretches(text: str) -> tuple[Stretch, ...]:
     return tuple(out)
 
 
+# In a turn that calls a visit off, the visit the caller keeps: "scrap the Utrecht one, we
+# still want Rotterdam", "cancel Friday's, keep the Monday one", "leave P-100 as it is".
+_KEPT = re.compile(r"\b(?:(?:we|i)(?:'d| would| do)? still (?:want|need|like)|keep|leave)\b")
+
+
+def kept_in_a_cancel(text: str) -> tuple[Stretch, ...]:
+    """The stretches naming a visit kept in a turn that asks to cancel (pure): their values
+    are ruled out as the one called off, like a negation's. Outside a cancel they stand ("we
+    still want the morning" gives the morning)."""
+    found = [m for m in _KEPT.finditer(text)]
+    if not found or intents.explicit_intent(text) is not Intent.CANCEL:
+        return ()
+    out = []
+    for match in found:
+        tail = _STRETCH_END.search(text, match.end())
+        end = tail.start() if tail else len(text)
+        if end > match.end():
+            out.append(Stretch(text[match.end():end].strip(), match.start(), end))
+    return tuple(out)
+
+
 # A negated verb or an absence ("we won't be around on Wednesday", "we're away on the 9th"),
 # unlike a value ruled out ("not Wednesday", "instead of Wednesday", "skip Wednesday").
 _NEGATED_VERB = re.compile(r"(?:don'?t|do not|can'?t|cannot|won'?t|will not|couldn'?t|could not"
@@ -80,8 +102,10 @@ def calls_off(text: str, stretch: Stretch) -> bool:
     with a need withdrawn that calls a visit off ("we won't need the engineer for P-200", "we
     no longer need the visit on the 9th"), or it negates a verb or says nobody is there in a
     turn that asks to cancel in other words ("we won't be around on Wednesday for the P-200
-    visit, please call it off"). Its values then name the visit called off."""
-    return intents.calls_off_by_need_at(text, stretch.start) or (
+    visit, please call it off"), or it drops a visit named by what it is for ("scrap the
+    Rotterdam visit"). Its values then name the visit called off."""
+    return intents.calls_off_by_need_at(text, stretch.start) \
+        or intents.drops_a_named_visit_at(text, stretch.start) or (
         bool(_NEGATED_VERB.match(text, stretch.start))
         and intents.asks_to_cancel_apart_from(text, (stretch.start, stretch.end)))
 

@@ -105,10 +105,9 @@ RESCHEDULE = (
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
 # (or "it", "the whole thing") as its object, or not needing the visit or the person any more.
-_GONE = (
-    r"(?:the |my |our |that |this |a |any |the whole )?(?:visit|booking|appointment|request|job"
-    r"|engineer|technician|thing|call[- ]out|service call)s?"
-)
+_GONE_NOUN = (r"(?:visit|booking|appointment|request|job|engineer|technician|thing|call[- ]out"
+              r"|service call)s?")
+_GONE = rf"(?:the |my |our |that |this |a |any |the whole )?{_GONE_NOUN}"
 # The visit or person a caller no longer needs; an asset id or the kind of visit may stand
 # before the noun ("the P-200 visit", "our pump booking", "the service appointment").
 _PERSON = (
@@ -135,10 +134,16 @@ _CALLED_OFF = (
     r"|(?:the|that|this|our|my) (?:[\w'-]+ ){0,2}(?:visit|booking|appointment|job|call-out)"
     r"(?: (?:on|for|at|in) (?:the )?[\w-]+){0,2})"
 )
+# A visit named by what it is for, dropped: "can you scrap the Rotterdam visit?", "drop the
+# Thursday P-100 booking" ("forget the morning visit" may drop only the words just said). The
+# words naming it name the visit called off, not values ruled out.
+DROP_A_NAMED_VISIT = (rf"(?:scrap|drop|withdraw|ditch|bin|kill|abandon) (?:the|my|our|that|this) "
+                      rf"(?:[\w'-]+ ){{1,2}}{_GONE_NOUN}\b")
 CANCEL = (
     rf"cancel\w*|call(?:s|ing|ed)? {_CALLED_OFF} off|call(?:s|ing|ed)? off"
     rf"|(?:scrap|drop|forget|withdraw|ditch|bin|kill|abandon|cancel) (?:about )?(?:it|that"
     rf"|everything|{_GONE})\b"
+    rf"|{DROP_A_NAMED_VISIT}"
     # one of the visits, named by which: "could you scrap the earlier one?"
     r"|(?:scrap|drop|ditch|bin|kill) (?:the (?:[\w'-]+ ){0,2}(?:one|1)|one of (?:them|those"
     r"|the (?:visits|bookings|appointments)))\b"

@@ -132,10 +132,24 @@ def calls_off_by_need_at(text: str, start: int) -> bool:
     return bool(_CANCEL_BY_NEED.match(text, start))
 
 
+_DROP_A_NAMED_VISIT = re.compile(rf"\b(?:{intent_words.DROP_A_NAMED_VISIT})")
+
+
+def drops_a_named_visit_at(text: str, start: int) -> bool:
+    """A visit named by what it is for is dropped at ``start`` ("scrap the Rotterdam visit")."""
+    return bool(_DROP_A_NAMED_VISIT.match(text, start))
+
+
 def cancels_only_by_need(text: str) -> bool:
-    """Every cancel phrasing of the turn is a need withdrawn ("we won't need it on Friday"):
-    with a replacement value beside it ("..., Thursday is better") the turn moves the visit."""
-    return all(calls_off_by_need_at(text, m.start()) for m in _CANCEL.finditer(text))
+    """Every cancel phrasing of the turn is a need withdrawn of a day or a time it names ("we
+    won't need it on Friday"): with a replacement value beside it ("..., Thursday is better")
+    the turn moves the visit. A need withdrawn that names none calls the visit off, whatever
+    day the turn corrected before it ("the one on Friday, oh no, sorry, the one on Monday, we
+    won't need him any more")."""
+    found = list(_CANCEL.finditer(text))
+    return bool(found) and all(
+        calls_off_by_need_at(text, m.start()) and _WHEN_SAID.search(text, m.end(), _clause_end(
+            text, m.end())) for m in found)
 
 
 # A move of "that" or "it" to a value: of a booking, or of a value the turn has just said

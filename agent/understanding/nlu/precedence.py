@@ -131,8 +131,12 @@ def _moves_a_held_booking(text: str, slots: list[SlotValue],
         return False
     days = {day for _, _, day in context.bookings}
     said = {s.field: s.value for s in slots if s.value}
+    # (with an asset said, a booking of that asset: "P-200 on Thursday, no, Friday", with
+    # P-100 booked for Thursday, asks for a P-200 visit on Friday)
+    replaced_days = {day for _, asset, day in context.bookings
+                     if said.get(ASSET) in (None, asset)}
     if said.get(VISIT_DATE) not in (None, *days) and any(
-            field == VISIT_DATE and value in days
+            field == VISIT_DATE and value in replaced_days
             and (own is None or value != context.ledger.value(VISIT_DATE))
             for field, value in withdrawn):
         return True

@@ -36,7 +36,7 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
     positive = text
     withdrawn: list[tuple[str, str]] = []
     call_offs: list[tuple[corrections.Stretch, list[tuple[str, str]]]] = []
-    for stretch in corrections.negated_stretches(text):
+    for stretch in (*corrections.negated_stretches(text), *corrections.kept_in_a_cancel(text)):
         stretch, negated = _first_value_only(text, stretch, context)
         # "not V-200" (an id that is none of the caller's) withdraws nothing the caller holds.
         said = [s for s in negated.slots if s.field in DECISION_FIELDS and s.field != OPENED
@@ -79,6 +79,7 @@ def read_turn(text: str, context: ProposalContext) -> tuple[Reading, tuple[tuple
                          field, context.ledger.value(ASSET))) is not None)
     held = {name: context.ledger.value(name) for name in _SEQUENCED}
     reading, replaced = _sequences(positive, reading, withdrawn, held)
+    replaced = _booked_weekdays(positive, reading, replaced, context)
     reading = _kind_not_ruled_out(reading, withdrawn)
     return reading, tuple(dict.fromkeys([*withdrawn, *replaced]))
 
@@ -146,6 +147,7 @@ _ALTERNATIVE = re.compile(correction_words.ALTERNATIVES)
 _REPLACES_BETWEEN = re.compile(
     r"\b(?:to|into|till|until|for|with|meant|mean|no|nope|nah|actually|sorry|rather|but"
     r"|instead|make it|should be|i mean|wrong|change|better|works?|suits?|fine|good|ok|okay"
+    r"|how about|what about"
     r"|prefer|would be|is better|make that|i meant|correction|scratch that|oops|my mistake"
     r"|my bad|on 2nd thoughts?|come to think of it|thinking about it|wait|hang on|hold on"
     rf"|{correction_words.TELL_A_LIE}|what am i saying|{correction_words.MISSPOKE})\b")
@@ -357,11 +359,38 @@ def _withdrawn_value(slot: SlotValue, context: ProposalContext) -> tuple[str, st
     current = context.ledger.value(slot.field)
     if slot.field == VISIT_DATE and current and _same_weekday(slot.text, current):
         return (slot.field, current)  # "not Thursday" means the Thursday we hold
+    if slot.field == VISIT_DATE and (booked := _the_booked_weekday(slot.text, context)):
+        return (slot.field, booked)
     if slot.value is not None:
         return (slot.field, slot.value)
     if current is not None and current in slot.candidates:
         return (slot.field, current)
     return (slot.field, slot.candidates[0]) if slot.candidates else None
+
+
+def _the_booked_weekday(words: str, context: ProposalContext) -> str | None:
+    """The day of the caller's one booking on the weekday ``words`` name alone, when the call
+    holds no day of its own: a weekday ruled out or replaced names a visit the caller has ("the
+    Tuesday visit, we can't do it any more", said on a Tuesday of next week's; "the Thursday
+    visit, could he come Friday?" of the Thursday after this week's), not the date the bare
+    weekday reads as."""
+    if context.ledger.value(VISIT_DATE) is not None or any(c.isdigit() for c in words):
+        return None
+    booked = {day for _, _, day in context.bookings if _same_weekday(words, day)}
+    return booked.pop() if len(booked) == 1 else None
+
+
+def _booked_weekdays(text: str, reading: Reading, replaced: list[tuple[str, str]],
+                     context: ProposalContext) -> list[tuple[str, str]]:
+    """``replaced`` with each day said as a bare weekday read as the booking on that weekday
+    (``_the_booked_weekday``)."""
+    out = []
+    for field, value in replaced:
+        said = [m for m in reading.mentions if field == VISIT_DATE == m.field
+                and value in (m.value, *m.candidates)]
+        booked = _the_booked_weekday(text[said[0].start:said[0].end], context) if said else None
+        out.append((field, booked or value))
+    return out
 
 
 def _same_weekday(words: str, iso: str) -> bool:
