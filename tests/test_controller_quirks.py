@@ -663,6 +663,16 @@ IN_TWO_TOWNS = [{**VISIT, "ref": "BK-ROT", "date": "2026-12-04"},
     ("Cancel the Friday visit please, we still need the Monday one.", "BK-ROT"),
     ("right so the engineer coming on friday oh no sorry the one on monday we wont need him any "
      "more the jobs been done", "BK-UTR"),
+    # blind text round 29: the visit kept named last, after its name or as "the ... one"
+    ("cancel fridays visit no wait its the monday one we want cancelled friday is fine",
+     "BK-UTR"),
+    ("please cancel the p one hundred visit no sorry the p two hundred one leave the p100 visit "
+     "as it is", "BK-UTR"),
+    # a move given up for a cancel: the visit's day, not where the move would have gone
+    ("right the utrecht visit on monday could we move it to thursday oh actually you know what "
+     "just cancel it altogether weve got a fitter in", "BK-UTR"),
+    ("The Rotterdam visit on Friday, can it go to Tuesday? No, actually, cancel it please.",
+     "BK-ROT"),
 ])
 async def test_a_cancel_names_its_visit_however_the_turn_corrects_itself(said, meant):
     """A visit dropped by what it is for ("scrap the Rotterdam visit") was read as a value ruled
@@ -865,6 +875,68 @@ async def test_a_window_ruled_out_then_actually_another_day_moves_to_that_day():
                       "afternoon", "BK-B", "2026-12-08", "afternoon",
                       read_back=("Tuesday 8 December",))
         assert not c.events("clarification_requested")
+
+
+@pytest.mark.parametrize("said", [
+    "its about mondays appointment in utrecht could we make it the afternoon instead of the "
+    "morning",
+    "Monday's visit for P-200, could the engineer come in the afternoon rather than the "
+    "morning?"])
+async def test_a_window_moved_names_its_visit_by_a_weekday_open_between_two_readings(said):
+    """Blind text round 29, said on a Monday of next Monday's visit: "mondays appointment",
+    a possessive without its apostrophe, asked for a new visit, and the day open between today
+    and next Monday was asked about rather than read as the day the visit is on."""
+    bookings = [{**VISIT, "ref": "BK-THU", "date": "2026-12-10"},
+                {**VISIT, "ref": "BK-MON", "asset": "P-200", "date": "2026-12-14",
+                 "site": "4 Canal Street, Utrecht"}]
+    async with call(caller=TWO_TOWNS, bookings=bookings, clock="2026-12-07T09:00:00+01:00") as c:
+        await c.moved(said, "BK-MON", "2026-12-14", "afternoon",
+                      read_back=("Monday 14 December, in the afternoon",))
+        assert not c.events("clarification_requested")
+
+
+@pytest.mark.parametrize("said", [
+    "its about p two hundred can you move that visit to monday no wait tuesday the eighth in the "
+    "morning",
+    "Could you move the P-200 booking to Monday, sorry, Tuesday the 8th, in the morning?"])
+async def test_a_destination_put_right_does_not_name_the_visit_moved(said):
+    """Blind text round 29: Monday, said after "to" and put right, was taken for the day the
+    visit is on; no booking is on a Monday, so the agent asked which booking though one P-200
+    visit fits, with "Sorry, I didn't catch that clearly" on a typed turn."""
+    two = [{**VISIT, "ref": "BK-A", "date": "2026-12-04"},
+           {**VISIT, "ref": "BK-B", "asset": "P-200", "date": "2026-12-04",
+            "window": "afternoon", "site": "4 Canal Street, Utrecht"}]
+    async with call(caller=TWO_TOWNS, bookings=two) as c:
+        await c.moved(said, "BK-B", "2026-12-08", "morning", read_back=("Tuesday 8 December",))
+        assert not c.events("clarification_requested")
+
+
+async def test_which_booking_heard_clearly_is_asked_without_an_apology():
+    """A move from a day no booking of the asset is on: the one P-200 booking is offered as
+    a question about which booking, not as a check of something heard unclearly."""
+    two = [{**VISIT, "ref": "BK-A", "date": "2026-12-04"},
+           {**VISIT, "ref": "BK-B", "asset": "P-200", "date": "2026-12-09",
+            "site": "4 Canal Street, Utrecht"}]
+    async with call(caller=TWO_TOWNS, bookings=two) as c:
+        reply = await c.say("Could you move the Thursday P-200 visit to Friday?")
+        assert reply == ("Which booking do you mean? Is it booking BK-B for P-200 on Wednesday "
+                         "9 December?"), reply
+        await c.say("Yes.")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "BK-B" in c.sink.last and "Friday 4 December" in c.sink.last, c.sink.last
+
+
+@pytest.mark.parametrize("said", [
+    "the seventeenth one at harbour road can you shift it to the twenty first please keep it in "
+    "the morning",
+    "Could the 17th visit go to the 21st instead?"])
+async def test_a_visit_named_by_its_day_of_the_month_and_one_is_the_visit_on_that_day(said):
+    """Blind text round 29: "the seventeenth one" was read as a rank ("the 2nd one"), and the
+    agent asked which of two P-100 bookings. From the 4th on, it is the visit on that day."""
+    bookings = [{**VISIT, "ref": "BK-17", "date": "2026-12-17"},
+                {**VISIT, "ref": "BK-10", "date": "2026-12-10", "window": "afternoon"}]
+    async with call(caller=ONE_PUMP, bookings=bookings, clock="2026-12-03T14:00:00+01:00") as c:
+        await c.moved(said, "BK-17", "2026-12-21", "morning", read_back=("Monday 21 December",))
 
 
 @pytest.mark.parametrize("answer", ["The Thursday one.", "the one on Thursday"])

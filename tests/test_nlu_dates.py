@@ -640,3 +640,14 @@ def test_a_week_named_by_this_or_next_is_no_count_of_weeks_from_a_day():
                                   "at two of them"])
 def test_one_of_a_group_is_no_clock_hour(said):
     assert read_times(normalise(said)) == ()
+
+
+@pytest.mark.parametrize(("said", "day"), [
+    ("the 17th one at harbour road", "2026-12-17"),
+    ("the ninth visit", "2026-12-09"),
+    ("the 2nd one", None),  # a rank: the second of the caller's visits
+    ("the 3rd visit", None),
+])
+def test_a_day_of_the_month_before_one_or_visit_names_the_visit_from_the_4th(said, day):
+    readings = read_dates(normalise(said), TUESDAY)
+    assert [r.value for r in readings] == ([day] if day else [])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import CorrectionKind, Intent
 from tests.nlu_support import ONE_PUMP, context, propose, slot_values
 
@@ -63,3 +64,13 @@ def test_units_alternatives_disagree_keep_both_candidates():
     assert proposal.correction is CorrectionKind.UNCERTAIN
     [units] = [s for s in proposal.slots if s.field == "units"]
     assert (units.value, set(units.candidates)) == (None, {"2", "10"})
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    ("the p two hundred one", "the p 200 1"),  # the P-200 one
+    ("no sorry the two hundred one please", "no sorry the 200 1 please"),
+    ("p two hundred one please", "p 201 please"),  # no "the": a number
+    ("pump two hundred and one", "pump 201"),
+])
+def test_the_one_after_a_round_hundred_is_the_pronoun_after_the(said, written):
+    assert normalise(said) == written

@@ -80,16 +80,20 @@ def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
     """Ask which booking a cancel or a move is for, offering the caller's bookings that fit
     what the call heard of it, held back or not: its asset, and for a cancel its day ("cancel
     the P-100 visit on the 8th" heard unclearly: "Did you mean booking BK-3101 for P-100 on
-    Tuesday 8 December?"; "cancel the Harbour Road visit" with two there: "Is it booking HR-1
+    Tuesday 8 December?", heard clearly but left open: "Which booking do you mean? Is it
+    booking BK-3101 ...?"; "cancel the Harbour Road visit" with two there: "Is it booking HR-1
     ..., or booking HR-2 ...?"). A move's day is where it goes, so it does not narrow the
     choice. With nothing heard of the visit, or more than :data:`NAMED_AT_MOST` fitting it,
     the question is open."""
     snap = ctx.ledger.current
     heard: dict[str, set[str]] = {}
+    unclear = False  # a value of the visit was heard unclearly and held back
     for field in (ASSET, VISIT_DATE) if cancel else (ASSET,):
         held = snap.get(field)
+        clear = held is not None and held.usable and bool(held.value)
         values = (held.value,) if held is not None and held.usable and held.value \
             else ctx.held_back(field)
+        unclear = unclear or (bool(values) and not clear)
         if values:
             heard[field] = set(values)
     fits = [(ref, asset, day) for ref, asset, day in ctx.bookings_hint
@@ -105,6 +109,9 @@ def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
                               names=names)
     if len(fits) == 1:  # one booking fits: a check, which a plain "yes" settles
         question = replace(question, proposes=((BOOKING_REF, fits[0][0]),))
+        if not unclear:  # heard clearly: nothing to be sorry for, the turn left it open
+            question = replace(question, sentences=("Which booking do you mean?",
+                                                    f"Is it {names[0][1]}?"))
     ctx.ask(question)
 
 

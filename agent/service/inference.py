@@ -213,7 +213,8 @@ def assets_left_open(proposal: Proposal) -> tuple[str, ...]:
 def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]:
     """The days and windows a move names as the ones it moves from ("the Thursday visit to
     Friday", "the morning one to the afternoon"): values the turn replaced by the ones it
-    moves to. A booking with one of them is the one moved. So is a window said with the day
+    moves to, but not a destination put right ("to Monday, no, Tuesday"). A booking with one
+    of them is the one moved. So is a window said with the day
     moved from, when the turn names no other ("the Thursday afternoon one, could your engineer
     do that one on Friday instead?": the afternoon visit on Thursday, and the move keeps its
     window)."""
@@ -223,6 +224,14 @@ def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]
                 and slot.value:
             out.setdefault(slot.field, set()).add(slot.value)
     day, window = proposal.slot(VISIT_DATE), proposal.slot(VISIT_WINDOW)
+    if VISIT_DATE in out and day is not None and "/" in day.text and text:
+        # "move that visit to Monday, no wait, Tuesday the 8th": the day put right was where
+        # the visit goes, not the one it is on (every earlier day said after "to")
+        said = normalise(text)
+        earlier = [part.strip() for part in day.text.split("/")][:-1]
+        if all(re.search(rf"\b(?:to|till|until|into)(?: the| on)? {re.escape(part)}\b", said)
+               for part in earlier):
+            del out[VISIT_DATE]
     if VISIT_DATE in out and VISIT_WINDOW not in out and day is not None and window is not None \
             and window.value and "/" in day.text and "/" not in window.text:
         said = normalise(text)

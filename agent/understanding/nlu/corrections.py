@@ -71,18 +71,23 @@ def negated_stretches(text: str) -> tuple[Stretch, ...]:
 
 
 # In a turn that calls a visit off, the visit the caller keeps: "scrap the Utrecht one, we
-# still want Rotterdam", "cancel Friday's, keep the Monday one", "leave P-100 as it is".
+# still want Rotterdam", "cancel Friday's, keep the Monday one", "leave P-100 as it is"
 _KEPT = re.compile(r"\b(?:(?:we|i)(?:'d| would| do)? still (?:want|need|like)|keep|leave)\b")
+# ... or said of it after its name: "Tuesday's fine", "the P-100 one can stay"
+_KEPT_AFTER = re.compile(
+    r"(?P<s>\b(?:the |that |our )?[\w'-]+(?: (?:one|1|visit|booking|appointment|job))?)"
+    r" (?:is (?:fine|ok|okay|good|alright|all right|staying|still on)|can stay|stays)\b")
 
 
 def kept_in_a_cancel(text: str) -> tuple[Stretch, ...]:
     """The stretches naming a visit kept in a turn that asks to cancel (pure): their values
     are ruled out as the one called off, like a negation's. Outside a cancel they stand ("we
     still want the morning" gives the morning)."""
-    found = [m for m in _KEPT.finditer(text)]
-    if not found or intents.explicit_intent(text) is not Intent.CANCEL:
+    found = list(_KEPT.finditer(text))
+    after = list(_KEPT_AFTER.finditer(text))
+    if not (found or after) or intents.explicit_intent(text) is not Intent.CANCEL:
         return ()
-    out = []
+    out = [Stretch(m.group("s"), m.start("s"), m.end()) for m in after]
     for match in found:
         tail = _STRETCH_END.search(text, match.end())
         end = tail.start() if tail else len(text)

@@ -160,6 +160,10 @@ _MOVE_THAT_TO = re.compile(rf"\b(?:{intent_words.MOVE_VERBS}|make) (?:that|it|th
 # A visit named as one the caller has ("my booking", "the visit", "tomorrow's visit"), not asked
 # for ("a visit")
 _VISIT_NOUN = re.compile(r"(?:\w+ )?(?:booking|visit|appointment|service call)")
+# A possessive as a recogniser writes it, with no apostrophe: "mondays appointment", "todays
+# visit", "next weeks booking"
+_UNMARKED_POSSESSIVE = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|todays"
+                                  r"|tomorrows|weeks) $")
 _THE_VISIT_HELD = re.compile(r"(?:\b(?:my|our|the|that|this|your|their)(?: [\w'-]+){0,2}"
                              # a possessive: "tomorrow morning's visit", "Thursday's booking"
                              r"|(?<!\blet)(?<!\bit)(?<!\bthat)(?<!\bthere)(?<!\bwhat)"
@@ -176,7 +180,9 @@ def _request(text: str) -> re.Match[str] | None:
     held = [(m.start(), _clause_end(text, m.end())) for m in _HELD_VISIT.finditer(text)]
     return next((m for m in _BOOK.finditer(text)
                  if (not _VISIT_NOUN.fullmatch(m.group())
-                     or not _THE_VISIT_HELD.search(text, 0, m.start()))
+                     or not (_THE_VISIT_HELD.search(text, 0, m.start())
+                             or _UNMARKED_POSSESSIVE.search(
+                                 text, 0, m.start() + m.group().rfind(" ") + 1)))
                  and not any(start <= m.start() < end for start, end in held)), None)
 
 

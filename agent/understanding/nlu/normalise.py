@@ -117,6 +117,14 @@ def _homophone(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+# "the p two hundred one" is the P-200 one, not 201: a round hundred after "the" and the word
+# of the thing named (or none) takes the "one" that follows as the pronoun. "p two hundred one"
+# alone, and "two hundred and one", stay 201.
+_HUNDRED_THEN_ONE = re.compile(
+    r"(\bthe (?:[a-z]+ )?(?:one|two|three|four|five|six|seven|eight|nine) hundred) one\b"
+    r"(?! (?:hundred|thousand)\b)")
+
+
 @lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
     """The canonical form of ``text`` (pure; memoised)."""
@@ -138,6 +146,7 @@ def normalise(text: str) -> str:
     out = _HYPHENED_CLOCK.sub(lambda m: " ".join(w for w in m.groups() if w) + " ", out)
     out = _GLUED_ISH.sub(r"\1 ish", out)
     out = _HYPHENED_HOUR.sub(lambda m: (m.group(1) or m.group(2)) + " ", out)
+    out = _HUNDRED_THEN_ONE.sub(r"\1 1", out)
     out = alpha2digit(out, "en", threshold=0)
     out = _DIGIT_BY_DIGIT.sub(lambda m: m.group(0).replace(" ", ""), out)
     out = _QUARTER_HOMOPHONE.sub("quarter ", out)

@@ -57,6 +57,12 @@ def _is_a_noun(word: str) -> bool:
                 or word in lexicon.WEEKDAYS or re.fullmatch(lexicon.MONTHS, word))
 
 
+# A visit named by its day of the month: "the 17th one", "the 9th visit". Below the 4th the
+# ordinal may rank the caller's visits ("the 2nd one", "the 1st visit").
+_NAMES_A_VISIT = frozenset(("1", "one", "visit", "booking", "appointment", "job"))
+FIRST_DAY_NAMING_A_VISIT = 4
+
+
 def ordinal_heads_a_noun(text: str, match: re.Match[str]) -> bool:
     """True when the ordinal modifies the word after it, so it is a rank, not a day of the month.
 
@@ -66,6 +72,8 @@ def ordinal_heads_a_noun(text: str, match: re.Match[str]) -> bool:
     Words that may follow a day are :data:`lexicon.ORDINAL_DATE_FOLLOWERS`, a weekday, a time
     ("the 4th 10am") and "of" before a month or a month phrase; any other word is the noun the
     ordinal modifies. "1" after an ordinal is the pronoun "one" ("the 2nd 1"), not a time.
+    From the 4th on, "one" or a visit's noun after it names the visit on that day ("the 17th
+    one at Harbour Road").
     """
     rest = text[match.end():]
     if not rest.strip() or re.match(r"\s*[,.;:!?)-]", rest):
@@ -75,6 +83,8 @@ def ordinal_heads_a_noun(text: str, match: re.Match[str]) -> bool:
         return False  # "Friday the 18th end of the day": a window follows the day
     word = nxt.group("w")
     after = rest[nxt.end():]
+    if word in _NAMES_A_VISIT and int(match.group("day") or 0) >= FIRST_DAY_NAMING_A_VISIT:
+        return False  # "the 17th one at Harbour Road", "the 9th visit": the visit on that day
     if word[0].isdigit():
         return word == "1" and not _CLOCK_AFTER.match(after)
     if word in _ADJECTIVES:  # "the 1st available slot": adjective + noun; "the 4th free?": a day

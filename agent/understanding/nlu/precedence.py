@@ -140,8 +140,11 @@ def _moves_a_held_booking(text: str, slots: list[SlotValue],
             and (own is None or value != context.ledger.value(VISIT_DATE))
             for field, value in withdrawn):
         return True
+    # a day open between two readings ("Monday's appointment", said on a Monday) may be either
+    dates = next(((s.value,) if s.value else s.candidates for s in slots
+                  if s.field == VISIT_DATE), ())
     named = [ref for ref, asset, day in context.bookings
-             if asset == said.get(ASSET) and day == said.get(VISIT_DATE, day)]
+             if asset == said.get(ASSET) and (not dates or day in dates)]
     return len(named) == 1 and named[0] != own and marker \
         and bool({VISIT_WINDOW, VISIT_TIME} & set(said))
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime
 
-from agent.core.names import ASSET, BOOKING_REF, OPENED, UNITS
+from agent.core.names import ASSET, BOOKING_REF, OPENED, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
 from agent.core.speech import Utterance
 from agent.understanding import trust
 from agent.understanding.nlu import corrections, dates, intents, shifts, times
@@ -66,6 +66,10 @@ class RuleProposer:
         slots = _answer_to_expected(text, slots, context)
         uncertain, slots = _uncertainty(utterance, context, slots, withdrawn)
         intent, corrective = choose_intent(text, slots, withdrawn, cleared, referent, context)
+        if intent is Intent.RESCHEDULE:
+            slots = _open_day_of_the_booking(text, slots, context)
+        if intent is Intent.CANCEL:
+            slots, withdrawn = _not_where_a_move_went(text, slots, withdrawn)
         if uncertain and context.expecting is not None and intent in _CHANGES_THE_TASK \
                 and not any(s.value is not None or s.candidates for s in slots):
             # "Let's move it in." heard at 0.26 for "The morning." while the agent asks for the
@@ -116,6 +120,59 @@ def _repeats_held(slots: list[SlotValue], intent: Intent, context: ProposalConte
     return intent is Intent.INFORM and context.pending_confirmation and bool(slots) and all(
         s.value is not None and not s.candidates and context.ledger.value(s.field) == s.value
         for s in slots)
+
+
+def _open_day_of_the_booking(text: str, slots: list[SlotValue],
+                             context: ProposalContext) -> list[SlotValue]:
+    """A move of a visit's part of the day or time names the visit by a day open between two
+    readings ("Monday's appointment in Utrecht, could we make it the afternoon instead?", said
+    on a Monday): the one reading a booking of the caller's is on, of the asset said if any, is
+    the visit's day. Not a day the visit goes "to": that stays open, and the agent asks."""
+    said = next((s for s in slots if s.field == VISIT_DATE), None)
+    if said is None or said.value is not None or len(_weekdays(said.candidates)) != 1 \
+            or not any(s.field in (VISIT_WINDOW, VISIT_TIME) for s in slots) \
+            or re.search(rf"\b(?:to|till|until|into)(?: the)? {re.escape(said.text)}\b", text):
+        return slots
+    asset = next((s.value for s in slots if s.field == ASSET and s.value), None)
+    booked = {day for _, booked_asset, day in context.bookings
+              if day in said.candidates and asset in (None, booked_asset)}
+    if len(booked) != 1:
+        return slots
+    return [replace(s, value=booked.pop(), candidates=()) if s is said else s for s in slots]
+
+
+_WHEN = (VISIT_DATE, VISIT_WINDOW, VISIT_TIME)
+
+
+def _not_where_a_move_went(text: str, slots: list[SlotValue],
+                           withdrawn: tuple[tuple[str, str], ...]
+                           ) -> tuple[list[SlotValue], tuple[tuple[str, str], ...]]:
+    """A cancel names the visit by the day, part of the day or time it has, not by where a
+    move the caller gave up on would have taken it ("the Utrecht visit on Wednesday, could we
+    move it to Thursday? Oh, actually, just cancel it": Wednesday's). The value said after
+    "to" is dropped, and the one it had replaced is the visit's again."""
+    out = []
+    for slot in slots:
+        parts = [part.strip() for part in slot.text.split("/")]
+        went = slot.field in _WHEN and re.search(
+            rf"\b(?:to|till|until|into)(?: the| on| at)? {re.escape(parts[-1])}\b", text)
+        if not went:
+            out.append(slot)
+            continue
+        before = [value for field, value in withdrawn if field == slot.field]
+        if len(parts) > 1 and len(before) == 1:
+            out.append(replace(slot, value=before[0], text=parts[0], candidates=()))
+            withdrawn = tuple(w for w in withdrawn if w != (slot.field, before[0]))
+    return out, withdrawn
+
+
+def _weekdays(days: tuple[str, ...]) -> set[int]:
+    """The weekdays of ``days`` (one weekday: a day open between two readings, not "Thursday or
+    Tuesday")."""
+    try:
+        return {date.fromisoformat(day).weekday() for day in days}
+    except ValueError:
+        return set()
 
 
 def _with_roles(slots: list[SlotValue], intent: Intent,
