@@ -939,6 +939,26 @@ async def test_a_visit_named_by_its_day_of_the_month_and_one_is_the_visit_on_tha
         await c.moved(said, "BK-17", "2026-12-21", "morning", read_back=("Monday 21 December",))
 
 
+@pytest.mark.parametrize(("said", "day", "window"), [
+    ("can we get the utrecht pump done as well on the seventh no hang on the eighth in the "
+     "afternoon", "2026-12-08", "afternoon"),
+    ("We need another visit for P-200 on Monday, no sorry, Wednesday morning.", "2026-12-02",
+     "morning")])
+async def test_a_visit_more_put_right_on_a_booked_day_books_a_new_visit(said, day, window):
+    """Blind text round 30: a visit "as well", its day put right from the day the asset's
+    booking is on, moved that booking instead of adding one."""
+    booked = {**VISIT, "ref": "BK-UTR", "asset": "P-200", "date": "2026-12-07",
+              "site": "4 Canal Street, Utrecht"}
+    async with call(caller=TWO_TOWNS, bookings=[booked]) as c:
+        reply = await c.say(said)
+        assert "A service visit for pump P-200" in reply and "Shall I book it?" in reply, reply
+        await c.say("that's the one")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert {(b["ref"] == "BK-UTR", b["date"], b["window"], b["version"])
+                for b in c.bookings()} == {(True, "2026-12-07", "morning", 1),
+                                           (False, day, window, 1)}
+
+
 @pytest.mark.parametrize("answer", ["The Thursday one.", "the one on Thursday"])
 async def test_asked_which_booking_a_day_names_the_booking_not_where_it_goes(answer):
     async with call(caller=ONE_PUMP, bookings=THURSDAY_AND_MONDAY) as c:

@@ -554,3 +554,26 @@ def test_an_asset_is_named_by_a_visit_at_its_place(said, asset_id):
 def test_a_visit_without_a_place_names_no_asset(said):
     slot = propose(said, context(caller=TWO_SITES)).slot(ASSET)
     assert slot is None or slot.value is None, (said, slot)
+
+
+TWO_TOWNS = CallerProfile("acme", "tech-17", ("technician",), "ACME-001", (
+    Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+    Asset("P-200", "C1", "EU", "4 Canal Street, Utrecht", kind="pump")))
+BOOKED_P200 = (("BK-1", "P-200", "2026-12-02"),)
+
+
+@pytest.mark.parametrize(("said", "meant"), [
+    ("you're already coming to canal street on wednesday but we need another visit for that "
+     "pump on friday", "P-200"),
+    ("we've got the utrecht pump booked in, can you book the same pump for friday too", "P-200"),
+    ("we've already got someone coming for the harbour road pump can we also get someone for "
+     "the other pump on friday", "P-200"),
+    ("the utrecht visit is fine, could we also get someone for the other pump on friday",
+     "P-100"),
+])
+def test_a_pump_pointed_back_to_or_away_from_is_the_one_the_turn_named(said, meant):
+    """Blind text round 30: "that pump" and "the other pump" after a pump named by its place
+    earlier in the same turn asked "which pump?"."""
+    p = propose(said, context(TUESDAY, TWO_TOWNS, bookings=BOOKED_P200))
+    assert p.intent is Intent.BOOK
+    assert {s.field: s.value for s in p.slots}[ASSET] == meant

@@ -505,3 +505,10 @@ def test_a_visit_described_as_booked_to_come_out_is_moved_not_asked_for():
     said = ("Hi, we've got an engineer booked to come out to our Canal Street site, could you "
             "shift that to Friday the 11th?")
     assert propose(said, context()).intent is Intent.RESCHEDULE
+
+
+@pytest.mark.parametrize("said", ["that's the one", "thats the one", "that is the one",
+                                  "yeah that's the one"])
+def test_thats_the_one_answers_a_read_back_yes(said):
+    """Blind text round 30: "one" written "1" by the normaliser hid "that's the one"."""
+    assert propose(said, context(pending_confirmation=True)).intent is Intent.YES

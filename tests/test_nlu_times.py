@@ -575,3 +575,29 @@ def test_a_noon_is_a_split_afternoon_not_midday(said, value):
 ])
 def test_a_number_of_money_or_of_a_day_is_no_hour(said, values):
     assert [t.value for t in read_times(normalise(said))] == values
+
+
+@pytest.mark.parametrize(("said", "hour"), [
+    ("tuesday the eighth at ten no hang on eleven", "11:00"),
+    ("tomorrow at two in the afternoon no sorry four", "16:00"),
+    ("friday at nine, actually, make it ten", "10:00"),
+])
+def test_a_number_alone_putting_a_time_right_is_the_hour_meant(said, hour):
+    """Blind text round 30: "at ten no hang on eleven" kept 10:00, the hour taken back."""
+    p = propose(said, context())
+    assert {s.field: s.value for s in p.slots}[VISIT_TIME] == hour
+
+
+@pytest.mark.parametrize("said", ["at ten sorry two units", "at 10, no, 3 pumps"])
+def test_a_count_after_a_time_put_right_is_no_hour(said):
+    assert [r.value for r in read_times(normalise(said))] == ["10:00"]
+
+
+def test_one_after_the_and_a_place_is_the_pronoun_not_one_in_the_morning():
+    """Blind text round 30: "the harbour road one in the morning" was read as 1 am, and
+    "the other one the harbour road" as the address "1 The Harbour Road"."""
+    p = propose("same pump no actually the other one the harbour road one in the morning",
+                context())
+    values = {s.field: s.value for s in p.slots}
+    assert values.get(VISIT_TIME) is None and values[VISIT_WINDOW] == "morning"
+    assert "site" not in values

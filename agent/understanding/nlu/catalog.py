@@ -170,7 +170,8 @@ def find_assets(text: str, assets: tuple[Asset, ...],
     # named by its site after a word that replaces it still counts ("pump 200 on Monday,
     # sorry, I mean the one in Rotterdam"): the correction names the asset meant.
     if not mentions:
-        mentions = list(_by_kind(text, assets, nouns, procedures)) \
+        mentions = [_anaphor_resolved(text, m, assets)
+                    for m in _by_kind(text, assets, nouns, procedures)] \
             or _by_place(text, assets, located=asset_in_question, alone=whole_turn)
     else:
         last = max(m.end for m in mentions)
@@ -192,6 +193,26 @@ def _opening_town(text: str, assets: tuple[Asset, ...]) -> list[AssetMention]:
             start, end = match.span("place")
             return [AssetMention(text[start:end], start, end, ids[0], by_kind=True)]
     return []
+
+
+# "that pump", "the same one", "this compressor": the asset the turn named before
+_ANAPHOR = re.compile(r"\b(?:that|this|the same|same)\s+$")
+
+
+def _anaphor_resolved(text: str, mention: AssetMention, assets: tuple[Asset, ...]
+                      ) -> AssetMention:
+    """A kind said with a word pointing back ("you're already coming to Canal Street on
+    Wednesday, but we need another visit for that pump", "we've got Canal Street booked in,
+    ... same pump") is the one asset the turn named by its place before it, when it named
+    one."""
+    if mention.asset_id is not None or not _ANAPHOR.search(text, 0, mention.start):
+        return mention
+    before = {ids[0] for place, ids in _assets_by_place(assets).items()
+              if len(ids) == 1 and re.search(rf"\b{re.escape(place)}\b", text[:mention.start])}
+    named = [i for i in before if i in mention.candidates]
+    if len(before) != 1 or len(named) != 1:
+        return mention
+    return AssetMention(mention.text, mention.start, mention.end, named[0], by_kind=True)
 
 
 def places_of(asset: Asset) -> tuple[str, ...]:

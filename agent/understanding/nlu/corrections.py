@@ -18,7 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.core.names import ASSET, BOOKING_REF, SITE, UNITS, VISIT_DATE, VISIT_TIME, VISIT_WINDOW
-from agent.understanding.nlu import authority_words, correction_words, intents, lexicon
+from agent.understanding.nlu import (
+    authority_words,
+    catalog,
+    correction_words,
+    intents,
+    lexicon,
+)
 from agent.understanding.proposals import Intent, ProposalContext, SlotValue
 
 _NEGATION = re.compile(correction_words.NEGATION_SPLIT)
@@ -203,10 +209,20 @@ def find_referent(text: str, context: ProposalContext) -> Referent | None:
         return _referent(BOOKING_REF, others, match.group(0))
     match = _affirmed(_REFERENT_ASSET, text)
     if match:
-        current = context.ledger.value(ASSET)
+        # other than the asset the call is about, or than the one the turn named before ("we've
+        # got someone coming for the Harbour Road pump, can we also get someone for the other
+        # pump?")
+        current = context.ledger.value(ASSET) or _named_before(text, match.start(), context)
         others = tuple(a.id for a in context.caller.assets if a.id != current)
         return _referent(ASSET, others, match.group(0))
     return None
+
+
+def _named_before(text: str, end: int, context: ProposalContext) -> str | None:
+    """The one asset of the caller's the turn names before ``end``, if it names one."""
+    named = {m.asset_id for m in catalog.find_assets(text[:end], context.caller.assets)
+             if m.asset_id is not None}
+    return named.pop() if len(named) == 1 else None
 
 
 def points_elsewhere(said: str) -> bool:

@@ -21,7 +21,8 @@ YES = (
     r"|mm-?hm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
     # "Go on then, yes.", "crack on": carry on with what was read back
     r"|go on(?! to\b)|crack on"
-    r"|that'?s (?:it|the one|grand|great|fine|perfect|lovely)|you got it|works for me"
+    r"|that(?:'?s| is) (?:it|the (?:one|1)|grand|great|fine|perfect|lovely)|you got it"
+    r"|works for me"
     # "that works", "this suits us", "that'll do", "happy with that": the offer is fine
     r"|(?:that|this)(?: (?:one|day|time|slot))? (?:works|suits|would work|would suit|will do"
     r"|does it|is fine|'?ll (?:do|work))|that'?ll (?:do|work)|suits (?:me|us)"

@@ -63,10 +63,13 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
         corrective = True
     elif explicit is Intent.RESCHEDULE and any(s.field in BOOKING_VALUES for s in changes):
         corrective = True  # a move of a booked visit revises the values it names
-    if explicit is None and not corrective and intents.asks_another(text):
+    # what the turn takes back of what the call holds (not of its own words: "another visit
+    # on the 10th, no sorry, the 9th" puts its own request right)
+    revises_held = bool(held_withdrawn or held_cleared or (marker and changes))
+    if explicit is None and not revises_held and intents.asks_another(text):
         return Intent.BOOK, False  # new values for a new visit, not a change of the last one
-    if explicit is None and not marker and _booked(context) and intents.adds_another(text) \
-            and _asks_for_a_visit(slots, context, booked_ok=True):
+    if explicit is None and not revises_held and _booked(context) \
+            and intents.adds_another(text) and _asks_for_a_visit(slots, context, booked_ok=True):
         return Intent.BOOK, False  # "and P-200 needs a visit too": a visit more, not a move
     if explicit is Intent.RESCHEDULE and context.pending_confirmation and not corrective \
             and (answer := intents.answer_intent(text)) is not None \
@@ -123,8 +126,8 @@ def _moves_a_held_booking(text: str, slots: list[SlotValue],
     ("the Rotterdam visit on the 16th, could your engineer come after lunch that day
     instead?", "the engineer coming out to Dock Street, can they make it half two rather?").
     Not while a request is under way and unbooked: then the turn revises the request."""
-    if not context.bookings or intents.asks_for_a_visit(text):
-        return False
+    if not context.bookings or intents.asks_for_a_visit(text) or intents.adds_another(text):
+        return False  # (a visit "as well", "too", "also": one more, not a move)
     own = context.ledger.value(BOOKING_REF)
     if own is None and any(context.ledger.value(name) is not None
                            for name in BOOKING_VALUES if name != ASSET):

@@ -109,9 +109,15 @@ def find_units(text: str) -> tuple[Found, ...]:
     return tuple(out)
 
 
+# "the other one, the Harbour Road one" written "the other 1 the harbour road 1": a "1" after
+# "the" and a word or two is the pronoun "one", no house number
+_ONE_AS_A_PRONOUN = re.compile(r"\bthe (?:[a-z][\w'-]* ){0,3}$")
+
+
 def find_site(text: str, assets: tuple[Asset, ...]) -> Found | None:
     """An address. When it matches one of the caller's sites, the site's own spelling wins."""
-    match = _SITE.search(text)
+    match = next((m for m in _SITE.finditer(text) if not _ONE_AS_A_PRONOUN.search(text, 0,
+                  m.start()) or not m.group(0).startswith("1 ")), None)
     if match is None:
         return None
     said = match.group(0)

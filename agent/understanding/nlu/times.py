@@ -301,6 +301,12 @@ def _reading(kind: str, match: re.Match[str], daypart: str | None) -> TimeReadin
 _NO_HOUR_BEFORE = re.compile(r"(?:[$£€]|\bday )$")
 
 
+# "the Harbour Road one in the morning", written "the harbour road 1 in the morning": a "1"
+# after "the" and a word or two, no "at" before it, is the pronoun "one", not 1 am
+_ONE_AS_A_PRONOUN = re.compile(r"1(?!\d|:| ?(?:am|pm|oclock)\b)")
+_AFTER_THE = re.compile(r"\bthe (?:[a-z][\w'-]* ){1,3}$")
+
+
 def _first_digit(text: str, match: re.Match[str]) -> int:
     digit = re.search(r"\d", text[match.start():match.end()])
     return match.start() + digit.start() if digit else match.start()
@@ -320,11 +326,41 @@ def read_times(text: str, bare_hour: bool = False) -> tuple[TimeReading, ...]:
             if any(match.start() < end and start < match.end() for start, end in taken):
                 continue
             reading = _reading(kind, match, daypart)
-            if reading is None or _NO_HOUR_BEFORE.search(text, 0, _first_digit(text, match)):
+            digit = _first_digit(text, match)
+            if reading is None or _NO_HOUR_BEFORE.search(text, 0, digit) \
+                    or _ONE_AS_A_PRONOUN.match(text, digit) and _AFTER_THE.search(text, 0, digit):
                 continue
             taken.append((match.start(), match.end()))
             readings.append(reading)
+    readings += _hours_put_right(text, readings, taken, daypart)
     return tuple(sorted(readings, key=lambda r: r.start))
+
+
+# Words that put a time right, all that stands between it and a number on its own: "at ten,
+# no, hang on, eleven", "at two in the afternoon no sorry four"
+_PUT_RIGHT = re.compile(
+    r"^[\s,]*(?:(?:no|nope|sorry|actually|hang on|hold on|wait|i mean|i meant|make (?:it|that)"
+    r"|or rather|rather|oops|correction|my mistake|scratch that)[\s,]*)+(?:at |about |around )?$")
+_NOT_AN_HOUR_AFTER = re.compile(rf" (?:{lexicon.UNIT_NOUNS}|units?|of|days?|weeks?)\b")
+
+
+def _hours_put_right(text: str, readings: list[TimeReading], taken: list[tuple[int, int]],
+                     daypart: str | None) -> list[TimeReading]:
+    """A number on its own right after a time and the words that put it right is the hour
+    meant ("at ten, no, hang on, eleven"; "at two in the afternoon, no, sorry, four" is 4 pm):
+    an hour, not a count."""
+    out: list[TimeReading] = []
+    for match in _BARE_HOUR.finditer(text):
+        if any(match.start() < end and start < match.end() for start, end in taken) \
+                or _NOT_AN_HOUR_AFTER.match(text, match.end()):
+            continue
+        before = [r for r in (*readings, *out) if r.end <= match.start()]
+        if not before or not _PUT_RIGHT.match(text[max(r.end for r in before):match.start()]):
+            continue
+        reading = _reading("bare", match, daypart)
+        if reading is not None:
+            out.append(reading)
+    return out
 
 
 def opening_salutation(text: str) -> int:
