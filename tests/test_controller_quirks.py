@@ -959,6 +959,26 @@ async def test_a_visit_more_put_right_on_a_booked_day_books_a_new_visit(said, da
                                            (False, day, window, 1)}
 
 
+@pytest.mark.parametrize(("answer", "meant"), [
+    ("er the the harbour road one no sorry canal street", "P-200"),
+    ("the utrecht one, oh no, wait, rotterdam", "P-100")])
+async def test_which_pump_answered_then_put_right_by_a_bare_place_is_that_pump(answer, meant):
+    """Blind text round 31: the bare street after "no sorry" was no asset, so the pump taken
+    back was read back and booked."""
+    async with call(caller=TWO_TOWNS) as c:
+        assert "Which pump" in await c.say("book a service visit for thursday morning please")
+        reply = await c.say(answer)
+        assert f"pump {meant}" in reply and "Shall I book it?" in reply, reply
+
+
+async def test_not_quite_at_the_read_back_with_a_new_day_reads_the_new_day_back():
+    """Blind text round 31: "not quite it's the tenth" ruled the tenth out ("not" reached it)."""
+    async with call(caller=TWO_TOWNS) as c:
+        await c.say("could you book pee one hundred for thursday morning")
+        reply = await c.say("not quite it's the tenth")
+        assert "Thursday 10 December" in reply and "Shall I book it?" in reply, reply
+
+
 @pytest.mark.parametrize("answer", ["The Thursday one.", "the one on Thursday"])
 async def test_asked_which_booking_a_day_names_the_booking_not_where_it_goes(answer):
     async with call(caller=ONE_PUMP, bookings=THURSDAY_AND_MONDAY) as c:

@@ -178,6 +178,13 @@ def find_assets(text: str, assets: tuple[Asset, ...],
         mentions += [m for m in _by_kind(text, assets, nouns, procedures)
                      if m.asset_id is not None and m.start >= last and _free(taken, m.start, m.end)
                      and _REPLACES_BEFORE.search(text[last:m.start])]
+    if mentions:
+        # a place said bare after a word that replaces the asset named before it: "er the
+        # Harbour Road one, no, sorry, Canal Street"
+        last = max(m.end for m in mentions)
+        mentions += [m for m in _places_said(text, assets)
+                     if m.start >= last and _REPLACES_BEFORE.search(text[last:m.start])
+                     and not any(m.start < n.end and n.start < m.end for n in mentions)][:1]
     if not whole_turn:
         mentions += [m for m in _opening_town(text, assets) if _free(taken, m.start, m.end)]
     return tuple(sorted(mentions, key=lambda m: m.start))
@@ -193,6 +200,15 @@ def _opening_town(text: str, assets: tuple[Asset, ...]) -> list[AssetMention]:
             start, end = match.span("place")
             return [AssetMention(text[start:end], start, end, ids[0], by_kind=True)]
     return []
+
+
+def _places_said(text: str, assets: tuple[Asset, ...]) -> list[AssetMention]:
+    """Every place one of the caller's assets is at and no other, said bare: after a word that
+    replaces an asset named before it, it names the asset there ("er the harbour road one, no,
+    sorry, Canal Street")."""
+    return [AssetMention(m.group(0), m.start(), m.end(), ids[0], by_kind=True)
+            for place, ids in _assets_by_place(assets).items() if len(ids) == 1
+            for m in re.finditer(rf"\b{re.escape(place)}\b", text)]
 
 
 # "that pump", "the same one", "this compressor": the asset the turn named before

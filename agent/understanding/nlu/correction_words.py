@@ -64,6 +64,8 @@ _WHEN = (r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|afte
 NEGATION_SPLIT = (
     # "not before 2", "not later than noon": a bound on the clock (nlu/spans.py), no negation
     r"\bnot\b(?! (?:before|after|earlier than|later than) (?:\d|noon|midday))"
+    # "not quite, it's the tenth": a verdict on what was read back, not a value ruled out
+    r"(?! (?:quite|exactly|right|correct|really)\b)"
     r"|\binstead of\b|\brather than\b"
     # "Friday is better than Wednesday", "... easier for us than ...", "... better all round
     # than ...": a comparison rules out what follows its "than" (the words between, all of
