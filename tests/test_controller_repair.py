@@ -579,3 +579,21 @@ async def test_which_booking_for_a_move_narrows_by_the_asset_not_the_day():
         reply = await c.say("Could you move the P 200 visit to Friday?", confidence=0.5)
         assert "booking BK-3102 for P-200 on Thursday 10 December" in reply
         assert "BK-3101" not in reply
+
+
+@pytest.mark.parametrize(("answer", "settled"), [
+    ("Thursday afternoon, yes.", True),  # a blind audio round: the pump was asked again
+    ("Thursday in the afternoon, yes please", True),
+    ("Thursday morning, yes.", False),  # a value the check did not read back: no yes to all
+])
+async def test_a_check_answered_with_its_values_then_yes_settles_every_value_read_back(
+        answer, settled):
+    async with call(caller=TWO_PUMPS) as c:
+        reply = await c.say("Can I book a service visit for pump the 100 on Tuesday, sorry "
+                            "Thursday afternoon.", confidence=0.5)
+        assert reply.startswith("Sorry, I didn't catch that clearly. Did you mean Thursday 3 "
+                                "December, in the afternoon, P-100?"), reply
+        reply = await c.say(answer)
+        assert ("Shall I book it?" in reply and "P-100" in reply) is settled, reply
+        if not settled:
+            assert c.field("asset").value is None

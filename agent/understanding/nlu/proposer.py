@@ -193,6 +193,19 @@ def _with_roles(slots: list[SlotValue], intent: Intent,
     return out
 
 
+# A yes that closes the answer: "Thursday afternoon, yes.", "the morning, yes please"
+_CLOSING_YES = re.compile(r"(?:^|[ ,])(?:yes|yeah|yep|that'?s right|that is right|correct)"
+                          r"(?:,? (?:please|thanks|thank you))?[ .!]*$")
+
+
+def _repeats_the_check(slots: list[SlotValue], context: ProposalContext) -> bool:
+    """Every value the answer says is the one the check read back for its field ("Did you mean
+    Thursday 3 December, in the afternoon, P-100?" "Thursday afternoon, yes.")."""
+    return bool(slots) and all(
+        (record := context.ledger.get(s.field)) is not None and not record.usable
+        and record.candidates == (s.value,) for s in slots)
+
+
 def _answer_to_expected(text: str, slots: list[SlotValue],
                         context: ProposalContext) -> list[SlotValue]:
     """A bare yes/no answers "was it opened?"; a bare number answers "how many units?"."""
@@ -206,7 +219,8 @@ def _answer_to_expected(text: str, slots: list[SlotValue],
     if held is not None and not held.usable and len(held.candidates) == 1 \
             and held.candidates[0] in context.offered \
             and not any(s.field == context.expecting for s in slots) \
-            and intents.answer_intent(text) is Intent.YES:
+            and (intents.answer_intent(text) is Intent.YES
+                 or _CLOSING_YES.search(text) and _repeats_the_check(slots, context)):
         # "Did you mean P-100?" "Yes": the one candidate held back, which the question named
         # (not "Which procedure is it about?" "Great, thanks."), is now the caller's word,
         # and so is every other value held back from the same unclear turn, because the check
