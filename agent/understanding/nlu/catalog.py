@@ -194,12 +194,8 @@ def _opening_town(text: str, assets: tuple[Asset, ...]) -> list[AssetMention]:
     """A stretch ruled out that opens with a town one of the caller's assets is in names that
     asset: "not Rotterdam, the Utrecht one" (a street ruled out corrects an address: the site,
     not the asset)."""
-    for place, ids in _assets_by_place(assets).items():
-        match = re.match(rf"(?:the )?(?P<place>{re.escape(place)})\b", text)
-        if match and len(ids) == 1 and not _STREET.search(place):
-            start, end = match.span("place")
-            return [AssetMention(text[start:end], start, end, ids[0], by_kind=True)]
-    return []
+    return [m for m in _places_said(text, assets)
+            if text[:m.start] in ("", "the ") and not _STREET.search(m.text)][:1]
 
 
 def _places_said(text: str, assets: tuple[Asset, ...]) -> list[AssetMention]:
@@ -223,8 +219,7 @@ def _anaphor_resolved(text: str, mention: AssetMention, assets: tuple[Asset, ...
     one."""
     if mention.asset_id is not None or not _ANAPHOR.search(text, 0, mention.start):
         return mention
-    before = {ids[0] for place, ids in _assets_by_place(assets).items()
-              if len(ids) == 1 and re.search(rf"\b{re.escape(place)}\b", text[:mention.start])}
+    before = {m.asset_id for m in _places_said(text[:mention.start], assets)}
     named = [i for i in before if i in mention.candidates]
     if len(before) != 1 or len(named) != 1:
         return mention
