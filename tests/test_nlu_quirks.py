@@ -74,3 +74,26 @@ def test_units_alternatives_disagree_keep_both_candidates():
 ])
 def test_the_one_after_a_round_hundred_is_the_pronoun_after_the(said, written):
     assert normalise(said) == written
+
+
+def test_i_forget_tells_and_drops_nothing():
+    """Blind text round 32: "sorry i forget must be exact time two o'clock" at a read-back ruled
+    two o'clock out ("forget" taken for an order to drop what follows)."""
+    p = propose("sorry i forget must be exact time two o'clock", context())
+    assert slot_values(p).get("visit_time") == "14:00" and not p.withdrawn
+
+
+def test_send_back_with_its_object_said_before_asks_about_returns():
+    """Blind text round 32, a caller with simple grammar."""
+    p = propose("one more question filter kit we buy we not open it we can send back", context())
+    assert p.intent is Intent.POLICY_QUESTION
+
+
+@pytest.mark.parametrize("said", ["third and last please book a new visit for p two hundred on "
+                                  "friday the eighteenth", "2nd and final, a new visit for P-200 "
+                                  "on Friday the 18th"])
+def test_a_caller_counting_their_items_names_no_day(said):
+    """Blind text round 32: "third and last" was read as the 3rd, replaced by the 18th, and the
+    new visit became a correction of the move just made."""
+    p = propose(said, context())
+    assert slot_values(p).get("visit_date") == "2026-12-18" and not p.withdrawn

@@ -83,7 +83,9 @@ NEGATION_SPLIT = (
     r"|(?<=anything )but\b|(?<=everything )but\b|(?<=anytime )but\b|(?<=any slot )but\b"
     r"|(?<=whenever )but\b"
     # a verb of dropping a value: "skip Friday", "forget the morning", "never mind Monday"
-    r"|(?<!n't )(?<!not )\b(?:skip|scrap|ditch|forget(?: about)?|never mind|drop)\b"
+    # (an order: "I forget, it must be two o'clock" tells, it drops nothing)
+    r"|(?<!n't )(?<!not )(?<!\bi )(?<!\bwe )\b(?:skip|scrap|ditch|forget(?: about)?|never mind"
+    r"|drop)\b"
     r"(?! by\b| in\b| off\b| round\b| over\b| it\b| that\b| this\b)"
     # nobody is there then: "we're shut on Fridays", "the site is closed all Monday", "I'm away
     # next Tuesday", "nobody's in on the 9th"; only before a day, a window or a date ("the

@@ -126,7 +126,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # ordinals.ordinal_heads_a_noun)
         rf"(?! (?:{lexicon.ASSET_NOUNS}|option|choice|time|week|floor|thing|of all"
         r"|place|call|attempt|try|line|shift|quarter|half|person|row|box|item"
-        r"|generation|version|edition|unit|step|year|day|month)\b)"
+        r"|generation|version|edition|unit|step|year|day|month|point"
+        # "third and last, please book ...": a caller counting what they called about
+        r"|and (?:last|final)(?:ly)?)\b)"
     )),
 )
 

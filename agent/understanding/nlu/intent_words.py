@@ -257,6 +257,8 @@ POLICY = (
     r"|(?:send|sending|ship|shipping|post|posting) (?:it|this|that|them|these|those"
     r"|(?:(?!to\b|for\b|someone\b|somebody\b|an? (?:engineer|technician)\b)[\w-]+ ){1,4}?)"
     r" ?back\b"
+    # said with its object before it: "the filter kit, we not open it, we can send back?"
+    r"|(?:send|ship|post) back\b"
     r"|money back"
 )
 # A person: a verb of talking with a person noun nearby, or asking to be put through.
