@@ -29,7 +29,7 @@ ANSWER_SECS = 30.0
 NO_ANSWER_SECS = 0.5
 
 
-async def booked(client: SandboxClient) -> str:
+async def booked(client):
     """The test's visit, created. A create that got no answer in time (UNKNOWN: a fresh-clone
     run beside `make test-audio` once lost one on PostgreSQL) is sent again with the same key,
     as the client's contract says: the sandbox replays it, it never books twice."""
