@@ -90,10 +90,11 @@ def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
     unclear = False  # a value of the visit was heard unclearly and held back
     for field in (ASSET, VISIT_DATE) if cancel else (ASSET,):
         held = snap.get(field)
-        clear = held is not None and held.usable and bool(held.value)
-        values = (held.value,) if held is not None and held.usable and held.value \
-            else ctx.held_back(field)
-        unclear = unclear or (bool(values) and not clear)
+        if held is not None and held.usable and held.value:
+            values: tuple[str, ...] = (held.value,)
+        else:
+            values = ctx.held_back(field)
+            unclear = unclear or bool(values)
         if values:
             heard[field] = set(values)
     fits = [(ref, asset, day) for ref, asset, day in ctx.bookings_hint

@@ -20,7 +20,7 @@ from agent.service.repair import Asked
 from agent.service.slots import window_of_time
 from agent.service.vocabulary import Focus
 from agent.service.workflow import Goal, GoalEvent
-from agent.understanding.nlu import corrections, dates
+from agent.understanding.nlu import corrections, dates, withdrawals
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import Proposal, ProposalContext, SlotRole
 
@@ -229,8 +229,7 @@ def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]
         # the visit goes, not the one it is on (every earlier day said after "to")
         said = normalise(text)
         earlier = [part.strip() for part in day.text.split("/")][:-1]
-        if all(re.search(rf"\b(?:to|till|until|into)(?: the| on)? {re.escape(part)}\b", said)
-               for part in earlier):
+        if all(withdrawals.said_as_a_target(said, part) for part in earlier):
             del out[VISIT_DATE]
     if VISIT_DATE in out and VISIT_WINDOW not in out and day is not None and window is not None \
             and window.value and "/" in day.text and "/" not in window.text:

@@ -20,7 +20,7 @@ from agent.understanding import trust
 from agent.understanding.nlu import corrections, dates, intents, shifts, times
 from agent.understanding.nlu.normalise import normalise
 from agent.understanding.nlu.precedence import authority_proposal, choose_intent, choose_kind
-from agent.understanding.nlu.withdrawals import DECISION_FIELDS, read_turn
+from agent.understanding.nlu.withdrawals import DECISION_FIELDS, read_turn, said_as_a_target
 from agent.understanding.proposals import (
     CorrectionKind,
     Intent,
@@ -131,7 +131,7 @@ def _open_day_of_the_booking(text: str, slots: list[SlotValue],
     said = next((s for s in slots if s.field == VISIT_DATE), None)
     if said is None or said.value is not None or len(_weekdays(said.candidates)) != 1 \
             or not any(s.field in (VISIT_WINDOW, VISIT_TIME) for s in slots) \
-            or re.search(rf"\b(?:to|till|until|into)(?: the)? {re.escape(said.text)}\b", text):
+            or said_as_a_target(text, said.text):
         return slots
     asset = next((s.value for s in slots if s.field == ASSET and s.value), None)
     booked = {day for _, booked_asset, day in context.bookings
@@ -154,9 +154,7 @@ def _not_where_a_move_went(text: str, slots: list[SlotValue],
     out = []
     for slot in slots:
         parts = [part.strip() for part in slot.text.split("/")]
-        went = slot.field in _WHEN and re.search(
-            rf"\b(?:to|till|until|into)(?: the| on| at)? {re.escape(parts[-1])}\b", text)
-        if not went:
+        if slot.field not in _WHEN or not said_as_a_target(text, parts[-1]):
             out.append(slot)
             continue
         before = [value for field, value in withdrawn if field == slot.field]

@@ -175,7 +175,14 @@ _FILLER = re.compile(r"^(?:[\s,]|\bthe\b|\bon\b|\bof\b|\bat\b)*$")
 # forward *to* Monday the 7th", "move it *to* the morning"): the verb before it then names no old
 # value, and a later value of the field with no word between the two saying which is meant is
 # a second candidate, not the replacement ("... to Monday the 7th? I take 13th": the agent asks).
-_TARGET_BEFORE = re.compile(r"\b(?:to|till|until|into)(?:\s+(?:the|on|at|a))?[\s,]*$")
+_TARGET_WORDS = r"\b(?:to|till|until|into)(?:\s+(?:the|on|at|a))?"
+_TARGET_BEFORE = re.compile(rf"{_TARGET_WORDS}[\s,]*$")
+
+
+def said_as_a_target(text: str, words: str) -> bool:
+    """``words`` (a value as said) stand right after a target word in ``text``: where the
+    visit goes ("move it to Thursday"), not the day or time it has."""
+    return bool(re.search(rf"{_TARGET_WORDS} {re.escape(words)}\b", text))
 # Said right after the later value, a word of preferring says it is the one meant ("move it to
 # Wednesday, Friday works better", "the 9th, the 10th would be better"), and so does "it is"
 # ending the clause ("Half past ten it is.", "Friday it'll have to be").
