@@ -65,7 +65,9 @@ class PlayedChunk:
 class SaidTurn:
     onset: float  # monotonic time the first caller sample was fed
     end: float  # ... the last
-    last_voiced: float | None  # ... the end of the last voiced 20 ms frame
+    # ... the frame holding the last voiced sample (a microphone delivers a frame once its
+    # last sample is in, so this is when the caller's voice ended, as the pipeline hears it)
+    last_voiced: float | None
 
 
 @dataclass
@@ -158,25 +160,31 @@ class ScriptedInput(BaseInputTransport):
         start, n = time.monotonic(), 0
         current: tuple[np.ndarray, asyncio.Future] | None = None
         pos, onset = 0, 0.0
+        voiced_end: float | None = None  # the clip's last voiced sample (an offset)
+        last_voiced: float | None = None  # when the frame that holds it was fed
         while True:
             if current is None and n % TURN_GRID == 0 and not self._pending.empty():
                 current, pos, onset = self._pending.get_nowait(), 0, time.monotonic()
+                voiced_end, last_voiced = last_voiced_offset(current[0]), None
+            said: SaidTurn | None = None
             if current is not None:
                 samples, done = current
                 chunk = samples[pos:pos + FRAME]
                 audio = to_pcm16(np.pad(chunk, (0, FRAME - chunk.size)))
                 pos += FRAME
+                if voiced_end is not None and last_voiced is None and pos >= voiced_end * RATE:
+                    # when it was fed, not onset + its offset: a loop that fell behind feeds
+                    # the frames after in a burst, earlier than the offset says
+                    last_voiced = time.monotonic()
                 if pos >= samples.size:
-                    voiced = last_voiced_offset(samples)
-                    said = SaidTurn(onset, time.monotonic() + 0.02,
-                                    None if voiced is None else onset + voiced)
+                    said = SaidTurn(onset, time.monotonic() + 0.02, last_voiced)
                     self._recording.said.append(said)
-                    if not done.done():
-                        done.set_result(said)
                     current = None
             else:
                 audio = silence
             await self.push_audio_frame(InputAudioRawFrame(audio, RATE, 1))
+            if said is not None and not done.done():
+                done.set_result(said)
             n += 1
             await asyncio.sleep(max(0.0, start + n * 0.02 - time.monotonic()))  # real-time pace
 

@@ -188,17 +188,49 @@ DANGLING = frozenset("""
 """.split())
 
 
-def sounds_unfinished(text: str) -> bool:
+# A closed-class word cut off by a pause is often heard as another short word, and then the
+# transcript seems to end a clause: espeak-ng's "Please book the <pause> service visit" was
+# heard "Please book that." (the last word's probability 0.33) and "Please book me." (0.13),
+# Piper's as "Please book this." (0.40); Smart Turn heard both espeak-ng pauses as finished
+# and the sentence was split (audio/bench_turns.py). So a transcript whose last word is
+#
+# * doubted: below DOUBTED_WORD_P, the recogniser thinks it more likely wrong than right;
+# * short: at most DOUBTED_WORD_LETTERS letters, as the closed-class words mostly are;
+# * not the turn's first word (Whisper scores a first word low: no words before it) and not
+#   right after a number (a time's "pm", "am": Whisper scores those low too)
+#
+# stops where a clause may not end. Measured on finished turns (the voice set's 160 and the
+# first eight held-out sets' 1,378, audio/bench_hearing.py): 2 and 40 are read so, nearly all
+# of them heard wrong anyway; every doubted last word, short or long, would have been 10 and
+# 187, and those turns wait turn_unfinished_secs.
+DOUBTED_WORD_P = 0.5
+DOUBTED_WORD_LETTERS = 4
+
+
+def _ends_on_a_doubted_word(words: tuple[tuple[str, float], ...]) -> bool:
+    scored = [(word.strip(), p) for word, p in words if re.search(r"[A-Za-z0-9]", word)]
+    if len(scored) < 2:
+        return False
+    (before, _), (last, p) = scored[-2], scored[-1]
+    short = re.fullmatch(rf"[A-Za-z']{{1,{DOUBTED_WORD_LETTERS}}}\W*", last) is not None
+    return p < DOUBTED_WORD_P and short and not re.search(r"\d", before)
+
+
+def sounds_unfinished(text: str, words: tuple[tuple[str, float], ...] = ()) -> bool:
     """True if a transcript stops where no clause can end: on a closed-class word (DANGLING)
-    or a trailing ellipsis / dash. A number is a word here: "come on Friday at 10?" ends on
+    or a trailing ellipsis / dash, or on a short word the recogniser doubts, which may be
+    such a word heard wrong (``words``: each word with its probability, as Whisper heard
+    them; see DOUBTED_WORD_P). A number is a word here: "come on Friday at 10?" ends on
     "10", not on "at"."""
     stripped = text.strip()
     if not stripped:
         return False
     if stripped.endswith(("...", "\u2026", "-", ",")):
         return True
-    words = re.findall(r"[a-z0-9']+", stripped.lower())
-    return bool(words) and words[-1] in DANGLING
+    said = re.findall(r"[a-z0-9']+", stripped.lower())
+    if not said:
+        return False
+    return said[-1] in DANGLING or _ends_on_a_doubted_word(words)
 
 
 class AudioClockTurnStop(BaseUserTurnStopStrategy):
@@ -208,7 +240,8 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     turn ends when this much more silence has arrived with no new speech:
 
     =========================================  =================================
-    the transcript stops on a DANGLING word    ``unfinished_secs`` (with ``text_rule``)
+    the transcript stops on a DANGLING word,   ``unfinished_secs`` (with ``text_rule``)
+    or on a short word the recogniser doubts
     Smart Turn hears a finished turn           ``finished_secs``
     Smart Turn hears an unfinished one, or     ``doubtful_secs``
     there is no model
@@ -253,6 +286,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._judged = False
         self._epoch = 0  # bumped by new speech: a verdict for an older pause is dropped
         self._text = ""
+        self._words: tuple[tuple[str, float], ...] = ()  # the last word's probability counts
         self._fired = False
         self._stirring = False  # a voice may be starting (audio.frames.VoiceStartingFrame)
         self._cut = False  # the turn reached its length cap (audio.frames.TurnCutFrame)
@@ -276,6 +310,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
 
     async def handle_user_turn_stopped(self):
         self._text = ""
+        self._words = ()
         self._fired = False
         self._cut = False
         self._stopped_at = None
@@ -327,6 +362,8 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
                 self._text = text  # the whole turn so far
             elif text:
                 self._text = f"{self._text} {text}"
+            if text:  # (the words of the latest transcript end where the turn so far ends)
+                self._words = tuple(result.get("words") or ())
             await self._maybe_end()
         return ProcessFrameResult.CONTINUE
 
@@ -341,7 +378,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         if not self._judge_due or not self.words_in():
             return
         self._judge_due = False
-        if self.text_rule and sounds_unfinished(self._text):
+        if self.text_rule and sounds_unfinished(self._text, self._words):
             self._judged = True  # silence_needed() gives unfinished_secs whatever the model says
             return
         self.judging = self.task_manager.create_task(self._judge(self._epoch),
@@ -384,7 +421,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         """Seconds of silence after the VAD stop this pause needs (None: still judging)."""
         if not self._judged:
             return None
-        if self.text_rule and sounds_unfinished(self._text):
+        if self.text_rule and sounds_unfinished(self._text, self._words):
             return self.unfinished_secs
         if self._finished:
             return self.finished_secs

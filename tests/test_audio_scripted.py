@@ -53,3 +53,31 @@ async def test_caller_audio_starts_on_the_turn_grid_whenever_it_is_asked_for():
         first = await _first_voiced_frame(frames_before_say)
         assert first % TURN_GRID == 0, (frames_before_say, first)
         assert frames_before_say <= first < frames_before_say + TURN_GRID
+
+
+@pytest.mark.anyio
+async def test_the_callers_last_voiced_frame_is_when_it_was_fed():
+    """A turn's ``last_voiced`` (what voice-to-voice and end-of-turn delays count from) is the
+    time the frame holding the clip's last voiced sample went into the pipeline, not the
+    clip's onset plus an offset: a loop that fell behind feeds later frames in a burst."""
+    import time
+
+    mic = ScriptedInput(TransportParams(audio_in_enabled=True), Recording())
+    fed: list[tuple[float, bool]] = []  # (time of the push, the frame has voice)
+
+    async def push_audio_frame(frame) -> None:
+        fed.append((time.monotonic(), any(frame.audio)))
+
+    mic.push_audio_frame = push_audio_frame  # (replaces the bound method: records each frame)
+    task = asyncio.create_task(mic._mic())
+    try:
+        clip = np.concatenate([np.full(FRAME * 4, 0.25, dtype=np.float32),
+                               np.zeros(FRAME * 10, dtype=np.float32)])
+        said = await asyncio.wait_for(mic.say(CallerAudio(clip, "test", 16000, 1)), 5)
+    finally:
+        task.cancel()
+    last = max(i for i, (_, voiced) in enumerate(fed) if voiced)
+    assert said.last_voiced is not None
+    assert fed[last - 1][0] <= said.last_voiced <= fed[last][0]
+    assert said.onset <= said.last_voiced < said.end
+    assert sum(voiced for _, voiced in fed) == 4  # (the clip's voiced frames, then silence)

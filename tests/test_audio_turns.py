@@ -17,6 +17,7 @@ from audio_fakes import audio_frames as _audio
 from audio_fakes import said as _said
 from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
 from pipecat.frames.frames import (
+    TranscriptionFrame,
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
     VADUserStartedSpeakingFrame,
@@ -111,6 +112,51 @@ def _speech(text: str, secs: float = 1.0) -> list:
 ])
 def test_a_transcript_that_stops_on_a_closed_class_word_is_unfinished(text, unfinished):
     assert sounds_unfinished(text) is unfinished
+
+
+@pytest.mark.parametrize("words,unfinished", [
+    ((("Please", 0.54), (" book", 0.21), (" that.", 0.33)), True),  # a cut "the", heard wrong
+    ((("Send", 0.9), (" it", 0.92), (" to", 0.9), (" him", 0.41)), True),
+    ((("Send", 0.9), (" it", 0.92), (" to", 0.9), (" him", 0.97)), False),  # heard well
+    ((("Send", 0.2), (" it", 0.3), (" to", 0.3), (" him", 0.8)), False),  # the last word counts
+    ((("Send", 0.9), (" it", 0.92), (" him", 0.8), (".", 0.1)), False),  # not punctuation
+    ((("Send", 0.9), (" it", 0.92), (" tomorrow", 0.3)), False),  # a long word
+    ((("Yes.", 0.45),), False),  # a turn's first word: Whisper scores it low
+    ((("Book", 0.9), (" it", 0.92), (" at", 0.9), (" 2", 0.9), (" PM", 0.31)), False),  # a unit
+    ((), False),  # a recogniser that scores no words
+])
+def test_a_transcript_that_stops_on_a_word_the_recogniser_doubts_is_unfinished(words,
+                                                                              unfinished):
+    text = "".join(w for w, _ in words) or "Send it to him."
+    assert sounds_unfinished(text, words) is unfinished
+
+
+async def test_a_pause_after_a_doubted_word_waits_as_after_a_closed_class_word():
+    """espeak-ng's "Please book the <pause> service visit ...": the cut "the" came back as
+    "that" (p 0.33), a complete clause, and Smart Turn heard the pause as finished."""
+    def heard(text: str, *scores: float) -> TranscriptionFrame:
+        words = tuple(zip(text.split(), scores, strict=True))
+        return TranscriptionFrame(text, "caller", "2026-12-01T09:00:00",
+                                  result={"cumulative": True, "words": words}, finalized=True)
+
+    def paused(last_p: float) -> list:
+        return [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+                VADUserStoppedSpeakingFrame(stop_secs=0.2), heard("Please book that.",
+                                                                  0.54, 0.21, last_p),
+                *_audio(0.5), *_speech("Please book the service visit for Wednesday"),
+                *_audio(1.0)]
+
+    def strategy():
+        return AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.3, unfinished_secs=0.9,
+                                  analyzer=FakeSmartTurn(True))
+
+    # one turn (0.3 s after the second stop: here the words come after the stop is judged,
+    # as in test_a_pause_mid_sentence_waits_for_the_rest_even_in_a_burst_of_frames)
+    assert await _turn_ends(strategy(), paused(0.33)) == [2.5 + 0.3]
+    assert await _turn_ends(strategy(), paused(0.95)) == [1.1, 2.6]  # a word heard well
+    no_rule = AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.3, unfinished_secs=0.9,
+                                 analyzer=FakeSmartTurn(True), text_rule=False)
+    assert await _turn_ends(no_rule, paused(0.33)) == [1.1, 2.6]
 
 
 async def test_the_turn_ends_after_the_silence_in_audio_time_not_wall_time():
