@@ -219,8 +219,9 @@ class AudioMode:
                 "tts": f"piper {models.piper_voice().name}",
                 "vad": f"silero start {cfg.vad_start_secs}s stop {cfg.vad_stop_secs}s",
                 "turn_end": (f"smart turn v3.2 + transcript: {cfg.turn_end_secs}/"
-                             f"{cfg.turn_doubt_secs}/{cfg.turn_unfinished_secs}s after a "
-                             f"finished/doubtful/unfinished pause" if cfg.smart_turn else
+                             f"{cfg.turn_doubt_secs}/{cfg.turn_doubted_word_secs}/"
+                             f"{cfg.turn_unfinished_secs}s after a finished/doubtful/"
+                             f"doubted-word/unfinished pause" if cfg.smart_turn else
                              f"{cfg.turn_doubt_secs}s after any pause")}
 
     async def close(self) -> None:

@@ -199,15 +199,19 @@ DANGLING = frozenset("""
 # * not the turn's first word (Whisper scores a first word low: no words before it) and not
 #   right after a number (a time's "pm", "am": Whisper scores those low too)
 #
-# stops where a clause may not end. Measured on finished turns (the voice set's 160 and the
-# first eight held-out sets' 1,378, audio/bench_hearing.py): 2 and 40 are read so, nearly all
-# of them heard wrong anyway; every doubted last word, short or long, would have been 10 and
-# 187, and those turns wait turn_unfinished_secs.
+# may stop where no clause ends. Weaker evidence than a closed-class word heard well, so the
+# pause waits ``doubted_secs``, between the doubtful and the unfinished silences. Measured on
+# finished turns (the voice set's 160 and the first eight held-out sets' 1,378,
+# audio/bench_hearing.py): 2 and 40 are read so, nearly all of them heard wrong anyway; every
+# doubted last word, short or long, would have been 10 and 187. In the voice-to-voice calls,
+# one of 27 turns: Piper's "...How tight should the seal bolts be?", "be" heard faintly.
 DOUBTED_WORD_P = 0.5
 DOUBTED_WORD_LETTERS = 4
 
 
-def _ends_on_a_doubted_word(words: tuple[tuple[str, float], ...]) -> bool:
+def ends_on_a_doubted_word(words: tuple[tuple[str, float], ...]) -> bool:
+    """True if the last of ``words`` (each word with its probability, as Whisper heard them)
+    is a short word the recogniser doubts (see DOUBTED_WORD_P)."""
     scored = [(word.strip(), p) for word, p in words if re.search(r"[A-Za-z0-9]", word)]
     if len(scored) < 2:
         return False
@@ -216,21 +220,17 @@ def _ends_on_a_doubted_word(words: tuple[tuple[str, float], ...]) -> bool:
     return p < DOUBTED_WORD_P and short and not re.search(r"\d", before)
 
 
-def sounds_unfinished(text: str, words: tuple[tuple[str, float], ...] = ()) -> bool:
+def sounds_unfinished(text: str) -> bool:
     """True if a transcript stops where no clause can end: on a closed-class word (DANGLING)
-    or a trailing ellipsis / dash, or on a short word the recogniser doubts, which may be
-    such a word heard wrong (``words``: each word with its probability, as Whisper heard
-    them; see DOUBTED_WORD_P). A number is a word here: "come on Friday at 10?" ends on
+    or a trailing ellipsis / dash. A number is a word here: "come on Friday at 10?" ends on
     "10", not on "at"."""
     stripped = text.strip()
     if not stripped:
         return False
     if stripped.endswith(("...", "\u2026", "-", ",")):
         return True
-    said = re.findall(r"[a-z0-9']+", stripped.lower())
-    if not said:
-        return False
-    return said[-1] in DANGLING or _ends_on_a_doubted_word(words)
+    words = re.findall(r"[a-z0-9']+", stripped.lower())
+    return bool(words) and words[-1] in DANGLING
 
 
 class AudioClockTurnStop(BaseUserTurnStopStrategy):
@@ -240,8 +240,8 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     turn ends when this much more silence has arrived with no new speech:
 
     =========================================  =================================
-    the transcript stops on a DANGLING word,   ``unfinished_secs`` (with ``text_rule``)
-    or on a short word the recogniser doubts
+    the transcript stops on a DANGLING word    ``unfinished_secs`` (with ``text_rule``)
+    ... on a short word the recogniser doubts  ``doubted_secs`` (with ``text_rule``)
     Smart Turn hears a finished turn           ``finished_secs``
     Smart Turn hears an unfinished one, or     ``doubtful_secs``
     there is no model
@@ -261,17 +261,21 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     """
 
     def __init__(self, *, finished_secs: float = 0.1, doubtful_secs: float = 0.4,
-                 unfinished_secs: float = 0.9, analyzer: BaseSmartTurn | None = None,
+                 unfinished_secs: float = 0.9, doubted_secs: float | None = None,
+                 analyzer: BaseSmartTurn | None = None,
                  text_rule: bool = True, stt_idle: Callable[[], bool] | None = None,
                  **kwargs):
         super().__init__(**kwargs)
-        if not 0 <= finished_secs <= doubtful_secs <= unfinished_secs:
+        if doubted_secs is None:  # (halfway between the doubtful and the unfinished wait)
+            doubted_secs = round((doubtful_secs + unfinished_secs) / 2, 3)
+        if not 0 <= finished_secs <= doubtful_secs <= doubted_secs <= unfinished_secs:
             raise ValueError(f"turn timing: need 0 <= finished_secs ({finished_secs}) <= "
-                             f"doubtful_secs ({doubtful_secs}) <= unfinished_secs "
-                             f"({unfinished_secs})")
+                             f"doubtful_secs ({doubtful_secs}) <= doubted_secs "
+                             f"({doubted_secs}) <= unfinished_secs ({unfinished_secs})")
         self.finished_secs = finished_secs
         self.doubtful_secs = doubtful_secs
         self.unfinished_secs = unfinished_secs
+        self.doubted_secs = doubted_secs
         self.analyzer = analyzer
         self.text_rule = text_rule
         self.stt_idle = stt_idle
@@ -374,12 +378,14 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         62 ms more than the same audio alone (75 ms in another), against 19 ms without the
         model, and the pause waits for both answers anyway. Asked after the words, the
         recogniser runs alone and the model's ~50 ms follows it. A transcript that stops
-        mid-clause needs no model: the text rule decides (``unfinished_secs``)."""
+        mid-clause needs no model: the text rule decides (``unfinished_secs``,
+        ``doubted_secs``)."""
         if not self._judge_due or not self.words_in():
             return
         self._judge_due = False
-        if self.text_rule and sounds_unfinished(self._text, self._words):
-            self._judged = True  # silence_needed() gives unfinished_secs whatever the model says
+        if self.text_rule and (sounds_unfinished(self._text)
+                               or ends_on_a_doubted_word(self._words)):
+            self._judged = True  # silence_needed() gives its wait whatever the model says
             return
         self.judging = self.task_manager.create_task(self._judge(self._epoch),
                                                      f"{self}::judge")
@@ -421,8 +427,10 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         """Seconds of silence after the VAD stop this pause needs (None: still judging)."""
         if not self._judged:
             return None
-        if self.text_rule and sounds_unfinished(self._text, self._words):
+        if self.text_rule and sounds_unfinished(self._text):
             return self.unfinished_secs
+        if self.text_rule and ends_on_a_doubted_word(self._words):
+            return self.doubted_secs
         if self._finished:
             return self.finished_secs
         return self.doubtful_secs

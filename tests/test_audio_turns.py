@@ -30,7 +30,13 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.asyncio.task_manager import TaskManager
 
 from audio.frames import VoiceStartingFrame
-from audio.turns import AudioClock, AudioClockTurnStop, smart_turn, sounds_unfinished
+from audio.turns import (
+    AudioClock,
+    AudioClockTurnStop,
+    ends_on_a_doubted_word,
+    smart_turn,
+    sounds_unfinished,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -125,13 +131,12 @@ def test_a_transcript_that_stops_on_a_closed_class_word_is_unfinished(text, unfi
     ((("Book", 0.9), (" it", 0.92), (" at", 0.9), (" 2", 0.9), (" PM", 0.31)), False),  # a unit
     ((), False),  # a recogniser that scores no words
 ])
-def test_a_transcript_that_stops_on_a_word_the_recogniser_doubts_is_unfinished(words,
-                                                                              unfinished):
-    text = "".join(w for w, _ in words) or "Send it to him."
-    assert sounds_unfinished(text, words) is unfinished
+def test_a_transcript_that_stops_on_a_short_word_the_recogniser_doubts_is_doubted(words,
+                                                                                  unfinished):
+    assert ends_on_a_doubted_word(words) is unfinished
 
 
-async def test_a_pause_after_a_doubted_word_waits_as_after_a_closed_class_word():
+async def test_a_pause_after_a_doubted_word_waits_longer_than_a_doubtful_one():
     """espeak-ng's "Please book the <pause> service visit ...": the cut "the" came back as
     "that" (p 0.33), a complete clause, and Smart Turn heard the pause as finished."""
     def heard(text: str, *scores: float) -> TranscriptionFrame:
@@ -139,23 +144,29 @@ async def test_a_pause_after_a_doubted_word_waits_as_after_a_closed_class_word()
         return TranscriptionFrame(text, "caller", "2026-12-01T09:00:00",
                                   result={"cumulative": True, "words": words}, finalized=True)
 
-    def paused(last_p: float) -> list:
+    def stopped(last_p: float) -> list:
         return [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
                 VADUserStoppedSpeakingFrame(stop_secs=0.2), heard("Please book that.",
-                                                                  0.54, 0.21, last_p),
-                *_audio(0.5), *_speech("Please book the service visit for Wednesday"),
-                *_audio(1.0)]
+                                                                  0.54, 0.21, last_p)]
+
+    def paused(last_p: float) -> list:
+        return [*stopped(last_p), *_audio(0.5),
+                *_speech("Please book the service visit for Wednesday"), *_audio(1.0)]
 
     def strategy():
-        return AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.3, unfinished_secs=0.9,
-                                  analyzer=FakeSmartTurn(True))
+        return AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.3, unfinished_secs=1.4,
+                                  doubted_secs=0.6, analyzer=FakeSmartTurn(True))
 
     # one turn (0.3 s after the second stop: here the words come after the stop is judged,
     # as in test_a_pause_mid_sentence_waits_for_the_rest_even_in_a_burst_of_frames)
     assert await _turn_ends(strategy(), paused(0.33)) == [2.5 + 0.3]
     assert await _turn_ends(strategy(), paused(0.95)) == [1.1, 2.6]  # a word heard well
-    no_rule = AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.3, unfinished_secs=0.9,
-                                 analyzer=FakeSmartTurn(True), text_rule=False)
+    # and a turn that really ends there waits doubted_secs, not unfinished_secs
+    stop = strategy()
+    assert await _turn_ends(stop, [*stopped(0.33), *_audio(2.0)]) == [1.6]
+    no_rule = AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.3, unfinished_secs=1.4,
+                                 doubted_secs=0.6, analyzer=FakeSmartTurn(True),
+                                 text_rule=False)
     assert await _turn_ends(no_rule, paused(0.33)) == [1.1, 2.6]
 
 

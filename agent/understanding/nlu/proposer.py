@@ -68,6 +68,8 @@ class RuleProposer:
         intent, corrective = choose_intent(text, slots, withdrawn, cleared, referent, context)
         if intent is Intent.RESCHEDULE:
             slots = _open_day_of_the_booking(text, slots, context)
+        if intent in (Intent.CORRECTION, Intent.RESCHEDULE):
+            slots = _the_booking_put_right(slots, withdrawn, context)
         if intent is Intent.CANCEL:
             slots, withdrawn = _not_where_a_move_went(text, slots, withdrawn)
         if uncertain and context.expecting is not None and intent in _CHANGES_THE_TASK \
@@ -142,6 +144,22 @@ def _open_day_of_the_booking(text: str, slots: list[SlotValue],
 
 
 _WHEN = (VISIT_DATE, VISIT_WINDOW, VISIT_TIME)
+
+
+def _the_booking_put_right(slots: list[SlotValue], withdrawn: tuple[tuple[str, str], ...],
+                           context: ProposalContext) -> list[SlotValue]:
+    """A change that takes back the day the call's own booking is on, naming no asset, is a
+    change of that booking, whatever asset a question since has made the call's ("what's the
+    torque on P-100?", then "the visit should be on the tenth, not the ninth"): the asset is
+    the booking's again, so the booking moves and no visit for the other asset is offered."""
+    own = context.ledger.value(BOOKING_REF)
+    if own is None or any(s.field == ASSET for s in slots):
+        return slots
+    booked = next(((asset, day) for ref, asset, day in context.bookings if ref == own), None)
+    if booked is None or booked[0] == context.ledger.value(ASSET) \
+            or (VISIT_DATE, booked[1]) not in withdrawn:
+        return slots
+    return [*slots, SlotValue(ASSET, booked[0], booked[0])]
 
 
 def _not_where_a_move_went(text: str, slots: list[SlotValue],
