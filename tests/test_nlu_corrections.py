@@ -854,3 +854,33 @@ def test_a_negation_ends_where_the_caller_goes_on_to_say_what_they_want(said):
 def test_a_negated_make_it_still_rules_its_value_out():
     proposal = propose("we can't make it on wednesday", booked())
     assert ("visit_date", "2026-12-02") in proposal.withdrawn, proposal.reason
+
+
+# The call booked P-200 on the 9th (BK-2), then a question about P-100 made P-100 the call's
+# asset (round 32 of the blind scripts: a torque question between the booking and its move).
+AFTER_A_QUESTION = {"asset": "P-100", "visit_date": "2026-12-09", "visit_window": "afternoon"}
+
+
+@pytest.mark.parametrize("said", [
+    "could you change the visit to the tenth, not the ninth",
+    "the ninth is no good any more, make it the tenth",
+    "not the 9th, the 10th please",
+    "sorry the engineer should come on the tenth instead of the ninth",
+])
+def test_taking_back_a_bookings_day_moves_that_booking_not_the_asset_asked_about(said):
+    for values in (AFTER_A_QUESTION, {**AFTER_A_QUESTION, "booking_ref": "BK-2"}):
+        ctx = booked(values=values, bookings=(("BK-2", "P-200", "2026-12-09"),))
+        proposal = propose(said, ctx)
+        got = slot_values(proposal)
+        assert got.get(VISIT_DATE) == "2026-12-10", proposal
+        assert got.get(ASSET) == "P-200", proposal
+
+
+@pytest.mark.parametrize("said", [
+    "P-100 on the tenth, not the ninth",  # the asset said: a visit for it
+    "the tenth, not the eleventh",  # a day the booking is not on
+    "not the ninth, the tenth, for P-100 and P-200",  # both said
+])
+def test_the_asset_asked_about_stays_when_the_turn_names_it_or_takes_back_another_day(said):
+    ctx = booked(values=AFTER_A_QUESTION, bookings=(("BK-2", "P-200", "2026-12-09"),))
+    assert slot_values(propose(said, ctx)).get(ASSET) in (None, "P-100")

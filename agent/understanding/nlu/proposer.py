@@ -148,18 +148,19 @@ _WHEN = (VISIT_DATE, VISIT_WINDOW, VISIT_TIME)
 
 def _the_booking_put_right(slots: list[SlotValue], withdrawn: tuple[tuple[str, str], ...],
                            context: ProposalContext) -> list[SlotValue]:
-    """A change that takes back the day the call's own booking is on, naming no asset, is a
-    change of that booking, whatever asset a question since has made the call's ("what's the
-    torque on P-100?", then "the visit should be on the tenth, not the ninth"): the asset is
-    the booking's again, so the booking moves and no visit for the other asset is offered."""
-    own = context.ledger.value(BOOKING_REF)
-    if own is None or any(s.field == ASSET for s in slots):
+    """A change that takes back the day one booking of the caller's is on, naming no asset, is
+    a change of that booking, whatever asset a question since has made the call's ("what's
+    the torque on P-100?", then "the visit should be on the tenth, not the ninth", with P-200
+    booked on the ninth): the asset is the booking's again, so the booking moves and no visit
+    for the other asset is offered."""
+    if any(s.field == ASSET for s in slots):
         return slots
-    booked = next(((asset, day) for ref, asset, day in context.bookings if ref == own), None)
-    if booked is None or booked[0] == context.ledger.value(ASSET) \
-            or (VISIT_DATE, booked[1]) not in withdrawn:
+    taken_back = {value for field, value in withdrawn if field == VISIT_DATE}
+    named = {asset for _, asset, day in context.bookings if day in taken_back}
+    if len(named) != 1 or context.ledger.value(ASSET) in (None, *named):
         return slots
-    return [*slots, SlotValue(ASSET, booked[0], booked[0])]
+    asset = named.pop()
+    return [*slots, SlotValue(ASSET, asset, asset)]
 
 
 def _not_where_a_move_went(text: str, slots: list[SlotValue],
