@@ -884,3 +884,22 @@ def test_taking_back_a_bookings_day_moves_that_booking_not_the_asset_asked_about
 def test_the_asset_asked_about_stays_when_the_turn_names_it_or_takes_back_another_day(said):
     ctx = booked(values=AFTER_A_QUESTION, bookings=(("BK-2", "P-200", "2026-12-09"),))
     assert slot_values(propose(said, ctx)).get(ASSET) in (None, "P-100")
+
+
+@pytest.mark.parametrize("said", [
+    "and the other pump needs a check as well, monday afternoon",
+    "we'd also like the other pump looked at on friday morning",
+    "the other pump could do with a service too, friday in the morning",
+])
+def test_the_other_pump_with_a_visit_more_is_a_new_request_not_a_referent(said):
+    ctx = booked(values={**BOOKED, "booking_ref": "BK-1"}, bookings=BOOKINGS,
+                 caller=TWO_PUMPS)
+    proposal = propose(said, ctx)
+    assert proposal.intent is Intent.BOOK, proposal
+    assert proposal.correction is CorrectionKind.NONE, proposal
+    assert slot_values(proposal).get(ASSET) == "P-200", proposal
+
+
+def test_i_meant_the_other_pump_is_still_a_referent():
+    ctx = booked(caller=TWO_PUMPS)
+    assert propose("no, I meant the other pump", ctx).correction is CorrectionKind.REFERENT

@@ -80,6 +80,11 @@ class RuleProposer:
             intent = Intent.UNKNOWN
         kind = choose_kind(intent, corrective, slots, withdrawn, cleared, referent, uncertain,
                            context)
+        if kind is CorrectionKind.REFERENT and intent is Intent.BOOK \
+                and intents.adds_another(text):
+            # "also the other pump needs a service too": a visit more, for the asset "the
+            # other" names, not "I meant the other pump" about the visit already asked for
+            kind, referent = CorrectionKind.NONE, None
         reasons = [f"intent {intent.value}", f"correction {kind.value}"]
         if reading.past_dates:
             reasons.append("past date " + ", ".join(reading.past_dates))
