@@ -383,8 +383,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         if not self._judge_due or not self.words_in():
             return
         self._judge_due = False
-        if self.text_rule and (sounds_unfinished(self._text)
-                               or ends_on_a_doubted_word(self._words)):
+        if self._text_rule_secs() is not None:
             self._judged = True  # silence_needed() gives its wait whatever the model says
             return
         self.judging = self.task_manager.create_task(self._judge(self._epoch),
@@ -423,14 +422,24 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
             return self.segments_heard >= self._awaited
         return self.stt_idle is None or self.stt_idle()
 
+    def _text_rule_secs(self) -> float | None:
+        """The silence the transcript so far asks for, whatever Smart Turn says (None: the
+        words leave it to the model): a closed-class last word, then a doubted short one."""
+        if not self.text_rule:
+            return None
+        if sounds_unfinished(self._text):
+            return self.unfinished_secs
+        if ends_on_a_doubted_word(self._words):
+            return self.doubted_secs
+        return None
+
     def silence_needed(self) -> float | None:
         """Seconds of silence after the VAD stop this pause needs (None: still judging)."""
         if not self._judged:
             return None
-        if self.text_rule and sounds_unfinished(self._text):
-            return self.unfinished_secs
-        if self.text_rule and ends_on_a_doubted_word(self._words):
-            return self.doubted_secs
+        rule = self._text_rule_secs()
+        if rule is not None:
+            return rule
         if self._finished:
             return self.finished_secs
         return self.doubtful_secs
