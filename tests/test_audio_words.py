@@ -255,21 +255,21 @@ def espeak_turn(voice_name: str, text: str) -> np.ndarray:
 @pytest.mark.audio
 def test_the_same_audio_is_heard_as_the_same_words_every_time(monkeypatch):
     """A clip whose greedy decoding looks wrong (the voice set's "Book P-200 for last Monday."
-    in espeak-ng's en-gb, pink noise at 20 dB) came back three ways in four calls when the
-    fallback sampled; decoded again with a beam, it is one transcript."""
+    in espeak-ng's en-gb, pink noise at 20 dB, with the espeak-ng of its day) came back three
+    ways in four calls when the fallback sampled; decoded again with a beam, it is one
+    transcript. Whether a given clip's greedy decoding looks wrong depends on the espeak-ng
+    build that spoke it, so the fallback is made to run here on every decoding."""
     from audio import whisper
     from audio.bench_hearing import caller_hotwords
 
     audio = espeak_turn("espeak en-gb pink 20dB", "Book P-200 for last Monday.")
     hw = caller_hotwords()  # the bench caller's, as the voice set is heard
     fallbacks = []
-    looks_wrong = whisper._looks_wrong
-    monkeypatch.setattr(whisper, "_looks_wrong",
-                        lambda s: fallbacks.append(s) or looks_wrong(s))
+    monkeypatch.setattr(whisper, "_looks_wrong", lambda s: fallbacks.append(s) or True)
     heard = {recognise_with(services.whisper_model(), audio, hotwords=hw).text
              for _ in range(4)}
     assert len(heard) == 1, heard
-    assert any(looks_wrong(s) for s in fallbacks), "the clip no longer needs a fallback"
+    assert fallbacks, "the greedy decoding was never judged"
 
 
 @pytest.mark.audio
