@@ -11,7 +11,7 @@ Stages, in order:
 3. ``SharedWhisperSTT``: keeps ``preroll_secs`` of audio before each onset, and transcribes
    the turn so far at each VAD segment's stop, i.e. *speculatively* at the
    first silence, while the end-of-turn timer below still runs; with ``early_transcription``
-   (off by default) it starts at the fade when a Whisper worker stays idle, and that
+   (the default) it starts at the fade when a Whisper worker stays idle, and that
    transcript stands if the stop follows. If the caller goes
    on speaking, the segment is just the first part of the turn: nothing reaches the
    controller before the turn ends, so nothing needs undoing.
@@ -73,11 +73,15 @@ class PipelineConfig:
 
     vad_start_secs: float = 0.1  # speech onset detection (barge-in pause latency floor)
     vad_stop_secs: float = 0.2  # first silence: the speculative transcription starts here
-    # ... or this far into it, when a Whisper worker stays idle (audio/vad.py). Off by default:
-    # voice-to-voice p50 861 -> 668-750 ms, but the turn is then heard up to the voice's fade,
-    # not to the stop, and tiny.en heard script 18's "Sorry, P-200, not P-100" as "key 200"
-    # from that shorter tail (fresh clones, 2026-12-02). Measure recognition before turning on.
-    early_transcription: bool = False
+    # ... or this far into it, when a Whisper worker stays idle (audio/vad.py). The turn is
+    # then heard up to the voice's fade, not to the stop, whether the hearing started early or
+    # not. Off until 2026-12-07: tiny.en had heard script 18's "Sorry, P-200, not P-100" as
+    # "key 200" from that shorter tail (2026-12-02, before the pre-roll and the trailing
+    # silence of today). Measured again on 1,318 turns (the voice set and six held-out sets),
+    # heard up to the fade against up to the stop: values right 552 / 545, word for word
+    # 193 / 191, wrong values accepted 2 / 2. Voice-to-voice p50 822 -> 710 ms, p95 1250 ->
+    # 1033 (one run each, on a floor of 737 ms).
+    early_transcription: bool = True
     vad_fade_secs: float = FADE_SECS
     # Audio before the VAD onset handed to Whisper with each turn (audio.services.PREROLL_SECS;
     # measured by first-word retention in audio/bench_hearing.py). 0 = none.
@@ -211,7 +215,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     # After a VAD stop the caller's audio waits for the words up to that stop and Smart Turn's
     # verdict (audio/turn_order.py): a pause ends the turn or not by the audio alone.
     turns = OrderedUserTurnProcessor(
-        settled=end_of_turn.settled, user_turn_strategies=UserTurnStrategies(
+        settled=end_of_turn.settled, on_quiet=end_of_turn.quiet_ahead,
+        user_turn_strategies=UserTurnStrategies(
             start=[VADUserTurnStartStrategy(enable_interruptions=False),
                    TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
             stop=[end_of_turn]), user_turn_stop_timeout=15.0)

@@ -28,6 +28,11 @@ the caller said after it, however far ahead the recogniser got. Frames going ups
 pipeline's own control frames are never held. A hold ends at the latest after
 ``max_held_secs`` of caller audio, so a recogniser that never answers delays the turn's end
 and never stops it.
+
+While it holds, it tells the strategy how much of the held audio is silence after the stop
+(``on_quiet``: the seconds before any voice starts): once that silence is as long as the
+longest wait Smart Turn's verdict could give, the verdict can no longer change how the pause
+ends, and the frames go on without it (:meth:`audio.turns.AudioClockTurnStop.quiet_ahead`).
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
     ``settled_listeners``), so the frames go on at once rather than with the next frame."""
 
     def __init__(self, *, settled: Callable[[], bool], max_held_secs: float = MAX_HELD_SECS,
-                 **kwargs) -> None:
+                 on_quiet: Callable[[float], None] | None = None, **kwargs) -> None:
         if max_held_secs <= 0:
             raise ValueError(f"max_held_secs must be > 0, not {max_held_secs}")
         super().__init__(**kwargs)
@@ -87,6 +92,9 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         self._ahead: deque[Frame] = deque()  # answers for segments whose stop is still to come
         self._segment = 0  # the segment number of the last VAD stop taken in
         self._held_secs = 0.0
+        self._quiet_secs = 0.0  # held audio after the stop before any voice starts
+        self._quiet = True  # no voice has started in the held frames yet
+        self.on_quiet = on_quiet
         self._holding = False
         self._order = asyncio.Lock()  # system frames and transcripts come on two tasks
         self._answered = asyncio.Event()  # set by wake()
@@ -133,6 +141,7 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
                 self._held.append(frame)
                 if isinstance(frame, InputAudioRawFrame):
                     self._held_secs += frame_seconds(frame)
+                self._count_quiet(frame)
                 if self._settled():
                     await self._release()
                 elif self._held_secs >= self.max_held_secs - 1e-9:
@@ -154,6 +163,19 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         if not self._settled():
             self._holding = True
             self.holds += 1
+            self._quiet_secs, self._quiet = 0.0, True
+
+    def _count_quiet(self, frame: Frame) -> None:
+        """Count a held frame into the silence after the stop, and tell ``on_quiet``."""
+        if not self._quiet:
+            return
+        if isinstance(frame, InputAudioRawFrame):
+            self._quiet_secs += frame_seconds(frame)
+            if self.on_quiet is not None:
+                self.on_quiet(self._quiet_secs)
+        elif (isinstance(frame, (VADUserStartedSpeakingFrame, TurnCutFrame))
+              or (isinstance(frame, VoiceStartingFrame) and frame.started)):
+            self._quiet = False
 
     async def _drain(self) -> None:
         """The call ends: let every held frame through, each pause with its answers (waited
@@ -177,14 +199,22 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
 
     async def _release(self, *, hold: bool = True) -> None:
         """Let the held frames through in order; a VAD stop among them starts a new hold
-        (unless ``hold`` is False: the call is ending past its wait)."""
-        self._holding = False
-        self._held_secs = 0.0
-        while self._held and not self._holding:
-            frame = self._held.popleft()
-            await self._take(frame)
-            if not hold:
-                self._holding = False
-        if self._holding:  # the rest wait for that stop's answers
+        (unless ``hold`` is False: the call is ending past its wait), which ends here too if
+        the frames after it settle it (a moot verdict)."""
+        while True:
+            self._holding = False
+            self._held_secs = 0.0
+            while self._held and not self._holding:
+                frame = self._held.popleft()
+                await self._take(frame)
+                if not hold:
+                    self._holding = False
+            if not self._holding:
+                return
+            # the rest wait for that stop's answers
             self._held_secs = sum(frame_seconds(f) for f in self._held
                                   if isinstance(f, InputAudioRawFrame))
+            for held in self._held:
+                self._count_quiet(held)
+            if not self._settled():
+                return

@@ -258,6 +258,15 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
 
     A turn cut at its length cap (:class:`~audio.frames.TurnCutFrame`, after the VAD stop the
     cap sent) ends as soon as the recogniser is done with it, with no silence to wait for.
+
+    Smart Turn's verdict only chooses between ``finished_secs`` and ``doubtful_secs``, so once
+    ``doubtful_secs`` of silence has followed the stop with every word in, no verdict could
+    keep the turn open: the verdict is *moot*, and the turn does not wait for it (nor asks for
+    it, when the silence was there before the words). The silence counts whether this
+    strategy has seen it or the turn processor holds it unseen (:meth:`quiet_ahead`). On a
+    machine whose recogniser answers after that much silence, this takes the model's run off
+    every turn's end; the same audio still ends the same way, at most ``doubtful_secs -
+    finished_secs`` later in audio time, within a silence.
     """
 
     def __init__(self, *, finished_secs: float = 0.1, doubtful_secs: float = 0.4,
@@ -294,6 +303,9 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._fired = False
         self._stirring = False  # a voice may be starting (audio.frames.VoiceStartingFrame)
         self._cut = False  # the turn reached its length cap (audio.frames.TurnCutFrame)
+        # Seconds of silence after the latest VAD stop that the turn processor holds, not yet
+        # seen here (quiet_ahead): the pause's silence so far is the larger of it and ours.
+        self._quiet_ahead = 0.0
         self.judging: asyncio.Task | None = None  # the Smart Turn judgement in flight
         self._judge_due = False  # the latest pause is to be judged once its words are in
         self.settled_listeners: list[Callable[[], None]] = []  # called when a verdict is in
@@ -321,6 +333,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         self._finished = None
         self._judged = False
         self._judge_due = False
+        self._quiet_ahead = 0.0
         self._epoch += 1
         if self.analyzer is not None:
             self.analyzer.clear()
@@ -344,6 +357,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
             self._finished = None
             self._judged = False
             self._judge_due = False
+            self._quiet_ahead = 0.0
             self._epoch += 1
             if self.analyzer is not None:
                 self.analyzer.update_vad_start_secs(frame.start_secs)
@@ -354,6 +368,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
             self._finished = None
             self._judged = self.analyzer is None
             self._judge_due = self.analyzer is not None
+            self._quiet_ahead = 0.0
             self._start_judging()
         elif isinstance(frame, SegmentHeardFrame):
             self.segments_heard = max(self.segments_heard, frame.number)
@@ -383,7 +398,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         if not self._judge_due or not self.words_in():
             return
         self._judge_due = False
-        if self._text_rule_secs() is not None:
+        if self._text_rule_secs() is not None or self._verdict_moot():
             self._judged = True  # silence_needed() gives its wait whatever the model says
             return
         self.judging = self.task_manager.create_task(self._judge(self._epoch),
@@ -412,9 +427,28 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
         await self._maybe_end()
 
     def settled(self) -> bool:
-        """The answers a pause waits for are in: Smart Turn's verdict and every transcript
-        (what :class:`audio.turn_order.OrderedUserTurnProcessor` holds the audio for)."""
-        return not self._judge_due and self.judging is None and self.words_in()
+        """The answers a pause waits for are in: Smart Turn's verdict (or it is moot) and every
+        transcript (what :class:`audio.turn_order.OrderedUserTurnProcessor` holds the audio
+        for)."""
+        if not self.words_in():
+            return False
+        return (not self._judge_due and self.judging is None) or self._verdict_moot()
+
+    def quiet_ahead(self, secs: float) -> None:
+        """The turn processor holds ``secs`` of the caller's audio after the latest VAD stop,
+        silence all of it (no voice starting), that this strategy has not seen yet."""
+        self._quiet_ahead = secs
+        self._start_judging()  # (moot now: the model need not run)
+
+    def _verdict_moot(self) -> bool:
+        """Smart Turn's verdict on the latest pause can no longer change how it ends: every
+        word is in, they leave the wait to the model, and ``doubtful_secs`` of silence (the
+        longest wait either verdict gives) has followed the stop."""
+        if self._stopped_at is None or self._speaking or self._stirring:
+            return False
+        quiet = max(self._quiet_ahead, self.clock.now - self._stopped_at)
+        return (quiet >= self.doubtful_secs - 1e-9 and self.words_in()
+                and self._text_rule_secs() is None)
 
     def words_in(self) -> bool:
         """Every word up to the latest VAD stop has reached this strategy."""
@@ -436,7 +470,7 @@ class AudioClockTurnStop(BaseUserTurnStopStrategy):
     def silence_needed(self) -> float | None:
         """Seconds of silence after the VAD stop this pause needs (None: still judging)."""
         if not self._judged:
-            return None
+            return self.doubtful_secs if self._verdict_moot() else None
         rule = self._text_rule_secs()
         if rule is not None:
             return rule

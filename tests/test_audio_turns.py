@@ -70,10 +70,11 @@ class FakeSmartTurn:
         return None
 
 
-async def _turn_ends(stop: AudioClockTurnStop, frames) -> list[float]:
+async def _turn_ends(stop: AudioClockTurnStop, frames, *, verdicts: bool = True) -> list[float]:
     """Feed ``frames`` to the strategy one by one, in order; return the audio time of each
     end of turn it triggered. A Smart Turn judgement is awaited where it was started (the
-    model takes no audio time here); nothing waits on a wall clock."""
+    model takes no audio time here; ``verdicts=False``: never awaited, it may still be in
+    flight at the end); nothing waits on a wall clock."""
     fired: list[float] = []
 
     async def record(**_kwargs) -> None:
@@ -86,7 +87,7 @@ async def _turn_ends(stop: AudioClockTurnStop, frames) -> list[float]:
                                      audio_in_sample_rate=16000))
     for frame in frames:
         await stop.process_frame(frame)
-        if stop.judging is not None:
+        if verdicts and stop.judging is not None:
             await stop.judging
     return fired
 
@@ -298,3 +299,47 @@ def test_a_missing_smart_turn_model_names_the_path_and_the_fix(tmp_path):
     missing = tmp_path / "nope.onnx"
     with pytest.raises(FileNotFoundError, match="nope.onnx.*smart_turn_model"):
         smart_turn(missing)
+
+
+class SilentSmartTurn(FakeSmartTurn):
+    """A model that is asked and never answers (its judgement stays in flight)."""
+
+    def __init__(self):
+        super().__init__(True)
+        self.asked = 0
+
+    async def analyze_end_of_turn(self):
+        self.asked += 1
+        await asyncio.Event().wait()
+
+
+async def test_a_verdict_still_out_after_the_longest_wait_it_could_give_is_not_waited_for():
+    """Smart Turn's verdict only chooses between finished_secs and doubtful_secs. With the
+    words in at the stop and the model still judging, the turn ends doubtful_secs after the
+    stop: no verdict could have kept it open longer."""
+    model = SilentSmartTurn()
+    stop = AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
+                              analyzer=model)
+    fired = await _turn_ends(stop, [*_speech("Yes, go ahead."), *_audio(1.0)], verdicts=False)
+    assert fired == [1.4] and stop.judging is not None  # asked, and still judging
+    stop.judging.cancel()
+
+
+async def test_a_moot_verdict_is_not_asked_for_and_a_rule_wait_still_stands():
+    """Words that come after doubtful_secs of silence leave nothing for the model to decide;
+    words that stop mid-clause still wait unfinished_secs."""
+    model = SilentSmartTurn()
+    stop = AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
+                              analyzer=model, stt_idle=lambda: stop.transcripts_seen > 0)
+    late = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+            VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(0.5), _said("Yes, go ahead."),
+            *_audio(0.5)]
+    assert await _turn_ends(stop, late) == [1.5]  # ended as its words came in
+    assert model.asked == 0
+    dangling = AudioClockTurnStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
+                                  analyzer=SilentSmartTurn(),
+                                  stt_idle=lambda: dangling.transcripts_seen > 0)
+    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(0.5),
+              _said("I need a visit on"), *_audio(1.0)]
+    assert await _turn_ends(dangling, frames) == [1.9]

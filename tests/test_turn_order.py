@@ -312,3 +312,75 @@ async def test_smart_turn_is_asked_once_the_words_are_in_and_not_on_a_dangling_p
 def test_a_hold_needs_a_positive_bound():
     with pytest.raises(ValueError, match="max_held_secs must be > 0, not 0"):
         OrderedUserTurnProcessor(settled=lambda: True, max_held_secs=0)
+
+
+def _ordered(stop: AudioClockTurnStop, *, quiet: bool = True,
+             processor: type[OrderedUserTurnProcessor] = OrderedUserTurnProcessor,
+             **kwargs) -> OrderedUserTurnProcessor:
+    """The turn processor as the pipeline wires it (``quiet``: it tells the strategy the
+    silence it holds)."""
+    turns = processor(settled=stop.settled, on_quiet=stop.quiet_ahead if quiet else None,
+                      user_turn_strategies=UserTurnStrategies(
+                          start=[VADUserTurnStartStrategy(enable_interruptions=False)],
+                          stop=[stop]), user_turn_stop_timeout=60.0, **kwargs)
+    stop.settled_listeners.append(turns.wake)
+    return turns
+
+
+def _one_sentence(words_after: float) -> list:
+    """ "Yes, go ahead." then silence; its words are sent ``words_after`` seconds of audio
+    after the VAD stop, then 1 s more of silence (the answers reach the turn processor after
+    every audio frame: the recogniser was that slow)."""
+    return [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+            *_audio(0.2), _stop(1), *_audio(words_after), *_answer("Yes, go ahead.", 1),
+            *_audio(1.0)]
+
+
+@pytest.mark.parametrize("words_after", [0.4, 0.6, 1.0])
+async def test_words_that_come_after_the_longest_verdict_wait_end_the_turn_without_the_model(
+        words_after):
+    """Smart Turn's verdict only chooses 0.25 or 0.4 s of silence after the stop. When the
+    words come after 0.4 s of it, no verdict could keep the turn open: the model is not asked,
+    and the turn ends 0.4 s after the stop (1.2 s), with nothing held after the words."""
+    verdicts = Verdicts(asyncio.Event())  # would never answer: the test would hang on it
+    stop = EndsAt(finished_secs=0.25, doubtful_secs=0.4, unfinished_secs=0.9,
+                  analyzer=verdicts)
+    processor = _ordered(stop)
+    await run_test(processor, frames_to_send=_one_sentence(words_after))
+    assert stop.ends == [1.6]
+    assert verdicts.asked == 0 and processor.backstops == 0
+
+
+async def test_a_voice_back_before_the_longest_wait_still_waits_for_the_verdict():
+    """The caller goes on 0.3 s after the stop: a finished verdict (0.25 s) would have ended
+    the turn before that, a doubtful one (0.4 s) would not, so the silence held is too short
+    to make the verdict moot and the pause waits for it, however late it comes. Late answers
+    give the turn ends that answers in time give."""
+    ends = []
+    for late in (False, True):
+        ready = asyncio.Event()
+        verdicts = Verdicts(ready)
+        stop = EndsAt(finished_secs=0.25, doubtful_secs=0.4, unfinished_secs=0.9,
+                      analyzer=verdicts)
+        first = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+                 *_audio(0.2), _stop(1)]
+        rest = [*_audio(0.3), VoiceStartingFrame(started=True), *_audio(0.1, voiced=True),
+                VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(0.7, voiced=True),
+                *_audio(0.2), _stop(2)]
+        if late:  # every answer after the audio, the verdicts once 30 frames are held
+            frames = [*first, *rest, *_audio(1.0), *_answer(TEXTS[0], 1),
+                      *_answer(TEXTS[1], 2)]
+            processor = _ordered(stop, processor=SlowAnswers, ready=ready, after=30,
+                                 verdicts=verdicts)
+        else:
+            ready.set()
+            verdicts.ended = True  # answers at once
+            frames = [*first, *_answer(TEXTS[0], 1), *rest, *_answer(TEXTS[1], 2),
+                      *_audio(1.0)]
+            processor = _ordered(stop)
+        await run_test(processor, frames_to_send=frames)
+        ends.append(stop.ends)
+        assert processor.backstops == 0
+    # the first pause ended on the finished verdict, 0.25 s after its stop; the second's
+    # words came after 1 s of silence, a moot verdict: 0.4 s after its stop (2.5 s)
+    assert ends[0] == ends[1] == [1.46, 2.9]
