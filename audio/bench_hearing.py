@@ -491,9 +491,10 @@ def answer_rows(voice_list: tuple[voices.Voice, ...], cmd: str = CMD_TRUST) -> l
 
 
 def answered_as(voice: voices.Voice, said: str, meant: str, hotwords: str | None) -> Answered:
-    """``said`` in ``voice``, heard as in a call, judged as the answer to the check "Did you
-    mean Friday 4 December, P-200?": a yes takes the two values the check named."""
-    from agent.core.names import ASSET, VISIT_DATE
+    """``said`` in ``voice``, heard as in a call, judged as the agent judges the answer to the
+    check "Did you mean Friday 4 December, P-200?": a yes that takes the two values the check
+    named is judged as the yes alone, since it says none of them (the validate step of
+    agent/service/turn_steps.py), and so is a no."""
     from agent.understanding import trust
     from agent.understanding.nlu import intents
     from agent.understanding.proposals import Intent
@@ -503,10 +504,8 @@ def answered_as(voice: voices.Voice, said: str, meant: str, hotwords: str | None
     given = "yes" if intent is Intent.YES else "no" if intent is Intent.NO else "other"
     expect = trust.Expected(frozenset(a.id for a in CALLER.assets), None, answer=True,
                             offered=frozenset({"P-200", "2026-12-04"}))
-    took = (SlotValue(ASSET, "P-200", heard.text),
-            SlotValue(VISIT_DATE, "2026-12-04", heard.text)) if given == "yes" else ()
-    return Answered(meant, given, trust.judge(heard, took, expect).clear,
-                    trust.judge(replace(heard, answer=None), took, expect).clear)
+    return Answered(meant, given, trust.judge(heard, (), expect).clear,
+                    trust.judge(replace(heard, answer=None), (), expect).clear)
 
 
 def _retention_rows(openings: list[Opening], audible: list[Opening], voice_list,

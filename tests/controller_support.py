@@ -75,10 +75,14 @@ class Call:
         return "fake" if isinstance(self.world, FakeWorld) else "real"
 
     async def say(self, text: str, *, confidence: float = 1.0,
-                  alternatives: tuple[str, ...] = ()) -> str:
-        """One final user turn; returns what the agent said in response (planned speech)."""
+                  alternatives: tuple[str, ...] = (),
+                  words: tuple[tuple[str, float], ...] = (),
+                  answer: float | None = None) -> str:
+        """One final user turn; returns what the agent said in response (planned speech).
+        ``words`` and ``answer``: a recogniser's detail, as audio mode hands it on."""
         before = len(self.sink.plans)
-        await self.controller.user_turn(Utterance(text, confidence, alternatives))
+        await self.controller.user_turn(Utterance(text, confidence, alternatives, words=words,
+                                                  answer=answer))
         return " ".join(p.text for p in self.sink.plans[before:])
 
     async def settle(self) -> None:

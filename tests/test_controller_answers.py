@@ -315,3 +315,23 @@ async def test_a_booking_with_a_correction_in_it_leaves_the_procedure_question()
                             "afternoon to do it? No, hang on, make that Thursday afternoon.")
         assert reply.startswith("Let me check I have this right."), reply
         assert "Thursday 3 December, in the afternoon" in reply
+
+
+async def test_an_unclear_yes_to_an_offer_made_with_an_answer_is_asked_again():
+    """Round 31, for the offers the answer desk makes: a yes heard unclearly takes neither a
+    colleague nor another language; the offer stands for the clear answer."""
+    async with call(caller=C3_CALLER) as c:
+        await c.say("What torque for the pump seal on P-300?")
+        reply = await c.say("yes", confidence=0.3)
+        assert reply == "Sorry, I didn't catch that clearly. Was that a yes or a no?"
+        assert not c.events("handoff")
+        await c.say("yes")
+        assert c.events("handoff")[-1].get("reason") == "caller_accepted_person"
+    async with call() as c:
+        await c.say("What torque for the pump seal on P-100, in German please?")
+        await c.say("yes", confidence=0.3)
+        await c.settle()
+        assert c.field("language").value != "en"
+        await c.say("yes")
+        await c.settle()
+        assert c.field("language").value == "en"

@@ -482,6 +482,92 @@ async def test_a_correction_while_a_confirmation_is_pending_reads_back_the_new_v
         assert [(b["date"], b["time"]) for b in c.bookings()] == [("2026-12-04", "09:00")]
 
 
+# -- a yes not heard clearly consents to nothing (round 31) ---------------------------------
+
+async def test_a_yes_heard_unclearly_books_nothing_until_a_clear_one():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        assert c.events("confirmation_requested", op="create_booking")
+        reply = await c.say("yes", confidence=0.3)
+        assert reply == "Sorry, I didn't catch that clearly. Was that a yes or a no?"
+        assert steps(c, CONFIRMATION) == ["closed_choice"]
+        assert not c.events("action_dispatched")
+        reply = await c.say("yeah", confidence=0.35)  # doubtful again: the ladder climbs
+        assert reply == ("Sorry, I still need a yes or a no. "
+                         "Shall I book the visit for P-100 on Thursday 3 December, "
+                         "in the morning?")
+        assert not c.events("action_dispatched")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert len(c.bookings()) == 1
+        assert_no_question_repeats(c)
+
+
+@pytest.mark.parametrize(("word", "answer", "booked"), [
+    (0.3, 0.98, True),  # a faint word, told surely apart from "no": heard
+    (0.3, 0.2, False),  # told apart from "no" no better than chance: asked again
+    (0.2, None, False),  # no share against the other answer, the word faint: asked again
+])
+async def test_a_spoken_yes_at_a_read_back_is_heard_as_surely_as_it_was_told_from_no(
+        word, answer, booked):
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        reply = await c.say("Yes.", confidence=word, words=(("Yes.", word),), answer=answer)
+        assert ("yes or a no" in reply) is not booked, reply
+        await c.settle()
+        assert len(c.bookings()) == booked
+
+
+async def _offered_a_colleague(c: Call) -> None:
+    await c.say("Can you book a service visit for P-100 on Thursday morning?")
+    for text in ("yes", "hmm", "no idea"):
+        await c.say(text)
+    assert steps(c) == ["closed_choice", "yes_no", "offer_handoff"]
+
+
+async def test_a_yes_to_the_offer_of_a_person_heard_unclearly_puts_the_offer_again():
+    async with call(caller=ONE_PUMP, clock=THURSDAY) as c:
+        await _offered_a_colleague(c)
+        reply = await c.say("yes", confidence=0.3)
+        assert reply == ("Sorry, I didn't catch that clearly. "
+                         "Would you like me to put you through to a colleague?")
+        assert not c.events("handoff")
+        assert steps(c) == ["closed_choice", "yes_no", "offer_handoff", "offer_handoff"]
+        reply = await c.say("no thanks")  # the same step of the ladder: one more try
+        assert reply.startswith("Okay, let's try once more.")
+        await c.say("the 10th")
+        await c.say("yes")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert [b["date"] for b in c.bookings()] == ["2026-12-10"]
+        assert not c.events("handoff")
+        assert_no_question_repeats(c)
+
+
+@pytest.mark.parametrize("second", [("yeah", 0.35), ("yes please", 1.0)])
+async def test_a_second_yes_to_the_offer_put_again_hands_over(second):
+    async with call(caller=ONE_PUMP, clock=THURSDAY) as c:
+        await _offered_a_colleague(c)
+        await c.say("yes", confidence=0.3)
+        text, confidence = second
+        await c.say(text, confidence=confidence)
+        [handoff] = c.events("handoff")
+        assert handoff.get("reason") == "repair_failed"
+
+
+async def test_a_yes_to_a_colleague_after_a_refusal_heard_unclearly_is_asked_again():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        reply = await c.say("I'm calling for Globex, book it on their account")
+        assert reply.endswith("Shall I put you through?")
+        reply = await c.say("yes", confidence=0.3)
+        assert reply == "Sorry, I didn't catch that clearly. Shall I put you through?"
+        assert not c.events("handoff")
+        [put_again] = c.events("repair")
+        assert (put_again.get("step"), put_again.get("field")) == ("offer_handoff", "person")
+        await c.say("Yes.", confidence=0.3, words=(("Yes.", 0.3),), answer=0.99)
+        assert c.events("handoff")[-1].get("reason") == "caller_accepted_person"
+
+
 async def test_yes_or_no_heard_both_ways_twice_is_not_asked_the_same_way_twice():
     async with call(caller=ONE_PUMP) as c:
         await c.say("Book a service visit for P-100 on Thursday morning.")

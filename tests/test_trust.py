@@ -164,8 +164,13 @@ def test_an_opening_yes_is_heard_as_surely_as_it_was_told_apart_from_no():
     unsure = Utterance("Yes.", 0.56, words=(("Yes", 0.33),), no_speech=0.02, answer=0.6)
     assert not trust.judge(unsure, took, asked).clear  # "no" was nearly as likely
     assert not trust.judge(yes, took, EXPECT).clear  # nothing was asked
-    weak = Utterance("Yes.", 0.45, words=(("Yes", 0.33),), no_speech=0.02, answer=0.97)
+    alone = Utterance("Yes.", 0.45, words=(("Yes", 0.33),), no_speech=0.02, answer=0.97)
+    assert trust.judge(alone, took, asked).clear  # the answer is the turn: its share the mean
+    weak = Utterance("Yes, so nake it.", 0.2, words=(("Yes,", 0.33), ("so", 0.05),
+                                                     ("nake", 0.1), ("it.", 0.3)),
+                     no_speech=0.02, answer=0.97)
     assert not trust.judge(weak, took, asked).clear  # the turn as a whole too unsure
+    assert not trust.judge(weak, (), asked).clear  # a bare yes too: what followed was lost
 
 
 def test_expectations_come_from_the_proposers_context():

@@ -30,11 +30,12 @@ if TYPE_CHECKING:
 
 
 async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerDesk,
-                           desk: BookingDesk) -> ProposalContext:
+                           desk: BookingDesk, *, offer: bool = False) -> ProposalContext:
     """The context a proposer reads. Reads the caller's bookings (a hint only).
 
     ``expecting`` is the field of the question asked in response to the previous turn
-    (:meth:`CallContext.on_table`), if it asked for one.
+    (:meth:`CallContext.on_table`), if it asked for one; ``asked`` says that a question or an
+    offer stands (``offer``: one the desks do not hold, intent_handlers.offer_standing).
     """
     snap = ctx.ledger.current
     try:
@@ -49,7 +50,7 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
         expecting=standing.expecting if standing is not None else None,
         pending_confirmation=desk.awaiting is not None,
         active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings,
-        offered=offered_values(standing))
+        offered=offered_values(standing), asked=standing is not None or offer)
 
 
 def offered_values(standing: Asked | None) -> tuple[str, ...]:

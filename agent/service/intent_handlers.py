@@ -88,6 +88,12 @@ def another_visit(call: Call, p: Proposal) -> bool:
     return False
 
 
+def offer_standing(call: Call) -> bool:
+    """The agent's last reply made an offer that stands for this turn (take_offer takes it)."""
+    return bool(call.answers.offered_language or call.ctx.repair_offer or call.offered_person
+                or call.answers.offered_person)
+
+
 def take_offer(call: Call) -> Offer | None:
     """The offer the agent's last response made, now cleared: a person, an answer in another
     language, or a person because questions about a field kept failing."""

@@ -15,7 +15,7 @@ from agent.core.names import REGION, VISIT_DATE
 from agent.core.ports import EvidenceBundle, Resolution
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
-from agent.service.repair import CONFIRMATION, Question, field_question
+from agent.service.repair import CONFIRMATION, PERSON, Question, Step, field_question
 from agent.service.spoken import spoken_date, spoken_time, values_line
 from agent.service.validation import Rejection
 
@@ -73,13 +73,17 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
     return False
 
 
+YES_OR_NO = ("Sorry, I didn't catch that clearly.", "Was that a yes or a no?")
+
+
 def ask_yes_or_no(ctx: CallContext) -> None:
-    """Recognition heard a yes and a no for the same turn: ask again, change nothing.
+    """Recognition heard a yes and a no for the same turn, or a yes unclearly: ask again,
+    change nothing.
 
     The question on the table stands: a yes to this one is a yes to it (the values it
     proposed, the action it asked about). A confirmation asked this way again is a repair step.
     """
-    sentences = ("Sorry, I didn't catch that clearly.", "Was that a yes or a no?")
+    sentences = YES_OR_NO
     standing = ctx.on_table()
     if standing is not None and standing.question.field == CONFIRMATION:
         question = replace(standing.question, sentences=sentences, prefix=(), closed=True,
@@ -88,6 +92,33 @@ def ask_yes_or_no(ctx: CallContext) -> None:
         question = Question(CONFIRMATION, sentences, closed=True, fields=(CONFIRMATION,),
                             proposes=standing.proposes if standing is not None else ())
     ctx.ask(question)
+
+
+def ask_offer_again(ctx: CallContext) -> None:
+    """A yes to an offer was not heard clearly: put the offer again, as the same question.
+
+    An offer asked as a question (a colleague, the repair ladder's offer) is said again with
+    its question sentences only (a ``repair`` event, step ``offer_handoff``), and stays the
+    same step of the ladder: a "no" to it goes on as a "no" to the offer would (``retry``).
+    An offer that came with an answer ("Would that help?") is asked as a yes or a no
+    (:func:`ask_yes_or_no`). The offer stands either way.
+    """
+    standing = ctx.on_table()
+    if standing is None or not (standing.step is Step.OFFER_HANDOFF
+                                or standing.question.field == PERSON):
+        ask_yes_or_no(ctx)
+        return
+    sentences = (YES_OR_NO[0],) + tuple(s for s in standing.sentences if s.endswith("?"))
+    ctx.say(sentences, SpeechKind.QUESTION, reads=standing.question.reads)
+    ctx.asked = replace(standing, sentences=sentences, turn=ctx.turn)
+    ctx.emit("repair", step=str(Step.OFFER_HANDOFF), field=standing.question.field,
+             failures=standing.failures)
+
+
+def asked_again(ctx: CallContext) -> bool:
+    """The question on the table was put again because its answer was not heard clearly."""
+    standing = ctx.on_table()
+    return standing is not None and standing.sentences[:1] == YES_OR_NO[:1]
 
 
 def acknowledge(ctx: CallContext, in_flight: bool) -> None:

@@ -28,6 +28,7 @@ from agent.service.intent_handlers import (
     new_question_if_fresh,
     next_step,
     offer_person,
+    offer_standing,
     set_focus,
     take_offer,
 )
@@ -35,7 +36,14 @@ from agent.service.invalidation import invalidate_dependents
 from agent.service.render import ask_which_field
 from agent.service.repair import TARGET, Question
 from agent.service.repair_answers import read_answer, settled_by_yes
-from agent.service.replies import acknowledge, ask_yes_or_no, say_error, speak_rejections
+from agent.service.replies import (
+    acknowledge,
+    ask_offer_again,
+    ask_yes_or_no,
+    asked_again,
+    say_error,
+    speak_rejections,
+)
 from agent.service.spoken import values_line
 from agent.service.vocabulary import HandoffReason, Offer
 from agent.understanding import trust
@@ -108,7 +116,8 @@ async def take_turn(call: TurnCall, utterance: Utterance, uid: str) -> None:
 async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
     """What the caller proposes, read against the question on the table (``proposal``)."""
     ctx = call.ctx
-    context = await proposal_context(ctx, call.port, call.answers, call.bookings)
+    context = await proposal_context(ctx, call.port, call.answers, call.bookings,
+                                     offer=offer_standing(call))
     # A proposer that waits (a model: agent/understanding/model_proposer.py) is awaited; what
     # it refused is on the trace, and the reading is then the rules'.
     proposed = await propose(call.proposer, utterance, context)
@@ -152,7 +161,25 @@ async def screen(call: TurnCall, turn: Turn) -> bool:
             and turn.utterance.alternatives and all(len(s.candidates) < 2 for s in p.slots):
         ask_yes_or_no(call.ctx)  # heard both a yes and a no: never act on either (seed 001 #7)
         return True  # the question or offer on the table stands
+    if doubtful_yes(p) and (call.ctx.on_table() is not None or offer_standing(call)):
+        # A yes not heard clearly (agent/understanding/trust.py) consents to nothing: a
+        # read-back is not booked on it, nor a call handed over. The question or offer stands
+        # and is asked as a yes or a no; a read-back climbs the repair ladder from there. A
+        # second doubtful yes to an offer takes it: the caller twice said something like yes,
+        # and a colleague or another language is the safe side of that doubt.
+        if not offer_standing(call):
+            ask_yes_or_no(call.ctx)
+            return True
+        if not asked_again(call.ctx):
+            ask_offer_again(call.ctx)
+            return True
     return another_visit(call, p)
+
+
+def doubtful_yes(p: Proposal) -> bool:
+    """A yes that gives no value of its own, heard unclearly."""
+    return p.intent is Intent.YES and p.correction is CorrectionKind.UNCERTAIN \
+        and not any(s.value is not None or s.candidates for s in p.slots)
 
 
 async def orient(call: TurnCall, turn: Turn) -> bool:

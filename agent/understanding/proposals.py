@@ -120,6 +120,9 @@ class ProposalContext:
     active_date_fields: tuple[str, ...] = ()  # >1 makes a bare date correction ambiguous
     bookings: tuple[tuple[str, str, str], ...] = ()  # caller's bookings: (ref, asset, date)
     offered: tuple[str, ...] = ()  # values the question on the table named (see trust.py)
+    # the agent's last reply asked something a yes or a no answers: a question, or an offer
+    # (a colleague, an answer in another language) that stands for this turn
+    asked: bool = False
 
 
 class Proposer(Protocol):

@@ -60,7 +60,9 @@ its own name is carried by that name ("first thing in the *morning*"), and the "
 a time is carried by nothing when the hour alone gives the same value ("3 pm": 3 am is no visit
 time, so a faint "pm" changes nothing). With a question on the table, an opening "yes" or
 "no" is heard as surely as the recogniser told it apart from the other answer
-(``Utterance.answer``): "Yes." in one espeak-ng voice scored 0.33 as a word, 0.98 against "no".
+(``Utterance.answer``): "Yes." in one espeak-ng voice scored 0.33 as a word, 0.98 against "no";
+told apart at :data:`VOUCH_WORD` or better, it counts so in the turn's mean too (a lone "Yes."
+at a mean of 0.45 is as sure as its share).
 Otherwise a turn at or above the confidence floor is **clear**, as before; one below it is
 clear only when it is made of
 expected values alone, every value word heard at :data:`VOUCH_WORD` or better, every cue word
@@ -303,7 +305,7 @@ def expected(context: ProposalContext) -> Expected:
         today=context.now.date(),
         offered=frozenset(context.offered),
         answer=context.pending_confirmation or context.expecting is not None
-        or bool(context.offered),
+        or bool(context.offered) or context.asked,
         places=tuple((a.id, catalog.places_of(a)) for a in context.caller.assets),
         choosing=_choosing(context))
 
@@ -425,11 +427,17 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if heard_dates.correction_lost(utterance.text, withdrawn):
         return Hearing(False, "'the same' was said and no correction was read")
     heard_as = [probability for _, probability in utterance.words]
+    confidence = utterance.confidence
     if expect.answer and utterance.answer is not None:
         # an opening "yes" or "no" is heard as surely as it was told apart from the other
         # answer: a one-word answer is scored where the recogniser is least sure, at the
-        # start of a turn, and what a question needs is which of the two was said
+        # start of a turn, and what a question needs is which of the two was said. Told
+        # apart surely (a share of VOUCH_WORD or more), the turn's mean counts it so too
+        # ("Yes." alone: its share is the mean).
         heard_as[0] = max(heard_as[0], utterance.answer)
+        if utterance.answer >= VOUCH_WORD:
+            confidence = max(confidence, sum(heard_as) / len(heard_as))
+            by_confidence = Hearing(confidence >= floor, "mean confidence")
     spans = [_value_span(_acted_on(s, replaced), utterance.words) for s in values]
     carrying = [_clearest_of_agreeing(s, _carrying(s, span, utterance.words, expect),
                                       heard_as, utterance.words, expect)
@@ -447,7 +455,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     others = [s for s in slots if s.value is not None and s.field not in VALUE_FIELDS]
     vouched = bool(spans) and all(spans) and not others \
         and weakest is not None and weakest >= VOUCH_WORD \
-        and min(cues, default=1.0) >= CUE_WORD and utterance.confidence >= VOUCH_CONFIDENCE
+        and min(cues, default=1.0) >= CUE_WORD and confidence >= VOUCH_CONFIDENCE
     if vouched:
         return Hearing(True, "expected values heard clearly", weakest)
     return Hearing(False, by_confidence.reason, weakest)
