@@ -89,6 +89,14 @@ def test_the_offer_is_fine_is_a_yes(said):
     assert p.intent is Intent.YES, (said, p)
 
 
+@pytest.mark.parametrize("said", ["Mm-hmm.", "mm hm", "Mhm.", "Uh huh.", "uh-huh, go for it",
+                                  "Go for it."])
+def test_a_murmured_assent_is_a_yes(said):
+    """However the recogniser writes it (blind round 33: "mm-hm" and "go for it")."""
+    p = propose(said, context(values=BOOKED, pending_confirmation=True))
+    assert p.intent is Intent.YES, (said, p)
+
+
 @pytest.mark.parametrize("said", ["Thursday works.", "Monday suits me better"])
 def test_a_value_that_works_is_still_the_value(said):
     p = propose(said, context(values={"asset": "P-100"}, expecting="visit_date"))

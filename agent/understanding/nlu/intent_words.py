@@ -17,8 +17,8 @@ CHANGE_OF_MIND = (r"(?:on (?:second|2nd|reflection|further) thoughts?|actually|c
 YES = (
     r"yes|yeah|yep|yup|ya|yah|sure|correct|right|that'?s right|that is right|ok|okay|alright"
     r"|all right|sounds good|perfect|please do|absolutely|of course|affirmative|confirm(?:ed)?"
-    r"|that'?s correct|exactly|fine|great|go ahead|do it|book it|yes please|aye|uh-?huh"
-    r"|mm-?hm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
+    r"|that'?s correct|exactly|fine|great|go ahead|do it|book it|yes please|aye|uh[- ]?huh"
+    r"|mm[- ]?hm+|mhm+|indeed|certainly|definitely|go for it|grand|lovely|brilliant|spot on"
     # "Go on then, yes.", "crack on": carry on with what was read back
     r"|go on(?! to\b)|crack on"
     r"|that(?:'?s| is) (?:it|the (?:one|1)|grand|great|fine|perfect|lovely)|you got it"
