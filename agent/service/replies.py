@@ -15,7 +15,7 @@ from agent.core.names import REGION, VISIT_DATE
 from agent.core.ports import EvidenceBundle, Resolution
 from agent.core.speech import SpeechKind
 from agent.service.dialogue import CallContext
-from agent.service.repair import CONFIRMATION, PERSON, Question, Step, field_question
+from agent.service.repair import CONFIRMATION, PERSON, Asked, Question, Step, field_question
 from agent.service.spoken import spoken_date, spoken_time, values_line
 from agent.service.validation import Rejection
 
@@ -104,8 +104,7 @@ def ask_offer_again(ctx: CallContext) -> None:
     (:func:`ask_yes_or_no`). The offer stands either way.
     """
     standing = ctx.on_table()
-    if standing is None or not (standing.step is Step.OFFER_HANDOFF
-                                or standing.question.field == PERSON):
+    if standing is None or not _offers_a_person(standing):
         ask_yes_or_no(ctx)
         return
     sentences = (YES_OR_NO[0],) + tuple(s for s in standing.sentences if s.endswith("?"))
@@ -116,9 +115,16 @@ def ask_offer_again(ctx: CallContext) -> None:
 
 
 def asked_again(ctx: CallContext) -> bool:
-    """The question on the table was put again because its answer was not heard clearly."""
+    """The question on the table was put again because its answer was not heard clearly
+    (:func:`ask_yes_or_no`, :func:`ask_offer_again`)."""
     standing = ctx.on_table()
-    return standing is not None and standing.sentences[:1] == YES_OR_NO[:1]
+    return standing is not None and (standing.sentences == YES_OR_NO or (
+        standing.sentences[:1] == YES_OR_NO[:1] and _offers_a_person(standing)))
+
+
+def _offers_a_person(asked: Asked) -> bool:
+    """The ladder's offer of a person, or a colleague offered as a question of its own."""
+    return asked.step is Step.OFFER_HANDOFF or asked.question.field == PERSON
 
 
 def acknowledge(ctx: CallContext, in_flight: bool) -> None:
