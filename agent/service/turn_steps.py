@@ -161,17 +161,18 @@ async def screen(call: TurnCall, turn: Turn) -> bool:
             and turn.utterance.alternatives and all(len(s.candidates) < 2 for s in p.slots):
         ask_yes_or_no(call.ctx)  # heard both a yes and a no: never act on either (seed 001 #7)
         return True  # the question or offer on the table stands
-    if doubtful_yes(p) and (call.ctx.on_table() is not None or offer_standing(call)):
+    if doubtful_yes(p):
         # A yes not heard clearly (agent/understanding/trust.py) consents to nothing: a
         # read-back is not booked on it, nor a call handed over. The question or offer stands
         # and is asked as a yes or a no; a read-back climbs the repair ladder from there. A
         # second doubtful yes to an offer takes it: the caller twice said something like yes,
         # and a colleague or another language is the safe side of that doubt.
-        if not offer_standing(call):
+        if offer_standing(call):
+            if not asked_again(call.ctx):
+                ask_offer_again(call.ctx)
+                return True
+        elif call.ctx.on_table() is not None:
             ask_yes_or_no(call.ctx)
-            return True
-        if not asked_again(call.ctx):
-            ask_offer_again(call.ctx)
             return True
     return another_visit(call, p)
 
