@@ -103,6 +103,7 @@ class ToneVoice:
         self.voiced = 0
         self.task: asyncio.Task | None = None
         self.stats: dict[str, float | None] = {"pause_sent": None, "clear_sent": None}
+        self.lengths: dict[int, float] = {}  # generation -> seconds of tone it streams in all
 
     def _emit(self, name: str, **data: Any) -> None:  # as Trace.emit takes them
         assert self.conversation is not None and self.trace is not None  # set before speech
@@ -118,6 +119,7 @@ class ToneVoice:
     async def _stream(self, plan: SpeechPlan) -> None:
         self.generation, self.paused, self.voiced = plan.generation, False, 0
         seconds = max(4.0, len(plan.text) / 15)
+        self.lengths[plan.generation] = seconds
         self.until = time.monotonic() + seconds + 0.3
         t = np.arange(int(seconds * self.RATE)) / self.RATE
         tone = (0.3 * np.sin(2 * np.pi * 220 * t) * 32767).astype("<i2")

@@ -100,6 +100,19 @@ def _tab_to(page, element_id: str, limit: int = 80) -> None:
     raise AssertionError(f"#{element_id} is not reachable with Tab in {limit} presses")
 
 
+def _voice_of(server, page):
+    """The tone voice speaking to ``page`` (the server keeps one per socket ever opened)."""
+    session = server.hub.get(page.evaluate("window.amendVoice.tab"))
+    return next(v for v in server.voices if v.conversation is session.conversation)
+
+
+# Seconds of each generation the page has played, summed over its stretches (a stretch is
+# listed once it ended). The player's "drained" only says its queue ran dry, which a slow
+# socket also causes mid-answer; what was played is what was heard.
+PLAYED_SECS = """() => { const s = {}; for (const r of window.amendVoice.played())
+    s[r.generation] = (s[r.generation] || 0) + (r.end - r.start); return s; }"""
+
+
 def _type_turn(page, text: str) -> None:
     box = page.locator("#amend-typed textarea, #amend-typed input").first
     box.focus()
@@ -140,10 +153,15 @@ def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server,
     _tab_to(page, "amend-mic")  # keyboard only: Tab to the microphone, press Enter
     page.keyboard.press("Enter")
     page.wait_for_function("window.amendVoice.micOn")
-    # The greeting has played out (a turn typed over it would be a barge-in of its own).
-    page.wait_for_function("""() => { const m = window.amendVoice.measures;
-        return m.started.length > 0
-            && m.started.every((s) => m.drained.some((d) => d.gen === s.gen)); }""",
+    # The greeting has played out (a turn typed over it would be a barge-in of its own): every
+    # sample the voice streamed for it was played, to within one resampling block.
+    page.wait_for_function("window.amendVoice.measures.started.length > 0", timeout=20000)
+    voice = _voice_of(server, page)  # it streamed what the page started: known, with lengths
+    page.wait_for_function(f"""(lengths) => {{ const played = ({PLAYED_SECS})();
+        const started = window.amendVoice.measures.started;
+        return started.every((s) =>
+            (played[s.gen] || 0) >= (lengths[s.gen] || Infinity) - 0.01); }}""",
+                           arg={str(g): secs for g, secs in voice.lengths.items()},
                            timeout=20000)
     after = page.evaluate("Math.max(0, ...window.amendVoice.measures.started.map((s) => s.gen))")
     _type_turn(page, "Book P-100 on Wednesday afternoon")
@@ -156,15 +174,16 @@ def test_barge_in_pauses_then_clears_stale_playback_in_the_page(browser, server,
                   [base64.b64encode(correction[0]).decode(),
                    {"onsetAt": started["at"] / rate + 0.8, "rate": correction[1]}])
     page.wait_for_function("window.amendVoice.bargeInReport().length > 0", timeout=20000)
-    measures = page.evaluate("""() => ({report: window.amendVoice.bargeInReport(),
+    measures = page.evaluate(f"""() => ({{report: window.amendVoice.bargeInReport(),
         pauses: window.amendVoice.measures.pauses, started: window.amendVoice.measures.started,
-        drained: window.amendVoice.measures.drained, sampleRate: window.amendVoice.ctx.sampleRate,
-        outputLatency: window.amendVoice.ctx.outputLatency})""")
+        playedSecs: ({PLAYED_SECS})(), sampleRate: window.amendVoice.ctx.sampleRate,
+        outputLatency: window.amendVoice.ctx.outputLatency}})""")
     [report] = measures["report"]
     stale = report["gen"]
     assert stale == started["gen"]  # the answer the caller spoke over ...
     assert measures["pauses"] and measures["pauses"][0]["gen"] == stale  # ... paused first ...
-    assert not any(d["gen"] == stale for d in measures["drained"])  # ... and never finished.
+    # ... and never finished: the caller's onset came 0.8 s into a tone of 4 s or more.
+    assert measures["playedSecs"][str(stale)] < voice.lengths[stale] - 1.0, measures
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "browser-barge-in.json").write_text(json.dumps(measures, indent=1))
     # The transcript shows the agent's answer as cut.
@@ -214,17 +233,23 @@ def test_real_agent_booking_with_correction_is_verified_in_the_sandbox(browser, 
 def test_demo_controls_fault_staff_edit_and_reset_drive_the_real_world(browser, real_server):
     page = _open(browser, real_server)
     transcript = page.locator("#amend-transcript")
+    session = real_server.hub.get(page.evaluate("window.amendVoice.tab"))
+    faults = session.world.world.sandbox.faults
     page.locator("#amend-controls").get_by_text("Demo controls").click()
-    page.get_by_label("Delay (ms)").fill("1500")
+    # A delay long enough that the test, not the clock, ends it: the panel is seen while the
+    # booking is held however slowly the page refreshes, then the hold is released.
+    page.get_by_label("Delay (ms)").fill("120000")
     page.get_by_role("button", name="Inject fault on the next call").click()
-    page.get_by_text("next create_booking: delay_ms=1500").wait_for()
+    page.get_by_text("next create_booking: delay_ms=120000").wait_for()
     _type_turn(page, "Book a visit for P-100 on Thursday morning.")
     transcript.get_by_text("Shall I book it?").wait_for()
     _type_turn(page, "Yes.")
+    assert faults.wait_held(1, timeout=30), "the booking never reached the sandbox's delay"
     page.get_by_role("tab", name="Actions").click()
     page.locator("#amend-actions").get_by_text("committing").wait_for()  # held by the fault
+    assert "It's booked." not in transcript.inner_text()  # nothing confirmed while held
+    assert faults.release() == 1
     transcript.get_by_text("It's booked.").wait_for(timeout=20000)
-    session = real_server.hub.get(page.evaluate("window.amendVoice.tab"))
     ref = session.world.world.sandbox.admin.bookings()[0]["ref"]
 
     page.get_by_label("Booking ref").fill(ref)

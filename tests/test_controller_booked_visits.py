@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.controller_support import ONE_PUMP, call
+from tests.fakes.booking import FakeBookingPort, FakeUnavailable
 
 pytestmark = pytest.mark.anyio
 
@@ -307,3 +308,51 @@ async def test_a_move_verb_before_anything_is_booked_to_the_value_held_is_no_mov
         assert reply.startswith("I already have that."), reply
         reply = await c.say("Oh blimey, what I'm after is the eleventh, same time.")
         assert "Friday 11 December, at 10:00. Shall I book it?" in reply, reply
+
+
+# --------------------------------------------------------------------------- a slow booking system
+# A read of the caller's bookings that the booking system does not answer in time (a machine
+# too busy for the client's timeout, or an outage) must not change what a turn means: the list
+# last read in this call stands in, for understanding only, and the failed read is traced.
+class _Unanswered:
+    """Makes the port's bookings read fail from now on, counting the reads refused."""
+
+    def __init__(self, monkeypatch, target):
+        self.refused = 0
+
+        async def refuse(*_args):
+            self.refused += 1
+            raise FakeUnavailable("GET /v1/bookings: timed out")
+
+        monkeypatch.setattr(target, "bookings", refuse)
+
+
+async def test_a_move_is_understood_when_the_turns_own_read_of_the_bookings_fails(monkeypatch):
+    async with call(bookings=[WEDNESDAY, FRIDAY]) as c:
+        await c.settle()  # the greeting's read of the bookings has answered
+        slow = _Unanswered(monkeypatch, c.controller.port)
+        await c.say("Could you push the Wednesday visit back a day?")
+        assert slow.refused >= 1
+        [unread, *_] = c.events("bookings_unread")
+        assert unread.get("known") == 2 and "timed out" in unread.get("detail")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "BK-5501" in c.sink.last and "Thursday 3 December" in c.sink.last
+        # Nothing is confirmed from the list: the move is sent, and verified, as ever.
+        await c.say("Yes please.")
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        moved = {b["ref"]: (b["date"], b["version"]) for b in c.bookings()}
+        assert moved == {"BK-5501": ("2026-12-03", 2), "BK-5502": ("2026-12-04", 1)}
+
+
+async def test_with_no_list_ever_read_nothing_is_guessed_and_visits_are_not_told(monkeypatch):
+    slow = _Unanswered(monkeypatch, FakeBookingPort)  # from the greeting on
+    async with call(bookings=[WEDNESDAY, FRIDAY]) as c:
+        await c.settle()
+        said = await c.say("Could you push the Wednesday visit back a day?")
+        assert [e.get("known") for e in c.events("bookings_unread")][:2] == [None, None]
+        assert not c.events("confirmation_requested")  # no booking was made up to move
+        assert "BK-5501" not in said
+        # What the caller is told about their visits is never the remembered list.
+        said = await c.say("What visits have we got booked with you?")
+        assert "can't reach the booking system" in said
+        assert slow.refused >= 3

@@ -176,6 +176,23 @@ def test_two_bookings_and_no_pointer_shift_nothing():
     assert slot_values(pointed)["visit_date"] == "2026-12-15"
 
 
+@pytest.mark.parametrize("said, day, moved_from", [
+    ("Could you push the Thursday visit back a day?", "2026-12-04", "2026-12-03"),
+    ("can tuesday's booking come forward by a day", "2026-12-07", "2026-12-08"),
+    ("the one on the 8th, could that go a week later", "2026-12-15", "2026-12-08"),
+    ("Bring the Thursday one forward a day, would you?", "2026-12-02", "2026-12-03"),
+])
+def test_the_day_a_shift_counts_from_names_the_visit_moved_off_it(said, day, moved_from):
+    # Two visits, on different assets; the turn names one by its day alone: the move lands
+    # the amount away, and the day said is the one moved from (it picks the booking).
+    two = (("BK-1", "P-100", "2026-12-03"), ("BK-2", "P-200", "2026-12-08"))
+    p = propose(said, context(bookings=two))
+    assert p.intent is Intent.RESCHEDULE, (said, p)
+    assert slot_values(p)["visit_date"] == day, (said, p)
+    assert [(s.value, s.role) for s in p.frame() if s.field == "visit_date"] == [
+        (day, SlotRole.TO), (moved_from, SlotRole.FROM)], (said, p)
+
+
 @pytest.mark.parametrize("said, intent", [("Mm, no.", Intent.NO), ("um, yes please", Intent.YES),
                                           ("oh yeah, fine", Intent.YES),
                                           ("er, no, that's wrong", Intent.NO)])

@@ -86,6 +86,9 @@ CATALOG: dict[str, str] = {
                                "requested.",
     "action_cancelled": "An action was cancelled: a draft dropped, or a request withdrawn.",
     "action_reconciled": "The agent looked up what really happened to an action (state).",
+    "bookings_unread": "The booking system did not answer a read of the caller's bookings; "
+                       "understanding used the list last read in this call (`known`: how "
+                       "many bookings it held; null: none was read).",
     "decision": "A row of a decision table in agent/service/policy.py chose what happens next "
                 "to an action: `table`, `row` (the row's stable id), `step`.",
     # spoken results: what the caller was told
@@ -107,7 +110,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "actions": ("action_proposed", "action_dispatched", "dispatch_refused", "action_committed",
                 "commit_unverified", "action_failed", "action_unknown",
                 "action_cancel_requested", "action_cancelled", "action_reconciled",
-                "decision"),
+                "bookings_unread", "decision"),
     "spoken results": ("confirmation_spoken", "answer_spoken"),
 }
 # The names the first public version of the call-script contract promised. They are never

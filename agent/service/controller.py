@@ -28,6 +28,7 @@ from agent.service.answer_desk import AnswerDesk
 from agent.service.booking_desk import BookingDesk
 from agent.service.dialogue import CallContext, ControllerOptions
 from agent.service.handoff import handoff as hand_over
+from agent.service.inference import read_bookings
 from agent.service.replies import describe
 from agent.service.safeguards import Safeguards
 from agent.service.turn_steps import take_turn
@@ -92,6 +93,9 @@ class Controller:
             self.ctx.say(("Hello, Northwind Pumps service line.",
                           "I can book, move or cancel a service visit, or answer maintenance "
                           "and return questions."))
+            # The caller's bookings are read while the greeting plays, so a first turn about
+            # one is understood even when its own read of them is slow (inference.read_bookings).
+            self.ctx.spawn(read_bookings(self.ctx, self.port), "bookings_read")
 
     def barge_in(self) -> None:
         self.ctx.invalidate_response("barge_in")

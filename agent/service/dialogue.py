@@ -18,6 +18,7 @@ from agent.core.clock import Clock
 from agent.core.dependencies import DependencyMap, Dependent, DependentKind
 from agent.core.gate import AdmissionGate
 from agent.core.ledger import FieldOp, Ledger, UpdateOutcome, UpdateResult
+from agent.core.ports import BookingRecord
 from agent.core.speech import Generations, SpeechKind, SpeechPlan, SpeechSink
 from agent.core.trace import Trace
 from agent.service.repair import Asked, Question, Setting, Step
@@ -89,6 +90,9 @@ class CallContext:
         self.repair_offer: str | None = None
         self.repair_handoff: str | None = None
         self.bookings_hint: tuple[tuple[str, str, str], ...] = ()
+        # Every booking of the account as last read from the booking system in this call
+        # (None: never read); stands in when a read fails (agent/service/inference.py).
+        self.bookings_read: tuple[BookingRecord, ...] | None = None
         # The newest verified confirmation planned since the caller's last turn began, and the
         # one a barge-in cut before the caller heard it (retold: agent/service/turn_steps.py).
         self.told: Told | None = None
@@ -268,6 +272,9 @@ class CallContext:
         task = asyncio.get_running_loop().create_task(self._guard(coro, name), name=name)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        # cancelled before it ran (the call closed at once): ``coro`` was never started, and is
+        # closed rather than left for the garbage collector to warn about
+        task.add_done_callback(lambda _task: coro.close())
         return task
 
     async def _guard(self, coro: Coroutine[Any, Any, Any], name: str) -> Any:

@@ -38,10 +38,7 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
     offer stands (``offer``: one the desks do not hold, intent_handlers.offer_standing).
     """
     snap = ctx.ledger.current
-    try:
-        records = await port.bookings()
-    except Exception:  # noqa: BLE001 - the context is a hint for understanding only
-        records = ()
+    records = await read_bookings(ctx, port)
     bookings = tuple((r.ref, r.asset, r.date) for r in held_by(records, ctx.caller.account))
     ctx.bookings_hint = bookings  # side effect: a repair question may name them
     standing = ctx.on_table()  # the question this turn answers: state, not the trace
@@ -51,6 +48,30 @@ async def proposal_context(ctx: CallContext, port: BookingPort, answers: AnswerD
         pending_confirmation=desk.awaiting is not None,
         active_date_fields=(VISIT_DATE,) if snap.get(VISIT_DATE) else (), bookings=bookings,
         offered=offered_values(standing), asked=standing is not None or offer)
+
+
+async def read_bookings(ctx: CallContext, port: BookingPort) -> tuple[BookingRecord, ...]:
+    """Every booking of the caller's account as the booking system lists it now, for
+    understanding a turn (which booking it means, what a move shifts).
+
+    When the system does not answer in time (an outage, or a machine too busy to answer
+    within the client's timeout), the list last read in this call stands in, and ``()`` if
+    none was. Understanding must not change with the machine's load: "bring my booking
+    forward a day" means the same when a read is slow. Nothing is confirmed from that list:
+    every action is re-checked against the record when it is sent, and what the agent tells
+    the caller about their visits is read afresh (intent_handlers.about_visits). Side effects:
+    remembers the list read (:attr:`CallContext.bookings_read`); a read that failed is traced
+    as ``bookings_unread``.
+    """
+    try:
+        records = await port.bookings()
+    except Exception as exc:  # noqa: BLE001 - a hint: the call goes on with what it knew
+        known = ctx.bookings_read
+        ctx.emit("bookings_unread", detail=f"{type(exc).__name__}: {exc}"[:200],
+                 known=None if known is None else len(known))
+        return known or ()
+    ctx.bookings_read = records
+    return records
 
 
 def offered_values(standing: Asked | None) -> tuple[str, ...]:
@@ -123,10 +144,7 @@ async def implied_target(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     asked = ctx.on_table()
     if not ops and asked is not None and asked.question.field == BOOKING_REF:
         return []  # asked which booking, a turn that names nothing picks none ("No, never mind")
-    try:
-        records = await port.bookings()
-    except Exception:  # noqa: BLE001 - without the list the agent asks which booking
-        records = ()
+    records = await read_bookings(ctx, port)  # none at all: the agent asks which booking
     mine = held_by(records, ctx.caller.account)
     open_assets = assets_left_open(heard) if heard is not None else ()
     moved_from = moved_from_values(heard, text) if heard is not None \
@@ -270,10 +288,7 @@ async def _moves_another(ctx: CallContext, port: BookingPort, desk: BookingDesk,
     held = desk.records.get(desk.target_ref)
     if held is None or named[ASSET] == held.asset:
         return []
-    try:
-        records = await port.bookings()
-    except Exception:  # noqa: BLE001 - without the list the desk's own path decides
-        return []
+    records = await read_bookings(ctx, port)  # none at all: the desk's own path decides
     mine = [r for r in held_by(records, ctx.caller.account)
             if r.asset == named[ASSET] and r.ref != held.ref]
     if len(mine) != 1:

@@ -62,7 +62,10 @@ class RuleProposer:
                                        candidates=referent.candidates))
         if cleared:
             slots = [s for s in slots if s.field not in cleared]
-        slots = shifts.with_shift(text, slots, context)  # "push it back a day"
+        slots, counted_from = shifts.with_shift(text, slots, context)  # "push it back a day"
+        if counted_from is not None and (VISIT_DATE, counted_from) not in withdrawn:
+            # "push the Wednesday visit back a day": the visit moves off the day it names
+            withdrawn = (*withdrawn, (VISIT_DATE, counted_from))
         slots = _answer_to_expected(text, slots, context)
         uncertain, slots = _uncertainty(utterance, context, slots, withdrawn)
         intent, corrective = choose_intent(text, slots, withdrawn, cleared, referent, context)

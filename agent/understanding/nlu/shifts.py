@@ -65,16 +65,18 @@ def _count(words: str | None) -> float:
 
 
 def with_shift(text: str, slots: list[SlotValue],
-               context: ProposalContext) -> list[SlotValue]:
-    """``slots`` with the value a shift in ``text`` lands on (see the module docstring).
+               context: ProposalContext) -> tuple[list[SlotValue], str | None]:
+    """``slots`` with the value a shift in ``text`` lands on (see the module docstring), and
+    the date said in the turn that it counted from, if any.
 
     A date said in the turn that is the date counted from identifies the visit ("push the
-    P-100 booking on Thursday the 3rd out by a week"): it is replaced by the shifted date. Any
+    P-100 booking on Thursday the 3rd out by a week", "push the Wednesday visit back a day"):
+    it is replaced by the shifted date, and returned, since the visit moves from it. Any
     other date or time said for the field shifted wins over the shift ("Wednesday the 9th
     instead, and an hour later" moves the day to the 9th and the hour by one)."""
     match = _MOVED.search(text)
     if match is None:
-        return slots
+        return slots, None
     groups = match.groupdict()
 
     def first(name: str) -> str | None:  # the alternative that matched numbers its groups
@@ -95,20 +97,22 @@ def with_shift(text: str, slots: list[SlotValue],
     if unit in ("day", "week"):
         base = _held_date(slots, context)
         named = [s for s in slots if s.field == VISIT_DATE]
-        if base is None or amount != int(amount) or any(s.value != base for s in named):
-            return slots
+        if base is None or amount != int(amount) or any(
+                s.value != base and (s.value is not None or base not in s.candidates)
+                for s in named):
+            return slots, None
         days = int(amount) * (7 if unit == "week" else 1)
         moved = date.fromisoformat(base) + timedelta(days=days)
         return [*(s for s in slots if s.field != VISIT_DATE),
-                SlotValue(VISIT_DATE, moved.isoformat(), said)]
+                SlotValue(VISIT_DATE, moved.isoformat(), said)], base if named else None
     held = context.ledger.value(VISIT_TIME)
     if held is None or any(s.field == VISIT_TIME for s in slots):
-        return slots  # a window has no clock time to count an hour from: the agent asks
+        return slots, None  # a window has no clock time to count an hour from: the agent asks
     start = datetime.combine(date(2000, 1, 3), datetime.strptime(held, "%H:%M").time())
     moved_time = start + timedelta(minutes=int(amount * (60 if unit == "hour" else 1)))
     if moved_time.date() != start.date():
-        return slots  # past midnight: not a time of the same day
-    return [*slots, SlotValue(VISIT_TIME, moved_time.strftime("%H:%M"), said)]
+        return slots, None  # past midnight: not a time of the same day
+    return [*slots, SlotValue(VISIT_TIME, moved_time.strftime("%H:%M"), said)], None
 
 
 def _held_date(slots: list[SlotValue], context: ProposalContext) -> str | None:
@@ -118,6 +122,10 @@ def _held_date(slots: list[SlotValue], context: ProposalContext) -> str | None:
     if held is not None or not context.bookings:
         return held
     named = {s.field: s.value for s in slots}
+    # a day open between two readings ("Tuesday's booking", said on a Tuesday) points at a
+    # booking on either
+    days = next((s.candidates for s in slots if s.field == VISIT_DATE and s.value is None), ())
     dates = {d for _, asset, d in context.bookings
-             if named.get(ASSET) in (None, asset) and named.get(VISIT_DATE) in (None, d)}
+             if named.get(ASSET) in (None, asset) and named.get(VISIT_DATE) in (None, d)
+             and (not days or d in days)}
     return dates.pop() if len(dates) == 1 else None
