@@ -356,3 +356,26 @@ async def test_with_no_list_ever_read_nothing_is_guessed_and_visits_are_not_told
         said = await c.say("What visits have we got booked with you?")
         assert "can't reach the booking system" in said
         assert slow.refused >= 3
+
+
+# --------------------------------------------------------------------------- blind round 34
+WEDNESDAY_PM = {**VISIT, "ref": "BK-5504", "date": "2026-12-02", "window": "afternoon"}
+
+
+async def test_a_window_said_with_the_day_a_move_by_an_amount_counts_from_picks_the_visit():
+    # Two visits on the Wednesday: the part of the day said beside it names the one moved,
+    # which keeps that part of the day (b14, in other words)
+    async with call(bookings=[WEDNESDAY, WEDNESDAY_PM, FRIDAY]) as c:
+        await c.moved("It's the Wednesday morning one, could your lot come two days later?",
+                      "BK-5501", "2026-12-04", "morning", read_back=("Friday 4 December",))
+
+
+async def test_the_other_visit_meant_moves_with_its_own_part_of_the_day():
+    # The move of the first visit borrowed its morning; "the other one" moves the other visit
+    # with its afternoon, the day the caller named kept (b04, in other words)
+    async with call(bookings=[WEDNESDAY, THURSDAY_PM]) as c:
+        await c.say("Could you move the Wednesday booking to Monday?")
+        await c.until("confirmation_requested", op="reschedule_booking")
+        assert "BK-5501" in c.sink.last and "morning" in c.sink.last
+        await c.moved("No, sorry, I meant the other one.", "BK-5503", "2026-12-07",
+                      "afternoon", read_back=("Monday 7 December, in the afternoon",))

@@ -13,6 +13,9 @@ from nlu_support import TUESDAY, context, propose, slot_values
 from agent.core.names import ASSET, ITEM_CATEGORY, OPENED, PROCEDURE, VISIT_DATE, VISIT_WINDOW
 from agent.understanding.proposals import CorrectionKind, Intent
 
+# the caller's visits: P-100 on Thursday the 3rd, P-200 on Friday the 4th
+BOOKED_TWO = (("BK-1", "P-100", "2026-12-03"), ("BK-2", "P-200", "2026-12-04"))
+
 BOOK = [
     "I'd like a service visit for pump P-100 on Wednesday afternoon.",
     "when's the earliest you can get someone to P-200",
@@ -275,11 +278,32 @@ def test_going_or_bumping_without_a_when_is_no_move(said):
 @pytest.mark.parametrize(("said", "intent"), [
     ("We won't need the Rotterdam one after all.", Intent.CANCEL),
     ("we no longer need the Monday one", Intent.CANCEL),
+    # the visit's own noun, and the need in other forms (blind round 34)
+    ("we won't be requiring the Antwerp booking any more", Intent.CANCEL),
+    ("Right, we're not going to need the Thursday appointment", Intent.CANCEL),
+    ("honestly we don't need the Rotterdam call-out anymore", Intent.CANCEL),
+    ("we don't really want the Friday job after all", Intent.CANCEL),
     # may choose between options: no cancel
     ("I don't want the morning one", None)])
 def test_a_visit_named_by_what_it_is_for_no_longer_needed_is_cancel(said, intent):
-    got = propose(said).intent
+    got = propose(said, context(bookings=BOOKED_TWO)).intent
     assert got is intent if intent else got is not Intent.CANCEL, (said, got)
+
+
+@pytest.mark.parametrize("said", [
+    # the person who makes the visit comes sooner or later (blind round 34, b02)
+    "the fitter going out to Dock Street, could she come two days later?",
+    "could the engineer for Harbour Road come a day earlier",
+    "can somebody come to Dock Street a week later than planned",
+    "the Rotterdam visit, could it happen a day later?",
+    "the Dock Street technician, can they come forward a day",
+    "the Antwerp job, could your lot come a day earlier?",
+])
+def test_a_visit_or_its_engineer_coming_later_or_earlier_is_a_move(said):
+    p = propose(said, context(bookings=BOOKED_TWO))
+    assert p.intent is Intent.RESCHEDULE, (said, p)
+    assert slot_values(p).get("asset") in ("P-100", "P-200"), (said, p)
+    assert slot_values(p).get("visit_date"), (said, p)  # the amount, counted from its day
 
 
 # -- a cancel phrasing inside a conditional clause only supposes (blind script b09) -----------

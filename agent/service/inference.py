@@ -235,8 +235,8 @@ def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]
     moves to, but not a destination put right ("to Monday, no, Tuesday"). A booking with one
     of them is the one moved. So is a window said with the day
     moved from, when the turn names no other ("the Thursday afternoon one, could your engineer
-    do that one on Friday instead?": the afternoon visit on Thursday, and the move keeps its
-    window)."""
+    do that one on Friday instead?", or "... the day after?": the afternoon visit on Thursday,
+    and the move keeps its window)."""
     out: dict[str, set[str]] = {}
     for slot in proposal.frame():
         if slot.field in (VISIT_DATE, VISIT_WINDOW) and slot.role is SlotRole.FROM \
@@ -258,6 +258,15 @@ def moved_from_values(proposal: Proposal, text: str = "") -> dict[str, set[str]]
         beside = r",? (?:in the |on the )?" + re.escape(window.text.strip())
         if re.search(rf"\b{re.escape(first)}{beside}\b", said) \
                 and not re.search(rf"\b{re.escape(last)}{beside}\b", said):
+            out[VISIT_WINDOW] = {window.value}
+    elif VISIT_DATE in out and VISIT_WINDOW not in out and window is not None and window.value \
+            and text and "/" not in window.text:
+        # a move by an amount from the day said: "the Thursday afternoon one, could your
+        # engineer do the day after?" moves the afternoon visit on Thursday, window and all
+        said = normalise(text)
+        beside = r"(?:'s)?,? (?:in the |on the )?" + re.escape(window.text.strip())
+        days = {datetime.fromisoformat(day).strftime("%A").lower() for day in out[VISIT_DATE]}
+        if any(re.search(rf"\b{day}{beside}\b", said) for day in days):
             out[VISIT_WINDOW] = {window.value}
     return out
 
@@ -325,22 +334,34 @@ def kept_by_move(ctx: CallContext, record: BookingRecord, ops: list[FieldOp],
     ("bump it to the afternoon, same day"), in this turn or before the booking was known
     ("Which booking do you mean?" "The one on the 9th"). Only for fields the ledger does not
     hold yet, so a value the caller gave earlier in the call is never overwritten from the
-    record."""
+    record; a value another booking lent the move is not the caller's, and gives way to this
+    one's ("Can we shift the Thursday visit to Friday?" "No, the other one.": the other
+    visit moves with its own part of the day, not Thursday's)."""
     snap = ctx.ledger.current
     names = {op.name for op in ops}
+
+    def lent(name: str) -> bool:  # held, from another booking's record than this one
+        held = snap.get(name)
+        return held is not None and held.source.startswith("tool:booking:") \
+            and held.source != source
+
+    def open_(name: str) -> bool:
+        return snap.get(name) is None or lent(name)
+
     kept: list[FieldOp] = []
-    if ASSET not in names and snap.get(ASSET) is None:
+    if ASSET not in names and open_(ASSET):
         kept.append(FieldOp.set(ASSET, record.asset, source))
     new_part = names & {VISIT_WINDOW, VISIT_TIME} or any(
-        (held := snap.get(name)) is not None and held.usable for name in (VISIT_WINDOW, VISIT_TIME))
-    if VISIT_DATE not in names and snap.get(VISIT_DATE) is None and new_part:
+        (held := snap.get(name)) is not None and held.usable and not lent(name)
+        for name in (VISIT_WINDOW, VISIT_TIME))
+    if VISIT_DATE not in names and open_(VISIT_DATE) and new_part:
         kept.append(FieldOp.set(VISIT_DATE, record.date, source))
-    if not names & {VISIT_WINDOW, VISIT_TIME} and snap.get(VISIT_WINDOW) is None \
-            and snap.get(VISIT_TIME) is None:
-        if record.window:
-            kept.append(FieldOp.set(VISIT_WINDOW, record.window, source))
-        if record.time:
-            kept.append(FieldOp.set(VISIT_TIME, record.time, source))
+    if not names & {VISIT_WINDOW, VISIT_TIME} and open_(VISIT_WINDOW) and open_(VISIT_TIME):
+        for name, value in ((VISIT_WINDOW, record.window), (VISIT_TIME, record.time)):
+            if value:
+                kept.append(FieldOp.set(name, value, source))
+            elif lent(name):
+                kept.append(FieldOp.clear(name, source))
     return kept
 
 

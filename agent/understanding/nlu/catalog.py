@@ -300,9 +300,11 @@ _COUNTED = re.compile(r" (?:\d|am\b|pm\b|oclock\b|of\b|(?:day|week|month|hour|mi
 _ONE_OF_A_PLACE = ("the", "that", "this", "a", "our", "my")
 # Nouns that name the caller's asset with a place and nothing alone: of a place ("the Rotterdam
 # site", "the premises in Utrecht"; "the site team") and of a visit, made where the asset is
-# ("the visit in Utrecht", "our Rotterdam booking")
+# ("the visit in Utrecht", "our Rotterdam booking"), or of the person who makes it ("the Canal
+# Street engineer", "the engineer for Utrecht")
 _NEED_A_PLACE = frozenset(("site", "location", "premises", "depot", "yard", "visit", "booking",
-                           "appointment", "service", "call-out", "callout", "job"))
+                           "appointment", "service", "call-out", "callout", "job", "engineer",
+                           "technician", "fitter"))
 
 
 def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, ...]],
@@ -320,7 +322,7 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     out = []
     for match in re.finditer(
             rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
-            rf"(?: (?:in|at|on|from|near|(?:over|down|up|out) (?:in|at)|by) (?:the )?"
+            rf"(?: (?:in|at|on|from|for|near|(?:over|down|up|out) (?:in|at)|by) (?:the )?"
             rf"(?P<post>{place})\b)?",
             text):
         before = _word_before(text, match.start())

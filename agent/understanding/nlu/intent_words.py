@@ -98,10 +98,17 @@ RESCHEDULE = (
     r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:go|goes|going)"
     r" (?:back|forward|(?:over )?to (?:the |next )?(?:(?:mon|tues|wednes|thurs|fri)day"
     r"|tomorrow|\d|morning|afternoon))\b"
-    # the visit as the one that comes sooner or later: "could our booking come forward to
-    # Friday?", "can it come a day earlier?"
-    r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:come|comes|coming)"
+    # the visit, or the person who makes it, as the one that comes or happens sooner or later:
+    # "could our booking come forward to Friday?", "can it come a day earlier?", "could he
+    # come a week later?", "can the Utrecht visit happen a week later?"
+    r"|(?:(?:visit|booking|appointment|call[- ]out|job|engineer|technician|fitter|it|that|this)s?"
+    r"(?: (?:for|at|in|on|to) (?:[\w'-]+ ){0,2}?[\w'-]+)?"  # "the engineer for Canal Street"
+    r"|he|she|they|someone|somebody|anyone|anybody"
+    r"|(?:your|the|you) (?:lot|people|guys|team|crew|man|bloke|chap|fellow|fella))"
+    r" (?:come|comes|coming|happen|happens|happening|take place|be)"
     r" (?:[\w'-]+ ){0,4}?(?:forward|forwards|earlier|later)\b"
+    # ... than it was to: "could someone come out a week later than planned?"
+    r"|(?:earlier|later|sooner) than (?:planned|booked|scheduled|arranged|agreed)\b"
     r"|different day|another day"
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
@@ -124,9 +131,15 @@ CANCEL_BY_NEED = (
     r" (?:really |actually |even )?(?:need|want|require|be (?:needing|wanting|requiring)"
     rf"|need to have) {_PERSON}"
     # a visit named by what it is for, said no longer needed: "we won't need the Rotterdam
-    # one after all" (not "don't want the morning one", which may choose between options)
+    # one after all", "we won't be needing the Rotterdam visit any more" (not "don't want the
+    # morning one", which may choose between options) ...
     r"|(?:won'?t|will not|no longer|not going to) (?:really |actually )?(?:need|require"
-    r"|be needing) (?:the|our|that) [\w-]+(?: [\w-]+)? (?:one|1)\b"
+    r"|be needing|be requiring) (?:the|our|that|this|my) [\w-]+(?: [\w-]+)?"
+    r" (?:one|1|visit|booking|appointment|job|call-out)\b"
+    # ... and "don't" with "any more" or "after all": "we don't need the Utrecht visit anymore"
+    r"|(?:don'?t|do not) (?:really |actually )?(?:need|want|require) (?:the|our|that|this|my)"
+    r" (?:[\w'-]+ ){0,2}?(?:one|1|visit|booking|appointment|job|call-out|engineer|technician)"
+    r" (?:any ?more|after all)\b"
 )
 # What "call ... off" calls off: the visit, whatever is said of it on the way ("call the
 # Monday visit off", "call the visit for P-100 on the 8th off", "call the engineer off")

@@ -27,8 +27,10 @@ _EARLIER = {"forward", "forwards", "up", "earlier", "sooner", "before"}
 _OWN_BASE = (r"(?! (?:the |next |this )?(?:\d|monday|tuesday|wednesday|thursday|friday"
              r"|saturday|sunday|tomorrow|today|next|that day))")
 _MOVED = re.compile(
-    # "push it back a day", "bring the visit forward by two days", "move it up a week"
-    r"\b(?:push|move|shift|put|bring|knock|bump|slide|nudge)\w* (?:[\w'-]+ ){0,8}?"
+    # "push it back a day", "bring the visit forward by two days", "move it up a week", "can
+    # they come forward a day", "could it go back a week"
+    r"\b(?:(?:push|move|shift|put|bring|knock|bump|slide|nudge)\w*|come|comes|coming|go|goes"
+    r"|going) (?:[\w'-]+ ){0,8}?"
     r"(?P<said>(?P<dir>back|forwards?|up|on|along|out|later|earlier) (?:by )?"
     + _AMOUNT + " " + _UNIT + r")\b"
     # "out by a week", "back by two days": the amount with "by" needs no verb
