@@ -45,7 +45,7 @@ if str(ROOT) not in sys.path:  # run as a script: python tools/record_llm_replie
     sys.path.insert(0, str(ROOT))
 
 from agent.core.speech import Utterance  # noqa: E402
-from agent.understanding.model_checks import check_reading  # noqa: E402
+from agent.understanding.model_checks import MAX_QUOTE_WORDS, check_reading  # noqa: E402
 from agent.understanding.nlu.normalise import normalise  # noqa: E402
 from agent.understanding.proposal_json import parse_reply, proposal_to_json  # noqa: E402
 from agent.understanding.proposals import Proposal, ProposalContext, Proposer  # noqa: E402
@@ -103,13 +103,15 @@ def quote_for(rules: Proposer, context: ProposalContext, said: str, name: str,
               value: str | None, candidates: tuple[str, ...] = (),
               fallback: str = "") -> str | None:
     """The caller's words for one value of the rules' reading of ``said``: the shortest
-    stretch of the turn the rules read, alone and in the same context, as that value; else
+    stretch of the turn the rules read, alone and in the same context, as that value, of at
+    most MAX_QUOTE_WORDS words (a longer quote is refused: "the Thursday afternoon one, could
+    your engineer do the day after" reads as the Friday, and quotes too much); else
     the rules' own ``fallback`` text, or one of its " / " parts, when the turn contains it
-    (among stretches of one length, those within ``fallback`` are tried first);
-    else None (nothing in the turn quotes it)."""
+    ("the day after") (among stretches of one length, those within ``fallback`` are tried
+    first); else None (nothing in the turn quotes it)."""
     words = _tokens(said)
     for piece in stretches(said, fallback):
-        if not _in_turn(piece, words):
+        if len(piece.split()) > MAX_QUOTE_WORDS or not _in_turn(piece, words):
             continue
         if _reads_as(rules.propose(Utterance(piece), context), name, value, candidates):
             return piece
