@@ -298,6 +298,7 @@ def test_a_visit_named_by_what_it_is_for_no_longer_needed_is_cancel(said, intent
     "the Rotterdam visit, could it happen a day later?",
     "the Dock Street technician, can they come forward a day",
     "the Antwerp job, could your lot come a day earlier?",
+    "could the Antwerp one come a week later",
 ])
 def test_a_visit_or_its_engineer_coming_later_or_earlier_is_a_move(said):
     p = propose(said, context(bookings=BOOKED_TWO))

@@ -100,8 +100,10 @@ RESCHEDULE = (
     r"|tomorrow|\d|morning|afternoon))\b"
     # the visit, or the person who makes it, as the one that comes or happens sooner or later:
     # "could our booking come forward to Friday?", "can it come a day earlier?", "could he
-    # come a week later?", "can the Utrecht visit happen a week later?"
-    r"|(?:(?:visit|booking|appointment|call[- ]out|job|engineer|technician|fitter|it|that|this)s?"
+    # come a week later?", "can the Utrecht visit happen a week later?", "could the Utrecht one
+    # come a week later?"
+    r"|(?:(?:visit|booking|appointment|call[- ]out|job|engineer|technician|fitter|one|1|it|that"
+    r"|this)s?"
     r"(?: (?:for|at|in|on|to) (?:[\w'-]+ ){0,2}?[\w'-]+)?"  # "the engineer for Canal Street"
     r"|he|she|they|someone|somebody|anyone|anybody"
     r"|(?:your|the|you) (?:lot|people|guys|team|crew|man|bloke|chap|fellow|fella))"
