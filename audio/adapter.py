@@ -93,7 +93,7 @@ class ControllerAdapter(FrameProcessor):
         self.audio = AudioClock()  # seconds of caller audio: the clock of every timer here
         self.voice = CallerVoice()
         self.recogniser = Recogniser(stt)
-        timers = Timers(self.audio, self.recogniser, self.create_task)
+        self.timers = timers = Timers(self.audio, self.recogniser, self.create_task)
         self.bridge = TraceBridge(gate, trace)
         self.barge = BargeIn(gate, self.bridge, self.voice, self.recogniser, timers,
                              noise_resume_secs=noise_resume_secs)

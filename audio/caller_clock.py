@@ -119,15 +119,19 @@ class AudioTimer:
     when the adapter next hears from the recogniser that a segment is done). A wall-clock
     backstop of ``BACKSTOP_FACTOR * secs`` (at least 5 s) fires it too, for a caller whose
     audio stopped arriving altogether (a closed microphone): it bounds a wait, it never
-    orders events."""
+    orders events. Audio held before it reaches the adapter (``held()``: the turn processor
+    waits for the recogniser, :mod:`audio.turn_order`) is arriving, not missing: the backstop
+    waits again while it is held."""
 
     BACKSTOP_FACTOR = 5.0
 
     def __init__(self, clock: AudioClock, recogniser: Recogniser, spawn: Spawn,
-                 secs: float, callback: Callable[[], None], *, on_settled: bool = False):
+                 secs: float, callback: Callable[[], None], *, on_settled: bool = False,
+                 held: Callable[[], bool] = lambda: False):
         self._clock = clock
         self._recogniser = recogniser
         self._callback = callback
+        self._held = held
         self._done = False
         self._alarm = None if on_settled else clock.after(secs, self._fire)
         if on_settled:
@@ -137,6 +141,8 @@ class AudioTimer:
 
     async def _wait(self, secs: float) -> None:
         await asyncio.sleep(secs)  # a bound on a stalled microphone, not an ordering
+        while self._held():
+            await asyncio.sleep(secs)
         self._fire()
 
     def _fire(self) -> None:
@@ -156,18 +162,24 @@ class AudioTimer:
 
 class Timers:
     """Makes :class:`AudioTimer` s for one call: its audio clock, its recogniser, and the
-    task factory of the processor that runs them (for the backstop)."""
+    task factory of the processor that runs them (for the backstop). ``held`` says whether
+    caller audio is held before the adapter now (the pipeline sets it; default never)."""
 
     def __init__(self, clock: AudioClock, recogniser: Recogniser, spawn: Spawn):
         self._clock = clock
         self._recogniser = recogniser
         self._spawn = spawn
+        self.held: Callable[[], bool] = lambda: False
 
     def after(self, secs: float, callback: Callable[[], None]) -> AudioTimer:
         """Fire ``callback`` once ``secs`` more seconds of caller audio have arrived."""
-        return AudioTimer(self._clock, self._recogniser, self._spawn, secs, callback)
+        return AudioTimer(self._clock, self._recogniser, self._spawn, secs, callback,
+                          held=self._is_held)
 
     def on_settled(self, callback: Callable[[], None]) -> AudioTimer:
         """Fire ``callback`` when the adapter next hears that a segment is done."""
         return AudioTimer(self._clock, self._recogniser, self._spawn, 0.0, callback,
-                          on_settled=True)
+                          on_settled=True, held=self._is_held)
+
+    def _is_held(self) -> bool:
+        return self.held()

@@ -59,7 +59,7 @@ from audio.generation_gate import GenerationGate
 from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedSilero, SharedWhisperSTT
 from audio.turn_intake import UNHEARD_TURN_SECS
-from audio.turn_order import OrderedUserTurnProcessor
+from audio.turn_order import HUNG_HELD_SECS, OrderedUserTurnProcessor
 from audio.turns import MAX_TURN_SECS, AudioClockTurnStop, CappedVADProcessor, smart_turn
 from audio.vad import FADE_SECS
 
@@ -214,12 +214,16 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     # The watchdog (wall clock) only ends a turn whose audio stopped arriving altogether.
     # After a VAD stop the caller's audio waits for the words up to that stop and Smart Turn's
     # verdict (audio/turn_order.py): a pause ends the turn or not by the audio alone.
+    # It waits as long as the recogniser or Smart Turn is still working on the answers.
     turns = OrderedUserTurnProcessor(
         settled=end_of_turn.settled, on_quiet=end_of_turn.quiet_ahead,
+        working=lambda: stt.pending > 0 or end_of_turn.judging is not None,
         user_turn_strategies=UserTurnStrategies(
             start=[VADUserTurnStartStrategy(enable_interruptions=False),
                    TranscriptionUserTurnStartStrategy(enable_interruptions=False)],
-            stop=[end_of_turn]), user_turn_stop_timeout=15.0)
+            stop=[end_of_turn]),
+        # pipecat's wall-clock stop after a VAD stop with no news: longer than any hold
+        user_turn_stop_timeout=HUNG_HELD_SECS + 15.0)
     end_of_turn.settled_listeners.append(turns.wake)  # (the words come as frames)
     gate = GenerationGate(flush=config.flush)
     adapter = ControllerAdapter(gate, trace, stt=stt, bias=config.bias,
@@ -227,6 +231,9 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
                                 unheard_turn_secs=config.unheard_turn_secs,
                                 no_input_secs=config.no_input_secs,
                                 no_input_max_in_row=config.no_input_max_in_row)
+    # Caller audio the turn processor holds is arriving, not missing: the adapter's timers'
+    # wall-clock backstops (a closed microphone) wait while it is held.
+    adapter.timers.held = lambda: turns.holding
     tts = GenerationPiperTTS(keep=config.keep_sentences)
     pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
                          transport.output()])
@@ -237,8 +244,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     adapter.turn_end_hooks.append(notice.turn_ended)
     # The two bounds for a stalled pipeline that are not audio-time orders: on the trace when
     # they end a wait (a call's result counts them as `backstops`).
-    turns.on_backstop = lambda held: adapter.bridge.backstop(
-        "turn_hold", gate.latest, held_secs=round(held, 2))
+    turns.on_backstop = lambda held, idle: adapter.bridge.backstop(
+        "turn_hold", gate.latest, held_secs=round(held, 2), idle_secs=round(idle, 2))
     stt.on_reach_backstop = lambda segment: adapter.bridge.backstop(
         "recogniser_reach", gate.latest, segment=segment)
     return CallPipeline(worker, adapter, gate, stt, transport, tts, end_of_turn, vad, notice,

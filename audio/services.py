@@ -89,9 +89,18 @@ MAX_TURN_SAMPLES = 25 * 16000  # Whisper's window is 30 s: keep a turn's last 25
 # First word kept (audio/bench_hearing.py, 4 voices x 6 openings): 0.67 at 0.3 s, 0.75 at
 # 0.5 s, 0.875 at 0.75 s, 0.917 at 1.0 s and at 1.5 s; 0.0 without any.
 PREROLL_SECS = 1.0
+# How long a recognition may take before the recogniser counts as hung. Every wait on the
+# recogniser is bounded by it, none ordered by it: on two busy cores tiny.en took up to 8.5 s
+# for a 5 s turn (median 3 s, against 0.6 s idle), with two calls and two other busy
+# processes; a shorter bound ended turns without their words there (issue 14).
+HUNG_RECOGNISER_SECS = 30.0
+# How long one sentence's synthesis may take before the synthesizer counts as hung (idle:
+# 0.1 to 0.5 s a sentence).
+HUNG_SYNTHESIS_SECS = 30.0
 # How long (wall clock) a ``paced`` segment waits for the adapter to take in its VAD stop
-# before it is heard anyway: a bound for a stalled pipeline, never an order.
-REACH_BACKSTOP_SECS = 10.0
+# before it is heard anyway: a bound for a stalled pipeline, never an order. The stop can wait
+# behind the recognition of the segment before it (audio/turn_order.py).
+REACH_BACKSTOP_SECS = HUNG_RECOGNISER_SECS
 _cache: dict[str, object] = {}
 _running = [0]  # recognitions in progress in this process, every call's (under _lock)
 # Where recognitions run: [] in this process, or [WhisperHost] in a process of its own
@@ -788,6 +797,14 @@ class GenerationPiperTTS(PiperTTSService):
         voice = models.piper_voice()
         # PiperTTSService.__init__ would load the voice again; set up the TTSService part and
         # reuse the shared voice instead.
+        # pipecat ends a sentence's audio context (a TTSStoppedFrame, "completed with no
+        # audio") when no audio came for stop_frame_timeout_s, 3 s by default. Piper hands a
+        # sentence over whole, after synthesising all of it: with two calls and two other busy
+        # processes on two cores that took more than 3 s, the gate took the early stop for
+        # the end of the sentence, and a scripted caller answered into the silence before the
+        # question it answered (pack script 36: the closed choice never played). The context
+        # ends when run_tts ends; this bound is only for a synthesis that hangs.
+        kwargs.setdefault("stop_frame_timeout_s", HUNG_SYNTHESIS_SECS)
         TTSService.__init__(self, push_start_frame=True, push_stop_frames=True,
                             settings=PiperTTSService.Settings(model=None, voice=voice.name,
                                                               language=None), **kwargs)

@@ -39,10 +39,10 @@ from audio.barge_in import Overlap, classify_overlap, is_lead_in
 from audio.barge_in_control import BargeIn
 from audio.caller_clock import AudioTimer, CallerVoice, Recogniser, Spawn, Timers
 from audio.generation_gate import GenerationGate
-from audio.services import SharedWhisperSTT
+from audio.services import HUNG_RECOGNISER_SECS, SharedWhisperSTT
 from audio.trace_bridge import TraceBridge
 
-STT_BACKSTOP_SECS = 30.0  # bounds the wait for a hung recogniser; never orders events
+STT_BACKSTOP_SECS = HUNG_RECOGNISER_SECS  # bounds the wait for a hung recogniser; never orders
 # An unheard turn: at least this long from VAD onset to stop (the stop itself is 0.2 s of
 # silence), i.e. about half a second of sound; a cough or a click is shorter.
 UNHEARD_TURN_SECS = 0.7

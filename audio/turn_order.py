@@ -25,9 +25,16 @@ queued by then (:data:`audio.frames.SEGMENT_KEY`). An answer for a segment whose
 turn processor has not taken in yet (the recogniser ran ahead while audio was held) waits,
 and goes in right after that stop. A pause is so judged on the words up to it, never on words
 the caller said after it, however far ahead the recogniser got. Frames going upstream and the
-pipeline's own control frames are never held. A hold ends at the latest after
-``max_held_secs`` of caller audio, so a recogniser that never answers delays the turn's end
-and never stops it.
+pipeline's own control frames are never held.
+
+A hold waits as long as the answers are being worked on (``working``: a segment is with the
+recogniser, a verdict is being computed), however long a loaded machine takes: a turn ended
+without its words is heard wrong, and late is better than wrong. Two bounds end it anyway, so
+a recogniser that never answers delays the turn's end and never stops it: ``max_held_secs`` of
+caller audio held with nothing being worked on (an answer lost), and ``hung_held_secs`` in all
+(a hung recogniser, :data:`audio.services.HUNG_RECOGNISER_SECS`). Before, a hold ended after
+5 s of held audio whatever was being worked on; with two calls and two other busy processes on
+two cores, a recognition took up to 8.5 s, and turns went on without their words.
 
 While it holds, it tells the strategy how much of the held audio is silence after the stop
 (``on_quiet``: the seconds before any voice starts): once that silence is as long as the
@@ -62,13 +69,17 @@ from audio.frames import (
     frame_seconds,
     stop_segment,
 )
+from audio.services import HUNG_RECOGNISER_SECS
 
 # The frames that carry the caller's audio and what the VAD heard in it: the ones a decision
 # about a pause must see in audio order.
 HELD = (InputAudioRawFrame, VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame,
         VoiceStartingFrame, UserSpeakingFrame, TurnCutFrame)
-# The longest hold, in seconds of caller audio: past it the frames go on without the answers.
+# The longest hold with nothing being worked on (an answer lost), in seconds of caller audio:
+# past it the frames go on without the answers.
 MAX_HELD_SECS = 5.0
+# The longest hold in all, in seconds of caller audio (arriving in real time): a hung recogniser.
+HUNG_HELD_SECS = HUNG_RECOGNISER_SECS
 # When the call ends while frames are held, how long (wall clock) its last answers are waited
 # for before the frames go on without them: a backstop for a hung recogniser, never an order.
 END_WAIT_SECS = 10.0
@@ -79,19 +90,26 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
     frames until ``settled()`` says the answers the stop strategy waits for are in.
 
     Call :meth:`wake` whenever an answer comes in (the recogniser's and the strategy's
-    ``settled_listeners``), so the frames go on at once rather than with the next frame."""
+    ``settled_listeners``), so the frames go on at once rather than with the next frame.
+    ``working()`` says whether an answer is being worked on (default: never, so a hold ends
+    after ``max_held_secs``)."""
 
-    def __init__(self, *, settled: Callable[[], bool], max_held_secs: float = MAX_HELD_SECS,
+    def __init__(self, *, settled: Callable[[], bool], working: Callable[[], bool] | None = None,
+                 max_held_secs: float = MAX_HELD_SECS, hung_held_secs: float = HUNG_HELD_SECS,
                  on_quiet: Callable[[float], None] | None = None, **kwargs) -> None:
-        if max_held_secs <= 0:
-            raise ValueError(f"max_held_secs must be > 0, not {max_held_secs}")
+        if not 0 < max_held_secs <= hung_held_secs:
+            raise ValueError(f"need 0 < max_held_secs <= hung_held_secs, not {max_held_secs} "
+                             f"and {hung_held_secs}")
         super().__init__(**kwargs)
         self._settled = settled
+        self._working = working or (lambda: False)
         self.max_held_secs = max_held_secs
+        self.hung_held_secs = hung_held_secs
         self._held: deque[Frame] = deque()
         self._ahead: deque[Frame] = deque()  # answers for segments whose stop is still to come
         self._segment = 0  # the segment number of the last VAD stop taken in
         self._held_secs = 0.0
+        self._idle_secs = 0.0  # held audio since an answer was last being worked on
         self._quiet_secs = 0.0  # held audio after the stop before any voice starts
         self._quiet = True  # no voice has started in the held frames yet
         self.on_quiet = on_quiet
@@ -99,10 +117,11 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         self._order = asyncio.Lock()  # system frames and transcripts come on two tasks
         self._answered = asyncio.Event()  # set by wake()
         self.holds = 0  # pauses whose audio had to wait for the answers (amend bench, tests)
-        self.backstops = 0  # holds that ended on max_held_secs
-        # Told the seconds of caller audio held, each time a hold ends on max_held_secs (the
-        # pipeline traces it: a turn's end that did not wait for its answers).
-        self.on_backstop: Callable[[float], None] | None = None
+        self.backstops = 0  # holds that ended on a bound, not on their answers
+        # Told the seconds of caller audio held, and of them the seconds held with nothing
+        # being worked on, each time a hold ends on a bound (the pipeline traces it: a turn's
+        # end that did not wait for its answers).
+        self.on_backstop: Callable[[float, float], None] | None = None
 
     @property
     def holding(self) -> bool:
@@ -140,14 +159,14 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
             elif self._holding and isinstance(frame, HELD):
                 self._held.append(frame)
                 if isinstance(frame, InputAudioRawFrame):
-                    self._held_secs += frame_seconds(frame)
+                    self._count_held(frame_seconds(frame))
                 self._count_quiet(frame)
                 if self._settled():
                     await self._release()
-                elif self._held_secs >= self.max_held_secs - 1e-9:
+                elif self._past_bound():
                     self.backstops += 1
                     if self.on_backstop is not None:
-                        self.on_backstop(self._held_secs)
+                        self.on_backstop(self._held_secs, self._idle_secs)
                     await self._release()
                 return
             await self._take(frame)
@@ -164,6 +183,16 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
             self._holding = True
             self.holds += 1
             self._quiet_secs, self._quiet = 0.0, True
+
+    def _count_held(self, secs: float) -> None:
+        self._held_secs += secs
+        self._idle_secs = 0.0 if self._working() else self._idle_secs + secs
+
+    def _past_bound(self) -> bool:
+        """The hold has lasted past a bound: ``max_held_secs`` of audio with nothing being
+        worked on, or ``hung_held_secs`` in all."""
+        return (self._idle_secs >= self.max_held_secs - 1e-9
+                or self._held_secs >= self.hung_held_secs - 1e-9)
 
     def _count_quiet(self, frame: Frame) -> None:
         """Count a held frame into the silence after the stop, and tell ``on_quiet``."""
@@ -203,7 +232,7 @@ class OrderedUserTurnProcessor(UserTurnProcessor):
         the frames after it settle it (a moot verdict)."""
         while True:
             self._holding = False
-            self._held_secs = 0.0
+            self._held_secs = self._idle_secs = 0.0
             while self._held and not self._holding:
                 frame = self._held.popleft()
                 await self._take(frame)

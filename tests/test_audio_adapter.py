@@ -557,3 +557,36 @@ async def test_an_invalidation_no_one_traced_is_traced_by_the_adapter_once():
     assert at_gate == [1, 2]
     assert invalidations(trace) == [1, 2]
     assert [e.get("reason") for e in trace.named("generation_invalidated")] == ["barge_in"] * 2
+
+
+@pytest.mark.anyio
+async def test_a_timers_wall_clock_backstop_waits_while_the_callers_audio_is_held(monkeypatch):
+    """The backstop of an audio-time timer stands for a microphone that went quiet. Caller
+    audio the turn processor holds for the recogniser (audio/turn_order.py) is arriving, so
+    the backstop waits again while it is held, and fires once nothing is held. Its sleeps are
+    counted, not slept."""
+    import types
+
+    from audio import caller_clock
+    from audio.caller_clock import Recogniser, Timers
+    from audio.turns import AudioClock
+
+    real_sleep = asyncio.sleep
+    slept: list[float] = []
+
+    async def sleep(secs: float) -> None:
+        slept.append(secs)
+        await real_sleep(0)
+
+    monkeypatch.setattr(caller_clock, "asyncio",
+                        types.SimpleNamespace(**{**vars(asyncio), "sleep": sleep}))
+    loop = asyncio.get_running_loop()
+    timers = Timers(AudioClock(), Recogniser(None), lambda coro, _name: loop.create_task(coro))
+    held = [True, True, True]
+    timers.held = lambda: bool(held) and held.pop()
+    fired: list[str] = []
+    timer = timers.after(0.7, lambda: fired.append("fired"))
+    await timer._backstop
+    assert fired == ["fired"]
+    assert slept == [5.0] * 4  # the first wait, then again for each look that found audio held
+    assert held == []

@@ -92,7 +92,8 @@ def story(result) -> str:
     for e in ev.events:
         keys = ", ".join(f"{k}={v!r}" for k, v in e.data if k in
                          ("text", "fields", "values", "confidence", "kind", "reason",
-                          "candidates", "disposition", "which", "held_secs", "segment"))
+                          "candidates", "disposition", "which", "held_secs", "idle_secs",
+                          "segment"))
         lines.append(f"  {e.t:8.2f} rev {e.revision} gen {e.generation} {e.name} {keys}")
     return "\n".join(lines)
 

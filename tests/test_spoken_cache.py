@@ -4,7 +4,7 @@ speaks from it (``audio.services.GenerationPiperTTS``)."""
 from __future__ import annotations
 
 import pytest
-from pipecat.frames.frames import ErrorFrame, TTSAudioRawFrame
+from pipecat.frames.frames import ErrorFrame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame
 from pipecat.tests.utils import run_test
 
 from audio.frames import StampedSpeakFrame
@@ -137,3 +137,71 @@ async def test_another_voice_starts_afresh():
     assert services.spoken_sentences(first).get(STOCK) is not None
     await _speak(second, [STOCK])
     assert second.syntheses == 1  # nothing of the first voice is spoken in the second
+
+
+class HeldVoice(CountingVoice):
+    """A synthesis that hands over nothing until ``go`` is set (a loaded machine)."""
+
+    def __init__(self):
+        super().__init__()
+        import threading
+        self.go = threading.Event()
+
+    def synthesize(self, text):
+        self.go.wait(timeout=60)  # set by the test's hook, never by a clock
+        yield from super().synthesize(text)
+
+
+async def _speak_held(stop_frame_timeout_s: float | None) -> list:
+    """One sentence over a HeldVoice; the voice is let go once pipecat ended the sentence's
+    audio context without audio (``stop_frame_timeout_s`` given) or once its start frame went
+    out (the default: nothing ends it early). The frames sent downstream, in order."""
+    from audio import services
+
+    voice = HeldVoice()
+    held = services._cache.get("piper")
+    services._cache["piper"] = voice
+    try:
+        kwargs = {} if stop_frame_timeout_s is None else {
+            "stop_frame_timeout_s": stop_frame_timeout_s}
+        tts = services.GenerationPiperTTS(keep=False, **kwargs)
+        end_context = tts._end_audio_context
+        push_frame = tts.push_frame
+
+        async def ended(context_id, playback):
+            await end_context(context_id, playback)
+            voice.go.set()
+
+        async def pushed(frame, *args, **kw):
+            await push_frame(frame, *args, **kw)
+            if stop_frame_timeout_s is None and isinstance(frame, TTSStartedFrame):
+                voice.go.set()
+
+        tts._end_audio_context = ended  # type: ignore[method-assign]
+        tts.push_frame = pushed  # type: ignore[method-assign]
+        down, _ = await run_test(tts, frames_to_send=[StampedSpeakFrame(text=STOCK,
+                                                                        generation=1)])
+        return [type(f).__name__ for f in down
+                if isinstance(f, (TTSStartedFrame, TTSStoppedFrame, TTSAudioRawFrame))]
+    finally:
+        if held is None:
+            services._cache.pop("piper", None)
+        else:
+            services._cache["piper"] = held
+
+
+@pytest.mark.anyio
+async def test_a_slow_synthesis_is_not_ended_before_its_audio():
+    """pipecat ends a sentence's audio context when no audio came for stop_frame_timeout_s
+    (3 s by default): a loaded machine's Piper took longer, the gate took the early stop for
+    the sentence's end, and a scripted caller answered before the question played. The
+    service waits for its synthesis up to the hung-synthesizer bound instead."""
+    from audio import services
+
+    early = await _speak_held(0.05)  # the failure, as pipecat's 3 s default gave it
+    assert early[:2] == ["TTSStartedFrame", "TTSStoppedFrame"]
+    assert services.GenerationPiperTTS(keep=False)._stop_frame_timeout_s == \
+        services.HUNG_SYNTHESIS_SECS >= 30
+    whole = await _speak_held(None)
+    assert whole[0] == "TTSStartedFrame" and whole[-1] == "TTSStoppedFrame"
+    assert whole.count("TTSStoppedFrame") == 1 and "TTSAudioRawFrame" in whole

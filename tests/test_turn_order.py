@@ -179,11 +179,12 @@ async def test_a_recogniser_that_never_answers_delays_the_end_and_never_stops_it
             start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
         user_turn_stop_timeout=60.0)
     told: list[float] = []
-    processor.on_backstop = told.append  # the pipeline traces it (a `backstop` event)
+    # the pipeline traces it (a `backstop` event)
+    processor.on_backstop = lambda held, idle: told.extend((held, idle))
     frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
               VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
     down, _ = await run_test(processor, frames_to_send=frames)
-    assert processor.backstops == 1 and told == [pytest.approx(0.5)]
+    assert processor.backstops == 1 and told == [pytest.approx(0.5)] * 2
     # every held frame went on, in order: the audio after the stop reached the strategy
     assert stop.clock.now == pytest.approx(3.0)
     assert sum(isinstance(f, InputAudioRawFrame) for f in down) == 150
@@ -309,9 +310,75 @@ async def test_smart_turn_is_asked_once_the_words_are_in_and_not_on_a_dangling_p
     assert processor.backstops == 0
 
 
-def test_a_hold_needs_a_positive_bound():
-    with pytest.raises(ValueError, match="max_held_secs must be > 0, not 0"):
+def test_a_hold_needs_a_positive_bound_within_the_hung_one():
+    with pytest.raises(ValueError, match="need 0 < max_held_secs <= hung_held_secs, not 0"):
         OrderedUserTurnProcessor(settled=lambda: True, max_held_secs=0)
+    with pytest.raises(ValueError, match="not 6 and 5"):
+        OrderedUserTurnProcessor(settled=lambda: True, max_held_secs=6, hung_held_secs=5)
+
+
+@pytest.mark.parametrize("finished_secs,resume_after,ends", [(0.1, 0.14, [1.3, 2.44]),
+                                                              (0.25, 0.14, [2.6])])
+async def test_a_recognition_still_running_is_waited_for_past_the_idle_bound(
+        finished_secs, resume_after, ends):
+    """A loaded machine: the words come after more held audio than ``max_held_secs``, but the
+    recogniser says it is still working on them, so the hold waits and the pause ends the
+    turn or not as it does when the words come at once (before, a fixed 5 s of held audio
+    ended the hold, and under load turns went on without their words)."""
+    stop = CountingStop(finished_secs=finished_secs, doubtful_secs=0.4, unfinished_secs=0.9,
+                        analyzer=Verdicts())
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, working=lambda: stop.transcripts_seen < stop.stops,
+        max_held_secs=0.3, user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    stop.settled_listeners.append(processor.wake)
+    down, _ = await run_test(processor, frames_to_send=_late(resume_after))
+    early, _, _ = await _ends(_early(resume_after), finished_secs=finished_secs)
+    assert processor.holds >= 1 and processor.backstops == 0
+    assert stop.ends == early == ends
+    assert sum(isinstance(f, UserStoppedSpeakingFrame) for f in down) == len(ends)
+
+
+async def test_a_recogniser_working_for_ever_is_bounded_by_the_hung_bound():
+    stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
+                        analyzer=Verdicts())
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, working=lambda: True, max_held_secs=0.5, hung_held_secs=1.5,
+        user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    told: list[float] = []
+    processor.on_backstop = lambda held, idle: told.extend((held, idle))
+    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
+    down, _ = await run_test(processor, frames_to_send=frames)
+    assert processor.backstops == 1 and told == [pytest.approx(1.5), 0.0]
+    assert sum(isinstance(f, InputAudioRawFrame) for f in down) == 150  # none lost
+
+
+async def test_the_idle_bound_counts_from_when_the_work_stopped():
+    """The recognition ended (nothing is being worked on) but its words never came: the hold
+    ends ``max_held_secs`` of audio after that, not after that much audio in all."""
+    stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
+                        analyzer=Verdicts())
+    asked = [0]
+
+    def working() -> bool:  # asked once per held audio frame: busy for the first 0.6 s
+        asked[0] += 1
+        return asked[0] <= 30
+
+    processor = OrderedUserTurnProcessor(
+        settled=stop.settled, working=working, max_held_secs=0.5,
+        user_turn_strategies=UserTurnStrategies(
+            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
+        user_turn_stop_timeout=60.0)
+    told: list[float] = []
+    processor.on_backstop = lambda held, idle: told.extend((held, idle))
+    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
+              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
+    await run_test(processor, frames_to_send=frames)
+    assert processor.backstops == 1 and told == [pytest.approx(1.1), pytest.approx(0.5)]
 
 
 def _ordered(stop: AudioClockTurnStop, *, quiet: bool = True,

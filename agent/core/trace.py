@@ -37,8 +37,10 @@ CATALOG: dict[str, str] = {
     "barge_in_resumed": "Audio mode: the overlap was not a turn; held playback continues.",
     "backstop": "Audio mode: a bound kept for a stalled pipeline ended a wait that the audio's "
                 "order should have ended (`which`: turn_hold, after `held_secs` of held caller "
-                "audio; recogniser_reach, for `segment`). The call may have depended on the "
-                "machine's speed.",
+                "audio, `idle_secs` of them with nothing being worked on: 5 s of those or 30 s in "
+                "all; "
+                "recogniser_reach, for `segment`, after 30 s). The call may have depended on "
+                "the machine's speed.",
     "turn_latency": "Audio mode: milliseconds from the caller's last voiced frame to each "
                     "milestone of the answer: VAD stop, transcript, turn end (handed to the "
                     "agent), decision, first TTS audio, first output frame.",
