@@ -161,7 +161,12 @@ def test_window_words(said, window):
                                              "2026-12-10", ()),
      ("Thursday the 11", None, ("2026-12-03", "2026-12-11")),
      ("Thursday the 10 am slot", "2026-12-03", ()),  # an hour, not a day
-     ("Thursday, the 10 oclock one", "2026-12-03", ())],
+     ("Thursday, the 10 oclock one", "2026-12-03", ()),
+     # with the recogniser's comma (blind round 36: "Thursday, the 10 in the morning" was
+     # read as Thursday the 3rd at 10:00)
+     ("Thursday, the 10 in the morning", "2026-12-10", ()),
+     ("Thursday, the 10, please", "2026-12-10", ()),
+     ("Friday, the 11 in the afternoon", "2026-12-11", ())],
 )
 def test_weekday_with_a_date_is_pinned_by_the_date_when_they_agree(said, value, candidates):
     slot = propose(said, context(expecting=VISIT_DATE)).slot(VISIT_DATE)

@@ -56,7 +56,42 @@ def test_an_hour_with_its_half_of_the_day_is_read_as_said(hour, words):
                                (f"{h} in the afternoon", "pm"), (f"{h} in the evening", "pm"),
                                (f"{h} o'clock in the evening", "pm"),
                                (f"{h} this afternoon", "pm"), (f"at {h} in the morning", "am")]:
-        assert only(said) == expected(hour, 0, half), said
+        assert only(said) == fitting(expected(hour, 0, half), said), said
+
+
+# The hours a part of the day said after the hour can hold, independently of the reader's table:
+# the afternoon runs from noon to 6 pm, the evening from 4 pm to midnight.
+PARTS = {"afternoon": ("12:00", "17:59"), "evening": ("16:00", "23:59")}
+
+
+def fitting(reading: tuple[str | None, tuple], said: str) -> tuple[str | None, tuple]:
+    """``reading``, unless its time lies outside the part of the day ``said`` names after the
+    hour ("10 in the afternoon"): then no value, and both readings of the hour to ask about."""
+    value, _ = reading
+    for part, (first, last) in PARTS.items():
+        if value is not None and part in said and not first <= value <= last:
+            hour = int(value[:2]) % 12
+            return None, (f"{hour:02d}:{value[3:]}", f"{hour + 12:02d}:{value[3:]}")
+    return reading
+
+
+@pytest.mark.parametrize("said", ["at 10 in the afternoon", "on the 10 in the afternoon",
+                                  "nine in the afternoon", "at 2 in the evening",
+                                  "quarter past 10 this afternoon"])
+def test_an_hour_its_part_of_the_day_cannot_hold_is_asked_about(said):
+    """10 pm is no afternoon: before, "10 in the afternoon" read 22:00 (blind round 36's
+    recogniser wrote "the tenth in the afternoon" as "the 10 in the afternoon")."""
+    value, candidates = only(said)
+    assert value is None and len(candidates) == 2
+
+
+@pytest.mark.parametrize("said, time", [("2 in the afternoon", "14:00"),
+                                        ("at 12 in the afternoon", "12:00"),
+                                        ("half past 5 in the afternoon", "17:30"),
+                                        ("8 in the evening", "20:00"),
+                                        ("at 4 in the evening", "16:00")])
+def test_an_hour_its_part_of_the_day_holds_is_read(said, time):
+    assert only(said) == (time, ())
 
 
 @pytest.mark.parametrize("words", [False, True], ids=["digits", "words"])

@@ -120,8 +120,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     )),
     ("ordinal", re.compile(
         rf"\b(?:(?:the|on|on the) )?(?:(?P<day>\d{{1,2}}){_ORD}|(?<=the )(?P<forth>forth)"
-        # "Thursday the 10": a recogniser writes "the tenth" after a weekday without its suffix
-        r"|(?<=day the )(?P<bare>\d{1,2})(?![\d:.]| ?(?:am|pm|oclock|15|30|45)\b))\b"
+        # "Thursday the 10", "Thursday, the 10": a recogniser writes "the tenth" after a
+        # weekday without its suffix
+        r"|(?:(?<=day the )|(?<=day, the ))(?P<bare>\d{1,2})"
+        r"(?![\d:.]| ?(?:am|pm|oclock|15|30|45)\b))\b"
         # ("the 2nd one", "the 3rd visit": a rank; "the 17th one": the visit on the 17th,
         # ordinals.ordinal_heads_a_noun)
         rf"(?! (?:{lexicon.ASSET_NOUNS}|option|choice|time|week|floor|thing|of all"

@@ -286,14 +286,31 @@ def _reading(kind: str, match: re.Match[str], daypart: str | None) -> TimeReadin
     if twenty_four:
         value, candidates = f"{hour:02d}:{minute:02d}", ()
     else:
-        half = _half_of(match.groupdict().get("half") or match.groupdict().get("orhalf"))
+        said = match.groupdict().get("half") or match.groupdict().get("orhalf")
+        half = _half_of(said)
         if half == "night":
             half = "am" if hour == 12 or hour < 5 else "pm"
         value, candidates = resolve_hour(hour, minute, half)
-        if value is None and daypart is not None:
+        if value is not None and not _fits_the_part(value, said):
+            # "10 in the afternoon" (10 pm is no afternoon): the hour and the part of the day
+            # say two things, so neither is guessed; the agent asks
+            value, candidates = None, readings_of_hour(hour, minute)
+        elif value is None and daypart is not None:
             value, candidates = resolve_hour(hour, minute, daypart)
     return TimeReading(text, match.start(), match.end(), value,
                        window_of(value) if value else None, candidates)
+
+
+# The hours (24-hour clock, start included, end not) a part of the day said after an hour
+# can hold: "2 in the afternoon" is 14:00, "10 in the afternoon" is no time at all.
+_PART_HOURS = (("afternoon", 12, 18), ("evening", 16, 24))
+
+
+def _fits_the_part(value: str, said: str | None) -> bool:
+    """Whether the time ``value`` lies in the part of the day ``said`` after its hour."""
+    hour = int(value[:2])
+    return all(start <= hour < end for part, start, end in _PART_HOURS
+               if said and part in said)
 
 
 # What a number after it is not an hour of: an amount of money ("$2.00", a recogniser's "two
