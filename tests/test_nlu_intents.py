@@ -283,6 +283,14 @@ def test_going_or_bumping_without_a_when_is_no_move(said):
     ("Right, we're not going to need the Thursday appointment", Intent.CANCEL),
     ("honestly we don't need the Rotterdam call-out anymore", Intent.CANCEL),
     ("we don't really want the Friday job after all", Intent.CANCEL),
+    # the fault put right by the caller (blind round 36, "needing" heard as "leaving")
+    ("it's about the Utrecht visit, we managed to sort the problem out ourselves, so we "
+     "won't be leaving the engineer after all", Intent.CANCEL),
+    ("good news, we fixed the leak ourselves this morning", Intent.CANCEL),
+    ("the Rotterdam job: turns out we could mend it ourselves", Intent.CANCEL),
+    # ... unless a visit is still wanted
+    ("we sorted the fault out ourselves but could someone still look at it on Friday?", None),
+    ("we repaired it ourselves, though can an engineer check it next week", None),
     # may choose between options: no cancel
     ("I don't want the morning one", None)])
 def test_a_visit_named_by_what_it_is_for_no_longer_needed_is_cancel(said, intent):

@@ -175,6 +175,14 @@ CANCEL = (
     r"|(?:can|could) do without (?:it|that|the visit|the booking|the engineer|the technician"
     r"|a visit|one of (?:them|those|the (?:visits|bookings|appointments)))"
     r"|not needed any ?more"
+    # the fault the visit was for, put right by the caller: "we managed to sort the problem
+    # out ourselves", "we fixed it ourselves in the end" (blind round 36, where the recogniser
+    # heard "we won't be needing the engineer after all" as "... leaving the engineer ...")
+    r"|(?:sort|sorted|fix|fixed|solve|solved|repair|repaired|mend|mended) (?:it|that|the"
+    r" (?:problem|issue|fault|leak|trouble))(?: out)? (?:ourselves|myself|ourself)\b"
+    # (not when the sentence goes on "but ...": "we fixed it ourselves but could someone
+    # still check P-100?" asks for a visit)
+    r"(?![^.?!]*\b(?:but|still|though|however)\b)"
 )
 # A conditional clause: what follows it up to the clause's end is a supposition, not a request
 # ("can I send it back if it turns out we don't need it?", "in case we don't need the visit").
