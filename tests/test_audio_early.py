@@ -34,9 +34,14 @@ def values(audio: np.ndarray) -> list[int]:
     return list(dict.fromkeys(int(v) for v in ints))
 
 
-async def hear(monkeypatch, sent: list[Frame], **options) -> tuple[list, list, SharedWhisperSTT]:
+async def hear(monkeypatch, sent: list[Frame], *, spare: bool = True,
+               **options) -> tuple[list, list, SharedWhisperSTT]:
     """Run ``sent`` through SharedWhisperSTT (0.5 s pre-roll, early hearing on unless
-    ``options`` say otherwise) with a fake recogniser."""
+    ``options`` say otherwise) with a fake recogniser. ``spare``: whether a Whisper worker is
+    idle, said here rather than read from the process: a real recognition an earlier test
+    left running in a worker thread (one cannot be stopped half way) made a fresh clone's
+    run under load find no spare worker, and no early hearing started."""
+    monkeypatch.setattr(services, "spare_worker", lambda: spare)
     return await run_fake_whisper(monkeypatch, sent, preroll_secs=0.5,
                                   **{"early": True, **options})
 
@@ -74,8 +79,8 @@ async def test_without_a_spare_worker_the_turn_is_heard_at_the_stop_as_it_would_
     a worker happened to be idle, i.e. on the machine's load. (Script 18 in audio mode once
     came back "key 200" for "P-200" in a fresh-clone run: the same audio, cut elsewhere.)"""
     early, _, _ = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)))
-    monkeypatch.setattr(services, "spare_worker", lambda: False)
-    given, said, stt = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)))
+    given, said, stt = await hear(monkeypatch, a_turn(VoiceFadingFrame(), *frames(HUSH, 0.14)),
+                                  spare=False)
     assert len(given) == 1 and values(given[0]) == [ROOM, SPEECH, 0]
     assert np.array_equal(given[0], early[0])
     assert stt.early_counts["started"] == 0
