@@ -3,6 +3,8 @@ speaks from it (``audio.services.GenerationPiperTTS``)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from pipecat.frames.frames import ErrorFrame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame
 from pipecat.tests.utils import run_test
@@ -80,13 +82,27 @@ class CountingVoice:
             yield self.Chunk(bytes([self.syntheses % 256, part]) * 240)
 
 
-async def _speak(voice, texts: list[str], *, keep: bool = True) -> list[bytes]:
-    """Each text spoken in turn by a GenerationPiperTTS over ``voice``; the audio of each."""
+@contextlib.contextmanager
+def _voice(voice):
+    """The process-wide Piper voice is ``voice`` (a stand-in) inside the block."""
     from audio import services
 
     held = services._cache.get("piper")
     services._cache["piper"] = voice
     try:
+        yield
+    finally:
+        if held is None:
+            services._cache.pop("piper", None)
+        else:
+            services._cache["piper"] = held
+
+
+async def _speak(voice, texts: list[str], *, keep: bool = True) -> list[bytes]:
+    """Each text spoken in turn by a GenerationPiperTTS over ``voice``; the audio of each."""
+    from audio import services
+
+    with _voice(voice):
         out = []
         for n, text in enumerate(texts):
             tts = services.GenerationPiperTTS(keep=keep)
@@ -96,11 +112,6 @@ async def _speak(voice, texts: list[str], *, keep: bool = True) -> list[bytes]:
             out.append(b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
                        if not errors else errors[0].encode())
         return out
-    finally:
-        if held is None:
-            services._cache.pop("piper", None)
-        else:
-            services._cache["piper"] = held
 
 
 @pytest.mark.anyio
@@ -159,9 +170,7 @@ async def _speak_held(stop_frame_timeout_s: float | None) -> list:
     from audio import services
 
     voice = HeldVoice()
-    held = services._cache.get("piper")
-    services._cache["piper"] = voice
-    try:
+    with _voice(voice):
         kwargs = {} if stop_frame_timeout_s is None else {
             "stop_frame_timeout_s": stop_frame_timeout_s}
         tts = services.GenerationPiperTTS(keep=False, **kwargs)
@@ -183,11 +192,6 @@ async def _speak_held(stop_frame_timeout_s: float | None) -> list:
                                                                         generation=1)])
         return [type(f).__name__ for f in down
                 if isinstance(f, (TTSStartedFrame, TTSStoppedFrame, TTSAudioRawFrame))]
-    finally:
-        if held is None:
-            services._cache.pop("piper", None)
-        else:
-            services._cache["piper"] = held
 
 
 @pytest.mark.anyio

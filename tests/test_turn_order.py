@@ -11,6 +11,7 @@ on an event the processor's own hold sets.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 from audio_fakes import audio_frames as _audio
@@ -18,6 +19,7 @@ from audio_fakes import said as _said
 from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
 from pipecat.frames.frames import (
     EndFrame,
+    Frame,
     InputAudioRawFrame,
     UserStoppedSpeakingFrame,
     VADUserStartedSpeakingFrame,
@@ -171,19 +173,28 @@ async def test_a_pause_ends_the_turn_or_not_however_late_the_answers_come(
     assert late_processor.holds >= 1 and late_processor.backstops == 0
 
 
-async def test_a_recogniser_that_never_answers_delays_the_end_and_never_stops_it():
+async def _never_answered(**bounds) -> tuple[CountingStop, OrderedUserTurnProcessor,
+                                             list[float], Sequence[Frame]]:
+    """A second of speech, its VAD stop, then 2 s of silence whose words never come, through
+    a turn processor with ``bounds`` (``working``, ``max_held_secs``, ``hung_held_secs``):
+    the strategy, the processor, what ``on_backstop`` was told (held, idle), the frames out."""
     stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
                         analyzer=Verdicts())
     processor = OrderedUserTurnProcessor(
-        settled=stop.settled, max_held_secs=0.5, user_turn_strategies=UserTurnStrategies(
+        settled=stop.settled, user_turn_strategies=UserTurnStrategies(
             start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
-        user_turn_stop_timeout=60.0)
+        user_turn_stop_timeout=60.0, **bounds)
     told: list[float] = []
     # the pipeline traces it (a `backstop` event)
     processor.on_backstop = lambda held, idle: told.extend((held, idle))
     frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
               VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
     down, _ = await run_test(processor, frames_to_send=frames)
+    return stop, processor, told, down
+
+
+async def test_a_recogniser_that_never_answers_delays_the_end_and_never_stops_it():
+    stop, processor, told, down = await _never_answered(max_held_secs=0.5)
     assert processor.backstops == 1 and told == [pytest.approx(0.5)] * 2
     # every held frame went on, in order: the audio after the stop reached the strategy
     assert stop.clock.now == pytest.approx(3.0)
@@ -327,12 +338,8 @@ async def test_a_recognition_still_running_is_waited_for_past_the_idle_bound(
     ended the hold, and under load turns went on without their words)."""
     stop = CountingStop(finished_secs=finished_secs, doubtful_secs=0.4, unfinished_secs=0.9,
                         analyzer=Verdicts())
-    processor = OrderedUserTurnProcessor(
-        settled=stop.settled, working=lambda: stop.transcripts_seen < stop.stops,
-        max_held_secs=0.3, user_turn_strategies=UserTurnStrategies(
-            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
-        user_turn_stop_timeout=60.0)
-    stop.settled_listeners.append(processor.wake)
+    processor = _ordered(stop, quiet=False, max_held_secs=0.3,
+                         working=lambda: stop.transcripts_seen < stop.stops)
     down, _ = await run_test(processor, frames_to_send=_late(resume_after))
     early, _, _ = await _ends(_early(resume_after), finished_secs=finished_secs)
     assert processor.holds >= 1 and processor.backstops == 0
@@ -341,18 +348,8 @@ async def test_a_recognition_still_running_is_waited_for_past_the_idle_bound(
 
 
 async def test_a_recogniser_working_for_ever_is_bounded_by_the_hung_bound():
-    stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
-                        analyzer=Verdicts())
-    processor = OrderedUserTurnProcessor(
-        settled=stop.settled, working=lambda: True, max_held_secs=0.5, hung_held_secs=1.5,
-        user_turn_strategies=UserTurnStrategies(
-            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
-        user_turn_stop_timeout=60.0)
-    told: list[float] = []
-    processor.on_backstop = lambda held, idle: told.extend((held, idle))
-    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
-              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
-    down, _ = await run_test(processor, frames_to_send=frames)
+    _, processor, told, down = await _never_answered(working=lambda: True, max_held_secs=0.5,
+                                                     hung_held_secs=1.5)
     assert processor.backstops == 1 and told == [pytest.approx(1.5), 0.0]
     assert sum(isinstance(f, InputAudioRawFrame) for f in down) == 150  # none lost
 
@@ -360,24 +357,13 @@ async def test_a_recogniser_working_for_ever_is_bounded_by_the_hung_bound():
 async def test_the_idle_bound_counts_from_when_the_work_stopped():
     """The recognition ended (nothing is being worked on) but its words never came: the hold
     ends ``max_held_secs`` of audio after that, not after that much audio in all."""
-    stop = CountingStop(finished_secs=0.1, doubtful_secs=0.4, unfinished_secs=0.9,
-                        analyzer=Verdicts())
     asked = [0]
 
     def working() -> bool:  # asked once per held audio frame: busy for the first 0.6 s
         asked[0] += 1
         return asked[0] <= 30
 
-    processor = OrderedUserTurnProcessor(
-        settled=stop.settled, working=working, max_held_secs=0.5,
-        user_turn_strategies=UserTurnStrategies(
-            start=[VADUserTurnStartStrategy(enable_interruptions=False)], stop=[stop]),
-        user_turn_stop_timeout=60.0)
-    told: list[float] = []
-    processor.on_backstop = lambda held, idle: told.extend((held, idle))
-    frames = [VADUserStartedSpeakingFrame(start_secs=0.1), *_audio(1.0, voiced=True),
-              VADUserStoppedSpeakingFrame(stop_secs=0.2), *_audio(2.0)]
-    await run_test(processor, frames_to_send=frames)
+    _, processor, told, _ = await _never_answered(working=working, max_held_secs=0.5)
     assert processor.backstops == 1 and told == [pytest.approx(1.1), pytest.approx(0.5)]
 
 
