@@ -53,6 +53,7 @@ from audio.frames import (
     SegmentHeardFrame,
     StampedSpeakFrame,
     TypedTurnFrame,
+    clip_end,
     stop_segment,
 )
 from audio.generation_gate import GateEvent, GenerationGate
@@ -91,6 +92,8 @@ class ControllerAdapter(FrameProcessor):
         self.sink = AdapterSink(self)
         self.conversation: Conversation | None = None
         self.audio = AudioClock()  # seconds of caller audio: the clock of every timer here
+        # scripted clip number -> the audio time its last frame reached here (CLIP_END_KEY)
+        self.clip_ends: dict[int, float] = {}
         self.voice = CallerVoice()
         self.recogniser = Recogniser(stt)
         self.timers = timers = Timers(self.audio, self.recogniser, self.create_task)
@@ -188,6 +191,9 @@ class ControllerAdapter(FrameProcessor):
                 self._speech_started()  # pauses the agent now; the VAD confirms or not
                 self.barge.await_vad()
             self.audio.advance(frame)
+            clip = clip_end(frame)
+            if clip is not None:
+                self.clip_ends[clip] = self.audio.now
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             self.barge.vad_started()
             self._speech_started()

@@ -88,44 +88,17 @@ class AudioMode:
         await self.call.ready()
         audio = self._audio_for(turn)
         mark = len(self.trace.events)
-        await self.call.say(audio)
-        await self._taken(mark)
-        # user_turn_voiced is emitted as the turn is handed over; let the controller plan
-        await self.call.pipeline.adapter.wait_turns()
-
-    async def _taken(self, mark: int) -> None:
-        """Wait until the agent took the turn (or a backchannel), or clearly did not: the
-        recogniser is done and TURN_SETTLE_AUDIO_S more caller audio passed with no turn in
-        progress. Woken by trace events, the recogniser and the audio clock; no polling."""
-        adapter = self.call.pipeline.adapter
-        stt = self.call.pipeline.stt  # the adapter's recogniser (its `stt` may be None)
-        wake = asyncio.Event()
-        settle_at = adapter.audio.now + TURN_SETTLE_AUDIO_S
+        said = await self.call.say(audio)
 
         def taken() -> bool:
             names = {e.name for e in self.trace.events[mark:]}
             return bool(names & {"user_turn_voiced", "backchannel_ignored"})
 
-        def settled() -> bool:
-            return adapter.audio.now >= settle_at and adapter.idle_ear()
-
-        def poke(*_args) -> None:
-            wake.set()
-
-        self.trace.listeners.append(poke)
-        stt.settled_listeners.append(poke)
-        alarm = adapter.audio.after(TURN_SETTLE_AUDIO_S, poke)
-        try:
-            while not taken() and not settled():
-                wake.clear()
-                if adapter.audio.now >= settle_at:  # recognising still: look again shortly
-                    adapter.audio.cancel(alarm)
-                    alarm = adapter.audio.after(0.1, poke)
-                await wake.wait()
-        finally:
-            adapter.audio.cancel(alarm)
-            self.trace.listeners.remove(poke)
-            stt.settled_listeners.remove(poke)
+        # taken (or a backchannel), or clearly not: TURN_SETTLE_AUDIO_S of caller audio after
+        # the clip's end with nothing of it still being recognised or assembled
+        await self.call.settled_after(said, TURN_SETTLE_AUDIO_S, done=taken)
+        # user_turn_voiced is emitted as the turn is handed over; let the controller plan
+        await self.call.pipeline.adapter.wait_turns()
 
     def barge_in(self) -> None:
         """Nothing to do: the caller's audio itself barges in (VAD onset pauses output)."""

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import cast
@@ -121,14 +120,12 @@ async def _turns_for(call, listener: Listener, audio) -> tuple[str, ...]:
     """Play ``audio`` and return the turns it became, once SETTLE_AUDIO_SECS of caller audio
     passed after it and nothing of it is still being recognised or assembled."""
     before = len(listener.turns)
-    await call.say(audio)
-    adapter = call.pipeline.adapter
-    settle_at = adapter.audio.now + SETTLE_AUDIO_SECS
-    deadline = time.monotonic() + 30.0  # bounds a hung model; never reached in a good run
-    while time.monotonic() < deadline and not (adapter.audio.now >= settle_at
-                                               and adapter.idle_ear()):
-        await asyncio.sleep(0.05)  # polls a condition (audio clock, recogniser); bounded
-    await adapter.wait_turns()
+    said = await call.say(audio)
+    try:  # (the bound is on a hung model; never reached in a good run)
+        await asyncio.wait_for(call.settled_after(said, SETTLE_AUDIO_SECS), 30.0)
+    except TimeoutError:
+        pass
+    await call.pipeline.adapter.wait_turns()
     return tuple(u.text for u in listener.turns[before:])
 
 

@@ -101,7 +101,6 @@ class TurnOutcome:
 async def _hear(call, audio: CallerAudio, settle_secs: float = 1.6) -> TurnOutcome:
     """Play one sentence; return once the ear is idle and ``settle_secs`` more of audio
     passed, so a second turn that a split would make has had its chance."""
-    adapter = call.pipeline.adapter
     handed: list[float] = []
 
     def listen(event) -> None:
@@ -113,12 +112,7 @@ async def _hear(call, audio: CallerAudio, settle_secs: float = 1.6) -> TurnOutco
     call.trace.listeners.append(listen)
     try:
         said = await call.say(audio)
-        settle_at = adapter.audio.now + settle_secs
-        while not (adapter.audio.now >= settle_at and adapter.idle_ear()):
-            wake.clear()
-            alarm = adapter.audio.after(0.1, wake.set)
-            await wake.wait()
-            adapter.audio.cancel(alarm)
+        await call.settled_after(said, settle_secs)
     finally:
         call.trace.listeners.remove(listen)
     await call.wait_idle(quiet_secs=0.2)

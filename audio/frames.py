@@ -90,6 +90,20 @@ class TurnCutFrame(SystemFrame):
 SEGMENT_KEY = "amend.segment"
 
 
+# A scripted caller's clips are numbered 1, 2, ... per call (audio.scripted); the input frame
+# that holds a clip's last sample carries its number under this key. Whoever waits for the
+# pipeline to take a turn in can then count silence from where the clip ended in the stream,
+# not from where the pipeline had got to when the clip was fed: on a busy machine the
+# pipeline runs seconds behind the microphone.
+CLIP_END_KEY = "amend.clip_end"
+
+
+def clip_end(frame: Frame) -> int | None:
+    """The number of the scripted clip whose last sample ``frame`` holds (None: none)."""
+    number = frame.metadata.get(CLIP_END_KEY)
+    return number if isinstance(number, int) else None
+
+
 def stop_segment(frame: Frame) -> int | None:
     """The segment number a VAD stop carries (None: it passed no numbering recogniser)."""
     number = frame.metadata.get(SEGMENT_KEY)

@@ -26,6 +26,9 @@ from audio.scripted import Recording, SaidTurn, ScriptedCaller
 from audio.wav_input import CallerAudio
 
 ConversationFactory = Callable[[SpeechSink, Trace], Conversation]
+# LiveCall.settled_after: caller audio that reached the adapter after a clip was fed, with its
+# marked last frame never among it: that frame was lost, so the settling counts from here.
+CLIP_LOST_SECS = 30.0
 
 
 class LiveCall:
@@ -114,6 +117,56 @@ class LiveCall:
         finally:
             self.trace.listeners.remove(listener)
         return look()
+
+    async def settled_after(self, said: SaidTurn, settle_secs: float, *,
+                            done: Callable[[], bool] = lambda: False) -> None:
+        """Return once ``done()`` holds, or once the pipeline has taken in the whole clip
+        ``said`` and ``settle_secs`` more of caller audio after its last frame, with nothing of
+        the caller's being recognised, held or assembled into a turn.
+
+        The silence is counted from where the clip ended in the audio stream (its last frame
+        is marked, :data:`~audio.frames.CLIP_END_KEY`), never from where the pipeline had got
+        to when the clip was fed: on a busy machine the pipeline runs seconds behind the
+        microphone, and a count begun there ran out while the caller's words were still on
+        their way to the recogniser. Audio time only: woken by trace events, the
+        recogniser and the audio clock, with no wall-clock wait. A pipeline that lost the
+        clip's last frame (never in a good run) is waited for CLIP_LOST_SECS of audio more."""
+        adapter = self.pipeline.adapter
+        stt = self.pipeline.stt
+        wake = asyncio.Event()
+        lost_at = adapter.audio.now + CLIP_LOST_SECS
+
+        def settle_at() -> float | None:
+            end = adapter.clip_ends.get(said.number)
+            if end is None:
+                end = lost_at if adapter.audio.now >= lost_at else None
+            return None if end is None else end + settle_secs
+
+        def settled() -> bool:
+            at = settle_at()
+            return at is not None and adapter.audio.now >= at and adapter.idle_ear()
+
+        def poke(*_args) -> None:
+            wake.set()
+
+        self.trace.listeners.append(poke)
+        stt.settled_listeners.append(poke)
+        alarm: int | None = None
+        try:
+            while not done() and not settled():
+                wake.clear()
+                at = settle_at()
+                adapter.audio.cancel(alarm)
+                # until the clip's end is in, and while the recogniser works past the
+                # settling point, look again every 0.1 s of audio
+                alarm = adapter.audio.after(
+                    0.1 if at is None or adapter.audio.now >= at else at - adapter.audio.now,
+                    poke)
+                await wake.wait()
+        finally:
+            adapter.audio.cancel(alarm)
+            self.trace.listeners.remove(poke)
+            stt.settled_listeners.remove(poke)
 
     async def wait_idle(self, *, quiet_secs: float = 0.3, timeout: float = 30.0) -> None:
         """Return once the agent is not speaking, not busy, and stayed so for ``quiet_secs``."""

@@ -35,7 +35,7 @@ from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
-from audio.frames import UNSTAMPED, GenerationAudio
+from audio.frames import CLIP_END_KEY, UNSTAMPED, GenerationAudio
 from audio.wav_input import FRAME, RATE, CallerAudio, last_voiced_offset, to_pcm16
 
 # Frames of the stream between the starts of caller audio: the first sample of a turn is a
@@ -68,6 +68,8 @@ class SaidTurn:
     # ... the frame holding the last voiced sample (a microphone delivers a frame once its
     # last sample is in, so this is when the caller's voice ended, as the pipeline hears it)
     last_voiced: float | None
+    # the clip's number in this call (1, 2, ...): its last frame carries it (CLIP_END_KEY)
+    number: int = 0
 
 
 @dataclass
@@ -129,6 +131,7 @@ class ScriptedInput(BaseInputTransport):
         self._recording = recording
         self._pending: asyncio.Queue[tuple[np.ndarray, asyncio.Future]] = asyncio.Queue()
         self._mic_task: asyncio.Task | None = None
+        self._clips = 0  # clips played so far (SaidTurn.number)
 
     async def start(self, frame: StartFrame):
         await super().start(frame)
@@ -177,12 +180,16 @@ class ScriptedInput(BaseInputTransport):
                     # the frames after in a burst, earlier than the offset says
                     last_voiced = time.monotonic()
                 if pos >= samples.size:
-                    said = SaidTurn(onset, time.monotonic() + 0.02, last_voiced)
+                    self._clips += 1
+                    said = SaidTurn(onset, time.monotonic() + 0.02, last_voiced, self._clips)
                     self._recording.said.append(said)
                     current = None
             else:
                 audio = silence
-            await self.push_audio_frame(InputAudioRawFrame(audio, RATE, 1))
+            frame = InputAudioRawFrame(audio, RATE, 1)
+            if said is not None:
+                frame.metadata[CLIP_END_KEY] = said.number
+            await self.push_audio_frame(frame)
             if said is not None and not done.done():
                 done.set_result(said)
             n += 1

@@ -31,8 +31,15 @@ from agent.core.speech import SpeechKind, SpeechPlan, Utterance
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
 from audio.barge_in_control import EARLY_RESUME_SECS
-from audio.frames import SEGMENT_KEY, GenerationAudio, SegmentHeardFrame, context_id_for
+from audio.frames import (
+    CLIP_END_KEY,
+    SEGMENT_KEY,
+    GenerationAudio,
+    SegmentHeardFrame,
+    context_id_for,
+)
 from audio.generation_gate import GateEvent, GenerationGate
+from audio.live_call import CLIP_LOST_SECS
 from audio.stand_in import Responder
 from audio.turn_intake import UNHEARD_TURN_SECS
 from tests.fakes.clock import FakeClock
@@ -42,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from audio_fakes import EchoConversation  # noqa: E402
 
 RATE = 16000
+FRAME_SECS = 0.02
 CHUNK = b"\x01\x00" * (RATE // 50)
 
 
@@ -590,3 +598,61 @@ async def test_a_timers_wall_clock_backstop_waits_while_the_callers_audio_is_hel
     assert fired == ["fired"]
     assert slept == [5.0] * 4  # the first wait, then again for each look that found audio held
     assert held == []
+
+
+# ------------------------------------- where a scripted clip ended (audio.frames.CLIP_END_KEY)
+@pytest.mark.anyio
+async def test_the_adapter_notes_the_audio_time_a_clip_ended():
+    frames = silence(3.0)
+    frames[49].metadata[CLIP_END_KEY] = 1  # the 50th 20 ms frame ends at 1.0 s
+    frames[99].metadata[CLIP_END_KEY] = 2
+    caught: dict = {}
+    await drive(frames, watch=lambda adapter, _gate: caught.setdefault("adapter", adapter))
+    assert caught["adapter"].clip_ends == {1: pytest.approx(1.0), 2: pytest.approx(2.0)}
+
+
+async def settled_at(frames: list, settle_secs: float) -> float | None:
+    """The audio time at which ``LiveCall.settled_after`` for clip 1 returns, over an adapter
+    (its audio clock, its clip ends, an idle ear) that takes in ``frames`` one at a time
+    after the wait began, as when the pipeline runs behind the microphone. Each frame is
+    followed by a few turns of the loop, so the wait sees every frame's effect before the
+    next one (no timing)."""
+    from types import SimpleNamespace
+
+    from audio.live_call import LiveCall
+    from audio.scripted import SaidTurn
+    from audio.turns import AudioClock
+
+    adapter = SimpleNamespace(audio=AudioClock(), clip_ends={}, idle_ear=lambda: True)
+    call = SimpleNamespace(trace=Trace(), pipeline=SimpleNamespace(
+        adapter=adapter, stt=SimpleNamespace(settled_listeners=[])))
+    waiting = asyncio.ensure_future(
+        LiveCall.settled_after(call, SaidTurn(0.0, 0.0, None, 1), settle_secs))  # type: ignore[arg-type]
+    try:
+        for frame in frames:
+            for _ in range(5):
+                await asyncio.sleep(0)  # (a turn of the loop: lets the wait look)
+            if waiting.done():
+                return adapter.audio.now
+            adapter.audio.advance(frame)
+            if CLIP_END_KEY in frame.metadata:  # as the adapter notes it (test above)
+                adapter.clip_ends[frame.metadata[CLIP_END_KEY]] = adapter.audio.now
+        return None
+    finally:
+        waiting.cancel()
+
+
+@pytest.mark.anyio
+async def test_the_silence_after_a_clip_is_counted_from_where_it_ended_in_the_stream():
+    """The clip's last frame is 2 s into the audio the adapter had still to take in when the
+    harness began to wait: the 2.5 s of settling silence count from there (4.5 s), not from
+    where the adapter was (2.5 s, while the clip's words were still on their way)."""
+    frames = silence(6.0)
+    frames[99].metadata[CLIP_END_KEY] = 1  # the 100th 20 ms frame ends at 2.0 s
+    assert await settled_at(frames, 2.5) == pytest.approx(4.5, abs=FRAME_SECS)  # (float sums)
+
+
+@pytest.mark.anyio
+async def test_a_clip_whose_last_frame_never_arrives_is_waited_for_a_bounded_time():
+    assert await settled_at(silence(CLIP_LOST_SECS + 3.0), 2.5) == \
+        pytest.approx(CLIP_LOST_SECS + 2.5, abs=FRAME_SECS)

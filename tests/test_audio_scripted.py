@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from pipecat.transports.base_transport import TransportParams
 
+from audio.frames import clip_end
 from audio.scripted import TURN_GRID, Recording, ScriptedInput
 from audio.wav_input import FRAME, CallerAudio
 
@@ -81,3 +82,30 @@ async def test_the_callers_last_voiced_frame_is_when_it_was_fed():
     assert fed[last - 1][0] <= said.last_voiced <= fed[last][0]
     assert said.onset <= said.last_voiced < said.end
     assert sum(voiced for _, voiced in fed) == 4  # (the clip's voiced frames, then silence)
+
+
+@pytest.mark.anyio
+async def test_the_last_frame_of_each_clip_carries_the_clips_number():
+    """Each clip's last frame is marked with its number (``CLIP_END_KEY``), and no other
+    frame is: a harness counts the silence after a turn from where it ended in the stream."""
+    mic = ScriptedInput(TransportParams(audio_in_enabled=True), Recording())
+    fed: list[tuple[bool, int | None]] = []  # (the frame has voice, its clip-end mark)
+
+    async def push_audio_frame(frame) -> None:
+        fed.append((any(frame.audio), clip_end(frame)))
+
+    mic.push_audio_frame = push_audio_frame  # (replaces the bound method: records each frame)
+    task = asyncio.create_task(mic._mic())
+    try:
+        saids = []
+        for frames in (3, 5):
+            clip = np.full(FRAME * frames, 0.25, dtype=np.float32)
+            saids.append(await asyncio.wait_for(mic.say(CallerAudio(clip, "t", 16000, 1)), 5))
+    finally:
+        task.cancel()
+    assert [s.number for s in saids] == [1, 2]
+    marked = [(i, mark) for i, (_, mark) in enumerate(fed) if mark is not None]
+    voiced = [i for i, (v, _) in enumerate(fed) if v]
+    assert [mark for _, mark in marked] == [1, 2]
+    # each mark is on its clip's last voiced frame: the 3rd and the 8th voiced frames
+    assert [i for i, _ in marked] == [voiced[2], voiced[7]]
