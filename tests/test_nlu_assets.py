@@ -577,3 +577,17 @@ def test_a_pump_pointed_back_to_or_away_from_is_the_one_the_turn_named(said, mea
     p = propose(said, context(TUESDAY, TWO_TOWNS, bookings=BOOKED_P200))
     assert p.intent is Intent.BOOK
     assert {s.field: s.value for s in p.slots}[ASSET] == meant
+
+
+@pytest.mark.parametrize("person", ["the engineer", "someone", "a technician", "the fitter"])
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("the Rotterdam pump", "P-100"), ("the Utrecht one", "P-200"),
+    ("our Harbour Road pump", "P-100"), ("the Canal Street pump's", "P-200")])
+@pytest.mark.parametrize("link", ["for", "at", "to"])
+def test_a_place_that_opens_the_next_noun_phrase_names_that_asset(person, said, asset_id, link):
+    """Blind round 37: "we won't be needing the engineer for the Rotterdam pump" was read as an
+    engineer for Rotterdam, then "pump" alone (both of the caller's pumps)."""
+    for turn in (f"we need {person} {link} {said} on friday",
+                 f"we won't be needing {person} {link} {said} after all",
+                 f"we don't need {person} {link} {said} on friday any more"):
+        assert propose(turn, context(caller=TWO_SITES)).slot(ASSET).value == asset_id, turn

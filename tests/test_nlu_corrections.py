@@ -903,3 +903,30 @@ def test_the_other_pump_with_a_visit_more_is_a_new_request_not_a_referent(said):
 def test_i_meant_the_other_pump_is_still_a_referent():
     ctx = booked(caller=TWO_PUMPS)
     assert propose("no, I meant the other pump", ctx).correction is CorrectionKind.REFERENT
+
+
+@pytest.mark.parametrize(("said", "field", "meant", "old"), [
+    # blind round 37: the visit as it is, then what it should be, with no word of replacing
+    ("could our Utrecht visit on Thursday be on Friday morning", VISIT_DATE, "2026-12-04",
+     "2026-12-03"),
+    ("could the Thursday visit be Friday", VISIT_DATE, "2026-12-04", "2026-12-03"),
+    ("can Thursday's booking be on the 7th", VISIT_DATE, "2026-12-07", "2026-12-03"),
+    ("can our morning booking on Thursday be in the afternoon", "visit_window", "afternoon",
+     "morning"),
+    ("could the appointment for the afternoon happen in the morning", "visit_window", "morning",
+     "afternoon")])
+def test_a_value_that_names_the_visit_then_another_it_should_be_is_a_move_from_it(
+        said, field, meant, old):
+    proposal = propose(said, context(bookings=(("BK-1", "P-100", "2026-12-03"),)))
+    assert proposal.slot(field).value == meant, said
+    assert (field, old) in proposal.withdrawn, said
+
+
+@pytest.mark.parametrize("said", [
+    "could the visit on Thursday or Friday be in the morning",  # two choices: ask
+    "Thursday, a visit, Friday would be",  # no visit named with "the": nothing says which
+])
+def test_two_days_with_no_visit_named_first_stay_candidates(said):
+    slot = propose(said, context(bookings=(("BK-1", "P-100", "2026-12-03"),))).slot(VISIT_DATE)
+    assert slot is not None and slot.value is None and set(slot.candidates) == \
+        {"2026-12-03", "2026-12-04"}, said

@@ -270,6 +270,22 @@ def test_the_visit_going_somewhere_is_a_move(said):
     assert propose(said).intent is Intent.RESCHEDULE, said
 
 
+@pytest.mark.parametrize("said", [
+    # blind round 37: the visit as the one that is on another day, with no verb of moving
+    "Could our Utrecht visit on Thursday be on Friday morning?",
+    "can the Thursday booking be in the afternoon", "could the P-100 appointment be the 10th",
+    "could the one in Rotterdam be on Monday instead", "can our call-out happen on Friday"])
+def test_the_visit_being_on_another_day_is_a_move(said):
+    assert propose(said, context(bookings=BOOKED_TWO)).intent is Intent.RESCHEDULE, said
+
+
+@pytest.mark.parametrize("said", [
+    # "it", or a visit being booked: an answer about the request, not a move of a booking
+    "could it be on Friday?", "can that be in the morning", "it'd be Thursday"])
+def test_it_being_on_a_day_is_no_move(said):
+    assert propose(said).intent is not Intent.RESCHEDULE, said
+
+
 @pytest.mark.parametrize("said", ["does it go to the engineer?", "can you bump me up the list"])
 def test_going_or_bumping_without_a_when_is_no_move(said):
     assert propose(said).intent is not Intent.RESCHEDULE, said

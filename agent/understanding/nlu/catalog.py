@@ -323,7 +323,9 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     for match in re.finditer(
             rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
             rf"(?: (?:in|at|on|from|for|near|(?:over|down|up|out) (?:in|at)|by) (?:the )?"
-            rf"(?P<post>{place})\b)?",
+            # a place that opens the next noun phrase is that one's: "the engineer for the
+            # Rotterdam pump" names the pump in Rotterdam, not an engineer for Rotterdam
+            rf"(?P<post>{place})\b(?! (?:{noun}|one|1)(?:'s)?(?![\w'-])))?",
             text):
         before = _word_before(text, match.start())
         said = match.group("noun")

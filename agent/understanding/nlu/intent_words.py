@@ -98,6 +98,13 @@ RESCHEDULE = (
     r"|(?:visit|booking|appointment|call[- ]out|job|it|that|this)s? (?:go|goes|going)"
     r" (?:back|forward|(?:over )?to (?:the |next )?(?:(?:mon|tues|wednes|thurs|fri)day"
     r"|tomorrow|\d|morning|afternoon))\b"
+    # ... or as the one that is on another day: "could our Utrecht visit on Thursday be on
+    # Friday morning?", "can the booking be the afternoon instead?" (the visit named, never
+    # "it": "could it be on Friday?" answers a question about a visit being booked)
+    r"|(?:visit|booking|appointment|call[- ]out|job|one|1)s?"
+    r"(?: (?:for|at|in|on) (?:[\w'-]+ ){0,2}?[\w'-]+)?"
+    r" (?:be|happen|take place) (?:on |at |in |for )?(?:the |next )?"
+    r"(?:(?:mon|tues|wednes|thurs|fri)day|tomorrow|\d+(?:st|nd|rd|th)?|morning|afternoon)\b"
     # the visit, or the person who makes it, as the one that comes or happens sooner or later:
     # "could our booking come forward to Friday?", "can it come a day earlier?", "could he
     # come a week later?", "can the Utrecht visit happen a week later?", "could the Utrecht one
@@ -115,7 +122,8 @@ RESCHEDULE = (
 )
 # Calling a visit off, with or without the word "cancel": a verb of removing with the visit
 # (or "it", "the whole thing") as its object, or not needing the visit or the person any more.
-_GONE_NOUN = (r"(?:visit|booking|appointment|request|job|engineer|technician|thing|call[- ]out"
+_GONE_NOUN = (r"(?:visit|booking|appointment|request|job|engineer|technician|fitter|mechanic"
+              r"|thing|call[- ]out"
               r"|service call)s?")
 _GONE = rf"(?:the |my |our |that |this |a |any |the whole )?{_GONE_NOUN}"
 # The visit or person a caller no longer needs; an asset id or the kind of visit may stand
@@ -123,7 +131,7 @@ _GONE = rf"(?:the |my |our |that |this |a |any |the whole )?{_GONE_NOUN}"
 _PERSON = (
     r"(?:anyone|anybody|someone|somebody|them|you|it|him|her|(?:a|an|the|our|my|that|this)"
     r" (?:(?:[a-z]{1,3}[- ]?\d{1,4}|pump|compressor|service|maintenance|repair) ){0,2}"
-    r"(?:technician|engineer|visit|booking|appointment|call-out))"
+    r"(?:technician|engineer|fitter|mechanic|visit|booking|appointment|call-out))"
 )
 # A call-off said as a need withdrawn ("we won't need the engineer for P-200 after all"): the
 # negation is the cancel's own, and the values after it are the visit called off, not values
@@ -140,7 +148,8 @@ CANCEL_BY_NEED = (
     r" (?:one|1|visit|booking|appointment|job|call-out)\b"
     # ... and "don't" with "any more" or "after all": "we don't need the Utrecht visit anymore"
     r"|(?:don'?t|do not) (?:really |actually )?(?:need|want|require) (?:the|our|that|this|my)"
-    r" (?:[\w'-]+ ){0,2}?(?:one|1|visit|booking|appointment|job|call-out|engineer|technician)"
+    r" (?:[\w'-]+ ){0,2}?(?:one|1|visit|booking|appointment|job|call-out|engineer|technician"
+    r"|fitter|mechanic)"
     r" (?:any ?more|after all)\b"
 )
 # What "call ... off" calls off: the visit, whatever is said of it on the way ("call the

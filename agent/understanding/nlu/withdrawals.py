@@ -225,7 +225,8 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
         if _FILLER.match(between) and _one_value_in_two_words(text, said[0], said[-1]):
             continue
         meant = _after_the_last_replacing(text, said) or _other_than_held(
-            text, said, (held or {}).get(name)) or _said_again(text, said)
+            text, said, (held or {}).get(name)) or _said_again(text, said) \
+            or _the_visit_then_another(text, said, name)
         if meant is None:
             before = text[:said[0].start]
             if _ALTERNATIVE.search(between) or not (
@@ -271,6 +272,38 @@ def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] |
         if _REPLACES_BETWEEN.search(gap) or _RULED_OUT_BACK.search(gap):
             return said[index:]
     return None
+
+
+# A value that names the visit it belongs to: said right after a visit said with "the" ("our
+# Utrecht visit on Thursday", "the booking for the morning") or right before one ("the
+# Thursday visit", "Thursday's booking").
+_THE_VISIT = r"(?:visit|booking|appointment|call[- ]?out|job|one)s?"
+_VISIT_BEFORE = re.compile(
+    rf"\b(?:the|our|my|that|this|your)\s+(?:[\w'-]+\s+){{0,3}}?{_THE_VISIT}"
+    r"(?:\s+(?:on|for|at|in))?(?:\s+the)?\s*$")
+# ("Thursday's booking" is normalised to "thursday is booking")
+_VISIT_AFTER = re.compile(rf"(?:'s| is)?\s+{_THE_VISIT}\b")
+_THE_BEFORE = re.compile(r"\b(?:the|our|my|that|this|your)\s+$")
+# ... and the verb that gives it another value: "... be on Friday", "... be moved to", "...
+# happen in the afternoon"
+_BE_ANOTHER = re.compile(r"[\s,]*(?:[\w'-]+\s+){0,3}?(?:be|happen|take place|go)\b")
+
+
+def _the_visit_then_another(text: str, said: list[Mention], name: str) -> list[Mention] | None:
+    """The later of two values of the visit's day, time or window, when the earlier names the
+    visit ("could our Utrecht visit on Thursday be on Friday morning?", "can the morning
+    booking be the afternoon?"): the visit as it is, then what it should be. Else None."""
+    if name == ASSET or len(said) != 2:
+        return None
+    first, last = said
+    before = text[:first.start]
+    after = _VISIT_AFTER.match(text, first.end)  # "the Thursday visit", "Thursday's booking"
+    names_the_visit = _VISIT_BEFORE.search(before) or (after and (
+        _THE_BEFORE.search(before) or after.group().startswith(("'s", " is"))))
+    if not names_the_visit or _ALTERNATIVE.search(text, first.end, last.start) \
+            or not _BE_ANOTHER.match(text, after.end() if after else first.end, last.start):
+        return None
+    return [last]
 
 
 def _said_again(text: str, said: list[Mention]) -> list[Mention] | None:
