@@ -591,3 +591,12 @@ def test_a_place_that_opens_the_next_noun_phrase_names_that_asset(person, said, 
                  f"we won't be needing {person} {link} {said} after all",
                  f"we don't need {person} {link} {said} on friday any more"):
         assert propose(turn, context(caller=TWO_SITES)).slot(ASSET).value == asset_id, turn
+
+
+@pytest.mark.parametrize("said", ["the Rotterdam pump pump", "pump pump P-100",
+                                  "our Harbour Road pump pump"])
+def test_a_kind_said_twice_in_a_row_is_said_once(said):
+    """Blind round 37: "the Rotterdam pump" heard "the Rotterdam pump pump"; the second
+    "pump" alone named both of the caller's pumps."""
+    turn = f"we won't be needing the engineer for {said} after all"
+    assert propose(turn, context(caller=TWO_SITES)).slot(ASSET).value == "P-100", turn

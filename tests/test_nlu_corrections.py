@@ -930,3 +930,19 @@ def test_two_days_with_no_visit_named_first_stay_candidates(said):
     slot = propose(said, context(bookings=(("BK-1", "P-100", "2026-12-03"),))).slot(VISIT_DATE)
     assert slot is not None and slot.value is None and set(slot.candidates) == \
         {"2026-12-03", "2026-12-04"}, said
+
+
+@pytest.mark.parametrize(("said", "meant"), [
+    # blind round 37: "instead" after the day and the window said with it
+    ("could we do Thursday, Friday afternoon instead", "2026-12-04"),
+    ("Thursday, no, Friday at 10 works better", "2026-12-04"),
+    ("the Utrecht visit on Thursday, beyond Friday morning instead", "2026-12-04"),
+    ("the 7th, the 9th in the morning would suit us better", "2026-12-09")])
+def test_a_word_of_preferring_after_a_value_and_the_ones_said_with_it_prefers_it(said, meant):
+    proposal = propose(said, context(bookings=(("BK-1", "P-100", "2026-12-03"),)))
+    assert proposal.slot(VISIT_DATE).value == meant, said
+
+
+def test_two_days_joined_by_or_stay_candidates_whatever_follows():
+    slot = propose("Thursday or Friday morning would be better").slot(VISIT_DATE)
+    assert slot is not None and slot.value is None, slot

@@ -304,6 +304,9 @@ def test_going_or_bumping_without_a_when_is_no_move(said):
      "won't be leaving the engineer after all", Intent.CANCEL),
     ("good news, we fixed the leak ourselves this morning", Intent.CANCEL),
     ("the Rotterdam job: turns out we could mend it ourselves", Intent.CANCEL),
+    # the person's article dropped by the recogniser (blind round 37)
+    ("we won't be needing engineer for P-100 after all", Intent.CANCEL),
+    ("we don't need technician on Friday any more", Intent.CANCEL),
     # ... unless a visit is still wanted
     ("we sorted the fault out ourselves but could someone still look at it on Friday?", None),
     ("we repaired it ourselves, though can an engineer check it next week", None),

@@ -332,6 +332,8 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
         where = match.group("pre") or match.group("post")
         if before in lexicon.NOT_ONE_ASSET or before.isdigit():
             continue
+        if where is None and before == said:
+            continue  # "the Rotterdam pump pump": a word said twice (or heard twice) is one
         if said in _NEED_A_PLACE and where is None:
             continue  # "the site team", "the visit on Monday"
         if said in ("one", "1") and not (

@@ -131,7 +131,9 @@ _GONE = rf"(?:the |my |our |that |this |a |any |the whole )?{_GONE_NOUN}"
 _PERSON = (
     r"(?:anyone|anybody|someone|somebody|them|you|it|him|her|(?:a|an|the|our|my|that|this)"
     r" (?:(?:[a-z]{1,3}[- ]?\d{1,4}|pump|compressor|service|maintenance|repair) ){0,2}"
-    r"(?:technician|engineer|fitter|mechanic|visit|booking|appointment|call-out))"
+    r"(?:technician|engineer|fitter|mechanic|visit|booking|appointment|call-out)"
+    # the person with the article dropped, as a recogniser may: "won't be needing engineer"
+    r"|(?:technician|engineer|fitter|mechanic)s?)"
 )
 # A call-off said as a need withdrawn ("we won't need the engineer for P-200 after all"): the
 # negation is the cancel's own, and the values after it are the visit called off, not values

@@ -224,7 +224,7 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
         between = text[said[0].end:said[-1].start]
         if _FILLER.match(between) and _one_value_in_two_words(text, said[0], said[-1]):
             continue
-        meant = _after_the_last_replacing(text, said) or _other_than_held(
+        meant = _after_the_last_replacing(text, said, reading.mentions) or _other_than_held(
             text, said, (held or {}).get(name)) or _said_again(text, said) \
             or _the_visit_then_another(text, said, name)
         if meant is None:
@@ -257,13 +257,15 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
     return replace(reading, slots=tuple(slots.values())), replaced
 
 
-def _after_the_last_replacing(text: str, said: list[Mention]) -> list[Mention] | None:
+def _after_the_last_replacing(text: str, said: list[Mention], mentions: tuple[Mention, ...] = ()
+                              ) -> list[Mention] | None:
     """The mentions after the last place between two of them where a word says the later
     replaces the earlier ("from X to Y": [Y]; "X, no, Y or Z": [Y, Z]), the word that opens a
-    mention counted ("from 10 to 11"); the last alone when a word of preferring follows it
-    ("X, no, Y, Z works better", not "Y or Z would be better"); None when no such word
-    stands between any two."""
-    if _PREFERRED_AFTER.match(text, said[-1].end) \
+    mention counted ("from 10 to 11"); the last alone when a word of preferring follows it, or
+    follows the values of other fields said with it (``mentions``: "X, no, Y, Z works better",
+    "Thursday, Friday afternoon instead", not "Y or Z would be better"); None when no such
+    word stands between any two."""
+    if _PREFERRED_AFTER.match(text, _said_with(text, said[-1], mentions)) \
             and not _ALTERNATIVE.search(text[said[-2].end:said[-1].start]):
         return said[-1:]
     for index in range(len(said) - 1, 0, -1):
@@ -304,6 +306,20 @@ def _the_visit_then_another(text: str, said: list[Mention], name: str) -> list[M
             or not _BE_ANOTHER.match(text, after.end() if after else first.end, last.start):
         return None
     return [last]
+
+
+_WITH = re.compile(r"(?:[\s,]|\b(?:the|on|of|at|in)\b)*")
+
+
+def _said_with(text: str, mention: Mention, mentions: tuple[Mention, ...]) -> int:
+    """Where ``mention`` ends together with the values of other fields said right after it
+    ("Friday afternoon", "Friday at 10", "the 9th in the morning")."""
+    end = mention.end
+    for other in sorted(mentions, key=lambda m: m.start):
+        if other.start >= end and other.field != mention.field \
+                and _WITH.fullmatch(text, end, other.start):
+            end = other.end
+    return end
 
 
 def _said_again(text: str, said: list[Mention]) -> list[Mention] | None:
