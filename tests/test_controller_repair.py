@@ -395,6 +395,30 @@ def test_a_value_ruled_out_is_no_option_of_a_choice():
     assert options_of(heard, setting) == ("2026-12-08",)
 
 
+def test_a_window_or_a_booking_ruled_out_is_no_option_of_a_choice():
+    """Blind round 37: "could you make that the afternoon instead of the morning?", its
+    "afternoon" misheard, was answered "Morning or afternoon?" and then "Shall I put you down
+    for the morning?": the one window the caller had ruled out."""
+    setting = Setting(TWO_PUMPS, date(2026, 12, 1), ruled_out=frozenset({
+        ("visit_window", "morning"), ("booking_ref", "BK-1")}),
+        bookings=(("BK-1", "P-100", "2026-12-03"), ("BK-2", "P-200", "2026-12-04")))
+    assert options_of(field_question("visit_window", TWO_PUMPS), setting) == ("afternoon",)
+    assert options_of(field_question("booking_ref", TWO_PUMPS), setting) == ("BK-2",)
+
+
+async def test_a_window_ruled_out_in_a_misheard_correction_is_never_offered():
+    async with call(caller=ONE_PUMP) as c:
+        await c.say("Book a service visit for P-100 on Thursday morning.")
+        # "could you make that the afternoon instead of the morning?", misheard
+        reply = await c.say("Could you make not have to do instead of the morning?")
+        assert c.field("visit_window").value is None
+        assert reply == "Is it the afternoon, between 1 and 5, or something else?"
+        reply = await c.say("hmm")  # the ladder climbs from there, still never to the morning
+        assert reply == "Shall I put you down for the afternoon?"
+        await c.say("yes")
+        assert c.field("visit_window").value == "afternoon"
+
+
 async def test_morning_or_afternoon_is_spelled_out_then_checked():
     async with call(caller=ONE_PUMP) as c:
         await c.say("Book a service visit for P-100 on Thursday.")

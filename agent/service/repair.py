@@ -30,7 +30,7 @@ The answer to a repair question is read in :mod:`agent.service.repair_answers`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from enum import StrEnum
 
@@ -210,9 +210,9 @@ def options_of(question: Question, setting: Setting) -> tuple[str, ...]:
     if field == VISIT_DATE:
         return next_weekdays(setting.today, 2, skip=frozenset(ruled_out))
     if field == VISIT_WINDOW:
-        return ("morning", "afternoon")
+        return allowed(("morning", "afternoon"))
     if field == BOOKING_REF:
-        return tuple(ref for ref, _, _ in setting.bookings[:3])
+        return allowed(tuple(ref for ref, _, _ in setting.bookings))[:3]
     if field in (OPENED, CONFIRMATION, PERSON):
         return ("yes", "no")
     if field == REQUEST:
@@ -243,6 +243,13 @@ def _build(step: Step, failures: int, q: Question, last: Asked | None, turn: int
         return Asked(q, s, tuple(sentences), turn, failures, closed, options, proposes)
 
     if step is Step.ASK:
+        left = options_of(q, setting) if q.closed and not q.together else ()
+        if len(left) == 1 and len(options_of(q, replace(setting, ruled_out=frozenset()))) > 1:
+            # the caller ruled out all the planned choice names but one ("instead of the
+            # morning", the rest misheard): that one is asked about, not "Morning or afternoon?"
+            return asked(q.prefix + repair_choice(q.field, _spoken(q, left, setting),
+                                                  suggested=False),
+                         closed=True, options=left, proposes=((q.field, left[0]),))
         return asked(q.prefix + q.sentences, closed=q.closed, proposes=q.proposes)
     if step is Step.OFFER_HANDOFF:
         return asked(repair_offer(q.field, noun))
