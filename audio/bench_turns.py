@@ -106,9 +106,7 @@ async def _hear(call, audio: CallerAudio, settle_secs: float = 1.6) -> TurnOutco
     def listen(event) -> None:
         if event.name == "user_turn_voiced":
             handed.append(time.monotonic())
-        wake.set()
 
-    wake = asyncio.Event()
     call.trace.listeners.append(listen)
     try:
         said = await call.say(audio)
