@@ -25,6 +25,7 @@ invalidation goes straight to the gate.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from pipecat.frames.frames import (
@@ -53,6 +54,7 @@ from audio.frames import (
     SegmentHeardFrame,
     StampedSpeakFrame,
     TypedTurnFrame,
+    captured_at,
     clip_end,
     stop_segment,
 )
@@ -190,6 +192,7 @@ class ControllerAdapter(FrameProcessor):
             if self.voice.hear(frame.audio) and self.barge.may_pause_early():
                 self._speech_started()  # pauses the agent now; the VAD confirms or not
                 self.barge.await_vad()
+            self.no_input.frame_in(captured_at(frame))
             self.audio.advance(frame)
             clip = clip_end(frame)
             if clip is not None:
@@ -245,7 +248,7 @@ class ControllerAdapter(FrameProcessor):
         plan = self.plans.get(event.generation)
         if plan is not None and plan.kind is SpeechKind.QUESTION and \
                 event.generation == self.gate.latest and not self.gate.is_stale(event.generation):
-            self.no_input.question_finished()
+            self.no_input.question_finished(time.monotonic())
 
     def _no_input(self) -> bool:
         """The caller said nothing for ``no_input_secs`` after a question: hand the

@@ -102,7 +102,13 @@ from agent.core.session import Conversation
 from agent.core.speech import SpeechPlan, SpeechSink
 from agent.core.trace import Trace, TraceEvent
 from audio import services
-from audio.frames import UNSTAMPED, PushToTalkFrame, TypedTurnFrame, generation_of_audio
+from audio.frames import (
+    UNSTAMPED,
+    PushToTalkFrame,
+    TypedTurnFrame,
+    generation_of_audio,
+    stamp_captured,
+)
 from audio.pipeline import PipelineConfig, build_pipeline, end_dangling_tasks
 
 IN_RATE = 16000
@@ -260,7 +266,8 @@ class VoiceSerializer(FrameSerializer):
             if hold > 0:
                 await self._pause(hold)  # pacing: the client's sends wait meanwhile
             usable = len(data) // 2 * 2
-            return InputAudioRawFrame(bytes(data[:usable]), IN_RATE, 1) if usable else None
+            return stamp_captured(InputAudioRawFrame(bytes(data[:usable]), IN_RATE, 1),
+                                  time.monotonic()) if usable else None
         take, notice = self.guard.text(len(data))
         await self._warn(notice)
         if not take:
@@ -294,7 +301,8 @@ class MicInput(FastAPIWebsocketInputTransport):
         if isinstance(frame, PushToTalkFrame) and not frame.on:
             silence = bytes(IN_RATE // 50 * 2)
             for _ in range(round(RELEASE_SILENCE_SECS * 50)):
-                await self.push_audio_frame(InputAudioRawFrame(silence, IN_RATE, 1))
+                await self.push_audio_frame(stamp_captured(
+                    InputAudioRawFrame(silence, IN_RATE, 1), time.monotonic()))
 
 
 class StampedWebsocketOutput(FastAPIWebsocketOutputTransport):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pipecat.frames.frames import (
     AudioRawFrame,
@@ -96,6 +97,28 @@ SEGMENT_KEY = "amend.segment"
 # not from where the pipeline had got to when the clip was fed: on a busy machine the
 # pipeline runs seconds behind the microphone.
 CLIP_END_KEY = "amend.clip_end"
+
+
+# When an input audio frame was captured (time.monotonic() where the transport took it in: the
+# scripted microphone, or the browser's audio arriving). Frames may reach the adapter seconds
+# later on a busy machine; what was captured while the agent was still speaking is no silence
+# after it (audio/no_input.py).
+CAPTURED_KEY = "amend.captured"
+
+
+F = TypeVar("F", bound=Frame)
+
+
+def stamp_captured(frame: F, at: float) -> F:
+    """``frame`` with its capture time (side effect: sets its metadata); returns it."""
+    frame.metadata[CAPTURED_KEY] = at
+    return frame
+
+
+def captured_at(frame: Frame) -> float | None:
+    """When the transport took ``frame`` in (None: it did not say)."""
+    at = frame.metadata.get(CAPTURED_KEY)
+    return float(at) if isinstance(at, (int, float)) else None
 
 
 def clip_end(frame: Frame) -> int | None:

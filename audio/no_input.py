@@ -12,6 +12,13 @@ agent waiting for a turn that had already happened, and the caller waiting for t
 * **Counted in audio time.** A closed microphone, or a push-to-talk button not pressed, sends
   no audio, so no time passes and nobody is asked again. A stalled machine delays the audio
   and the timer with it: it never fires because frames were late.
+* **Counted from audio captured after the question.** On a busy machine the adapter runs
+  seconds behind the microphone: the audio still queued when the question finished was
+  captured while it was playing, and is no silence after it. The count starts at the first
+  frame captured after the question finished (``frame_in``, with the transport's capture
+  time, :data:`~audio.frames.CAPTURED_KEY`); a frame with no capture time counts from when it
+  arrives, as before. Counted from where the adapter was, a lag of several seconds left the
+  caller 7 s less the lag to answer, and the reprompt came while the answer was on its way.
 * **Capped.** At most ``max_in_row`` no-input turns in a row; after that the agent waits in
   silence until the caller says something (a demo left open does not talk to an empty room).
   Any speech from the caller, spoken or typed, starts the count again.
@@ -51,15 +58,24 @@ class NoInput:
         self._clock = clock
         self._on_no_input = on_no_input
         self._alarm: int | None = None
+        self._from: float | None = None  # the question finished then: count from audio after
 
     @property
     def armed(self) -> bool:
-        return self._alarm is not None
+        return self._alarm is not None or self._from is not None
 
-    def question_finished(self) -> None:
-        """The agent's question played to its end: the caller's time to answer starts."""
+    def question_finished(self, at: float) -> None:
+        """The agent's question played to its end at ``at`` (``time.monotonic()``): the
+        caller's time to answer starts with the first audio captured after it."""
         self._disarm()
         if self.in_row < self.max_in_row:
+            self._from = at
+
+    def frame_in(self, captured: float | None) -> None:
+        """A frame of caller audio reaches the adapter, captured at ``captured`` (None: not
+        known; it counts from now). Call before the clock advances over it."""
+        if self._from is not None and (captured is None or captured >= self._from):
+            self._from = None
             self._alarm = self._clock.after(self.secs, self._fire)
 
     def caller_spoke(self) -> None:
@@ -77,6 +93,7 @@ class NoInput:
     def _disarm(self) -> None:
         self._clock.cancel(self._alarm)
         self._alarm = None
+        self._from = None
 
     def _fire(self) -> None:
         self._alarm = None

@@ -35,7 +35,7 @@ from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
-from audio.frames import CLIP_END_KEY, UNSTAMPED, GenerationAudio
+from audio.frames import CLIP_END_KEY, UNSTAMPED, GenerationAudio, stamp_captured
 from audio.wav_input import FRAME, RATE, CallerAudio, last_voiced_offset, to_pcm16
 
 # Frames of the stream between the starts of caller audio: the first sample of a turn is a
@@ -186,7 +186,7 @@ class ScriptedInput(BaseInputTransport):
                     current = None
             else:
                 audio = silence
-            frame = InputAudioRawFrame(audio, RATE, 1)
+            frame = stamp_captured(InputAudioRawFrame(audio, RATE, 1), time.monotonic())
             if said is not None:
                 frame.metadata[CLIP_END_KEY] = said.number
             await self.push_audio_frame(frame)

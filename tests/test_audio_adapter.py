@@ -37,6 +37,7 @@ from audio.frames import (
     GenerationAudio,
     SegmentHeardFrame,
     context_id_for,
+    stamp_captured,
 )
 from audio.generation_gate import GateEvent, GenerationGate
 from audio.live_call import CLIP_LOST_SECS
@@ -422,6 +423,20 @@ async def test_silence_after_a_question_is_a_no_input_turn():
     assert [(t.text, t.confidence) for t in conversation.turns] == [("", 0.0)]
     assert [(e.get("text"), e.get("channel")) for e in trace.named("user_turn_voiced")] == \
         [("", "silence")]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("after", [False, True])
+async def test_no_input_counts_only_audio_captured_after_the_question(after):
+    """Audio captured while the question was still playing (queued on a busy machine, here
+    stamped long ago) is no silence after it; audio captured after it is."""
+    backlog = [stamp_captured(f, 0.0) for f in silence(1.3)]
+    frames = [*speech(1, 20), SleepFrame(0.6), *backlog]
+    if after:
+        frames += [stamp_captured(f, float("inf")) for f in silence(1.3)]
+    _, _, conversation, _ = await drive([*frames, SleepFrame(0.1)],
+                                        first_plan=SpeechKind.QUESTION, no_input_secs=1.0)
+    assert [(t.text, t.confidence) for t in conversation.turns] == ([("", 0.0)] if after else [])
 
 
 @pytest.mark.anyio
