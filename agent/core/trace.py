@@ -25,7 +25,9 @@ CATALOG: dict[str, str] = {
                          "recogniser heard no words; the agent asks again, and in a repair "
                          "it counts as a failed answer. `channel` is `voice`, `typed`, or "
                          "`silence` for a no-input turn: 7 s of the caller's audio with no "
-                         "speech after a question (at most twice in a row)."),
+                         "speech after a question (at most twice in a row), counted in "
+                         "audio captured after the question finished, however far behind "
+                         "the microphone a busy machine's pipeline runs."),
     "backchannel_ignored": "Audio mode: a short sound over agent speech (\"mm-hm\") was not a "
                            "turn; playback went on.",
     "agent_speech_started": "Speech of one generation began to play.",
