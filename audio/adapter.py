@@ -46,7 +46,8 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from agent.core.session import Conversation
 from agent.core.speech import SpeechKind, SpeechPlan
 from agent.core.trace import Trace
-from audio.barge_in_control import BargeIn
+from audio.backlog import InputBacklog
+from audio.barge_in_control import UNHEARD_HOLD_SECS, BargeIn
 from audio.biasing import asset_ids_of, hotwords_for, sites_of
 from audio.caller_clock import CallerVoice, Recogniser, Timers
 from audio.frames import (
@@ -86,7 +87,8 @@ class ControllerAdapter(FrameProcessor):
     def __init__(self, gate: GenerationGate, trace: Trace, *, stt: SharedWhisperSTT | None = None,
                  noise_resume_secs: float = 1.0, lead_in_hold_secs: float = 0.7,
                  unheard_turn_secs: float = UNHEARD_TURN_SECS, no_input_secs: float = NO_INPUT_SECS,
-                 no_input_max_in_row: int = NO_INPUT_MAX_IN_ROW, bias: bool = True, **kwargs):
+                 no_input_max_in_row: int = NO_INPUT_MAX_IN_ROW, bias: bool = True,
+                 unheard_hold_secs: float = UNHEARD_HOLD_SECS, **kwargs):
         super().__init__(**kwargs)
         self.gate = gate
         self.stt = stt  # to wait for a segment still being transcribed when the turn ends
@@ -100,8 +102,11 @@ class ControllerAdapter(FrameProcessor):
         self.recogniser = Recogniser(stt)
         self.timers = timers = Timers(self.audio, self.recogniser, self.create_task)
         self.bridge = TraceBridge(gate, trace)
+        # caller audio in the pipeline not yet heard here (audio.backlog.InputMark feeds it)
+        self.backlog = InputBacklog()
         self.barge = BargeIn(gate, self.bridge, self.voice, self.recogniser, timers,
-                             noise_resume_secs=noise_resume_secs)
+                             noise_resume_secs=noise_resume_secs, backlog=self.backlog,
+                             unheard_hold_secs=unheard_hold_secs)
         self.intake = TurnIntake(gate, self.bridge, self.barge, self.voice, self.recogniser,
                                  timers, self.create_task, stt=stt,
                                  lead_in_hold_secs=lead_in_hold_secs,
@@ -192,11 +197,13 @@ class ControllerAdapter(FrameProcessor):
             if self.voice.hear(frame.audio) and self.barge.may_pause_early():
                 self._speech_started()  # pauses the agent now; the VAD confirms or not
                 self.barge.await_vad()
-            self.no_input.frame_in(captured_at(frame))
+            captured = captured_at(frame)
+            self.no_input.frame_in(captured)
             self.audio.advance(frame)
             clip = clip_end(frame)
             if clip is not None:
                 self.clip_ends[clip] = self.audio.now
+            self.backlog.reached(captured)  # last: a reply held for this audio may play
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             self.barge.vad_started()
             self._speech_started()

@@ -29,6 +29,7 @@ from audio.calls.player import Heard
 from audio.calls.script import Turn
 from audio.live_call import LiveCall
 from audio.pipeline import PipelineConfig
+from audio.trace_bridge import held_at_start
 from audio.wav_input import CallerAudio, load_wav
 
 
@@ -145,7 +146,7 @@ class AudioMode:
         v2v = [e.get("first_output_ms") for e in self.trace.named("turn_latency")
                if e.get("first_output_ms") is not None]
         barge = [e.get("onset_to_paused_ms") for e in self.trace.named("barge_in_paused")
-                 if not e.get("caller_first")]  # (a reply held at its start: no onset)
+                 if not held_at_start(e)]  # (a reply held at its start: no onset)
         return {"voice_to_voice": v2v, "barge_in": barge,
                 "barge_in_last_stale": self._last_stale_ms()}
 
@@ -155,7 +156,7 @@ class AudioMode:
         offset = time.monotonic() - self.trace.clock()
         out = []
         for paused in self.trace.named("barge_in_paused"):
-            if paused.get("caller_first"):
+            if held_at_start(paused):
                 continue  # a reply held at its start: nothing stale played after an onset
             onset = paused.t - paused.get("onset_to_paused_ms", 0.0) / 1000 + offset
             later = [e for e in self.trace.named("generation_invalidated")

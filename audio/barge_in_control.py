@@ -24,6 +24,13 @@ arrive together, before the reply exists. Without this, the reply to the first h
 split sentence played to its end over the second half on a loaded machine, while an idle
 machine cut it at once.
 
+Busier still, the caller's next turn may not have reached the turn detector at all when the
+reply begins: its audio waits unheard in the pipeline's queues (:mod:`audio.backlog`). Then
+the reply is held until the agent has heard the audio captured before it began
+(``unheard_ms`` on ``barge_in_paused``): speech found in it holds the reply as above, and
+without any the reply plays. A wall-clock bound (UNHEARD_HOLD_SECS) ends a hold whose audio
+never arrives, traced as a ``backstop``.
+
 The turn intake (:mod:`audio.turn_intake`) tells this object about every transcript
 (:meth:`BargeIn.heard`) and settles it when a turn is delivered (:meth:`BargeIn.settle`).
 """
@@ -31,8 +38,10 @@ The turn intake (:mod:`audio.turn_intake`) tells this object about every transcr
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from agent.core.session import Conversation
+from audio.backlog import InputBacklog
 from audio.barge_in import Overlap, classify_overlap
 from audio.caller_clock import AudioTimer, CallerVoice, Recogniser, Timers
 from audio.generation_gate import GenerationGate
@@ -40,13 +49,19 @@ from audio.trace_bridge import TraceBridge
 
 # A pause from a loud onset is reversible: no VAD speech within this much audio resumes.
 EARLY_RESUME_SECS = 0.6
+# The longest a reply waits, in wall-clock seconds, for caller audio it has not heard to reach
+# the agent: a bound for a stalled pipeline, never reached by a merely busy one (the longest
+# backlog measured: 14 s, at three times make test-audio's load).
+UNHEARD_HOLD_SECS = 30.0
 
 
 class BargeIn:
     """The barge-in state of the caller's current turn, and what it does to the gate."""
 
     def __init__(self, gate: GenerationGate, bridge: TraceBridge, voice: CallerVoice,
-                 recogniser: Recogniser, timers: Timers, *, noise_resume_secs: float):
+                 recogniser: Recogniser, timers: Timers, *, noise_resume_secs: float,
+                 backlog: InputBacklog | None = None,
+                 unheard_hold_secs: float = UNHEARD_HOLD_SECS):
         self.gate = gate
         self.conversation: Conversation | None = None
         self.overlapping = False  # this turn began over agent speech
@@ -62,6 +77,9 @@ class BargeIn:
         self._words = ""  # the latest transcript of this turn (the turn so far)
         # The caller began a turn (VAD start, push-to-talk) that has not ended yet.
         self.caller_in_turn = False
+        self._backlog = backlog
+        self._unheard_hold_secs = unheard_hold_secs
+        self._unheard: _UnheardHold | None = None  # a reply held for audio not yet heard
 
     # -- onset ---------------------------------------------------------------------------
 
@@ -91,10 +109,12 @@ class BargeIn:
     def vad_started(self) -> None:
         self.vad_speaking = True
         self.caller_in_turn = True
+        self._found_in_unheard()
 
     def turn_began(self) -> None:
         """The caller's turn began without the VAD (push-to-talk pressed)."""
         self.caller_in_turn = True
+        self._found_in_unheard()
 
     def turn_ended(self) -> None:
         """The turn detector ended the caller's turn: speech after this is the next one."""
@@ -106,8 +126,15 @@ class BargeIn:
         would have, and let that turn decide: words already in are judged as soon as the
         conversation has handed the plan over (a real turn cuts the reply, anything else lets
         it play); otherwise the words to come, or noise_resume_secs without any, decide.
-        Traced as ``barge_in_paused`` with ``caller_first``."""
-        if not self.caller_in_turn or self.gate.paused:
+        Traced as ``barge_in_paused`` with ``caller_first``.
+
+        If instead caller audio captured before now has not reached the agent yet, hold the
+        reply until it has (:meth:`_hold_for_unheard`)."""
+        if self.gate.paused:
+            return
+        if not self.caller_in_turn:
+            if self._backlog is not None and self._backlog.behind():
+                self._hold_for_unheard(generation, self._backlog)
             return
         if not self.gate.pause(generation, caller_first=True):
             return
@@ -118,6 +145,51 @@ class BargeIn:
             asyncio.get_running_loop().call_soon(self._judge_held_reply)
         elif not self.vad_speaking:
             self._noise = self._timers.after(self._noise_resume, self._resume_after_noise)
+
+    def _hold_for_unheard(self, generation: int, backlog: InputBacklog) -> None:
+        """Hold the reply ``generation`` until the audio captured before it is heard (side
+        effects: pauses the gate, traced as ``barge_in_paused`` with ``unheard_ms``; a
+        wall-clock bound)."""
+        unheard = backlog.unheard_secs()
+        if not self.gate.pause(generation, unheard_ms=round(unheard * 1000)):
+            return
+        hold = _UnheardHold(generation, unheard)
+        self._unheard = hold
+        hold.bound = asyncio.get_running_loop().call_later(
+            self._unheard_hold_secs, self._unheard_bound, hold)
+        hold.cancel_wait = backlog.when_heard(lambda: self._unheard_heard(hold))
+
+    def _unheard_heard(self, hold: _UnheardHold) -> None:
+        """The audio the reply waited for was heard, with no speech in it: it plays."""
+        if self._unheard is not hold:
+            return  # superseded, or speech was found in it
+        self._end_unheard_hold()
+        if self.gate.paused and not self.overlapping:
+            self.gate.resume()
+
+    def _unheard_bound(self, hold: _UnheardHold) -> None:
+        if self._unheard is not hold:
+            return
+        self._bridge.backstop("unheard_hold", hold.generation,
+                              unheard_secs=round(hold.unheard_secs, 2),
+                              held_secs=self._unheard_hold_secs)
+        self._unheard_heard(hold)
+
+    def _found_in_unheard(self) -> None:
+        """The caller's speech was in the audio a held reply waited for: from here the reply
+        is held as one the caller was already speaking over (the words decide)."""
+        if self._unheard is None:
+            return
+        self._end_unheard_hold()
+        if self.gate.paused and not self.barged:
+            self.overlapping = True
+
+    def _end_unheard_hold(self) -> None:
+        hold, self._unheard = self._unheard, None
+        if hold is not None:
+            hold.cancel_wait()
+            if hold.bound is not None:
+                hold.bound.cancel()
 
     def _judge_held_reply(self) -> None:
         if not self.gate.paused:
@@ -177,6 +249,7 @@ class BargeIn:
         """The turn is delivered: returns whether it began over agent speech and whether it
         cut it, and starts the next turn afresh. Output is never left on hold."""
         overlapping, barged = self.overlapping, self.barged
+        self._end_unheard_hold()
         self.overlapping, self.barged, self._transcribed = False, False, False
         self._words = ""
         if self.gate.paused:
@@ -192,6 +265,7 @@ class BargeIn:
         happened, and never leave output paused (side effects on the gate)."""
         self.barged = True
         self._cancel_noise_timer()
+        self._end_unheard_hold()
         if self.conversation is not None:
             self.conversation.barge_in()
         gate = self.gate
@@ -207,5 +281,16 @@ class BargeIn:
         agent's held speech goes on (the gate lets queued audio play out before the end; left
         paused, the end of the call would wait behind it for ever)."""
         self._cancel_noise_timer()
+        self._end_unheard_hold()
         if self.gate.paused and not self.barged:
             self.gate.resume()
+
+
+class _UnheardHold:
+    """A reply held until the caller audio captured before it has been heard."""
+
+    def __init__(self, generation: int, unheard_secs: float):
+        self.generation = generation
+        self.unheard_secs = unheard_secs
+        self.cancel_wait: Callable[[], None] = lambda: None
+        self.bound: asyncio.TimerHandle | None = None

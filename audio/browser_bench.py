@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.bench import BenchRow, median, percentile
+from audio.trace_bridge import held_at_start
 
 CHROMIUM = Path("/usr/bin/chromium")
 # The same flags as the browser tests' (tests/browser_support.py): headless, fake media
@@ -160,7 +161,8 @@ def barge_ins(timeline: dict, events: Sequence[dict] = ()) -> tuple[list[BargeIn
     latency = float(timeline.get("baseLatency", 0)) + float(timeline.get("outputLatency", 0))
     clips = sorted((c for c in timeline.get("injected", []) if c.get("onset") is not None),
                    key=lambda c: c["onset"])
-    paused_events = [e for e in events if e.get("event") == "barge_in_paused"]
+    paused_events = [e for e in events if e.get("event") == "barge_in_paused"
+                     and not held_at_start(e)]  # (a reply held at its start: no onset)
     found: list[BargeIn] = []
     missed: list[dict] = []
     for i, clip in enumerate(clips):

@@ -2,7 +2,9 @@
 
 Stages, in order:
 
-1. ``transport.input()``: 20 ms PCM16 frames at 16 kHz (scripted caller, browser, sound card).
+1. ``transport.input()``: 20 ms PCM16 frames at 16 kHz (scripted caller, browser, sound card),
+   then ``InputMark`` (:mod:`audio.backlog`): notes each frame's capture time, so that a reply
+   never begins over caller audio still queued unheard on a busy machine.
 2. ``CappedVADProcessor(SharedSilero)`` (:mod:`audio.vad`, :mod:`audio.turns`): speech
    start/stop, stop after 0.2 s of silence; the voice fading, the first 64 ms of that
    silence; and the cap on a turn's length (``max_turn_secs``): a turn that reaches it is
@@ -55,6 +57,7 @@ from agent.core.session import Conversation
 from agent.core.speech import SpeechPlan, SpeechSink
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
+from audio.backlog import InputMark
 from audio.generation_gate import GenerationGate
 from audio.no_input import NO_INPUT_MAX_IN_ROW, NO_INPUT_SECS
 from audio.services import PREROLL_SECS, GenerationPiperTTS, SharedSilero, SharedWhisperSTT
@@ -235,8 +238,8 @@ def build_pipeline(transport: BaseTransport, trace: Trace,
     # wall-clock backstops (a closed microphone) wait while it is held.
     adapter.timers.held = lambda: turns.holding
     tts = GenerationPiperTTS(keep=config.keep_sentences)
-    pipeline = Pipeline([transport.input(), vad, stt, turns, adapter, tts, gate,
-                         transport.output()])
+    pipeline = Pipeline([transport.input(), InputMark(adapter.backlog), vad, stt, turns,
+                         adapter, tts, gate, transport.output()])
     worker = PipelineWorker(pipeline, params=PipelineParams(
         audio_in_sample_rate=16000, audio_out_sample_rate=config.out_sample_rate),
         idle_timeout_secs=None, enable_rtvi=False)

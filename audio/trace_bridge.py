@@ -129,7 +129,7 @@ class TraceBridge:
             self.clock.first_tts_audio(event.generation, event.t)
             return
         if event.name == "barge_in_paused":
-            if not data.get("caller_first"):  # (a reply held at its start has no onset)
+            if not held_at_start(data):  # (a reply held at its start has no onset)
                 data["onset_to_paused_ms"] = round((event.t - self._onset) * 1000, 1)
         if event.name == "generation_invalidated":
             if not self._invalidations.first(event.generation):
@@ -149,3 +149,10 @@ class TraceBridge:
             return {"question": snap.question, "revision": snap.revision,
                     "generation": generation}
         return {"question": "", "revision": -1, "generation": generation}
+
+
+def held_at_start(paused: Any) -> bool:
+    """A ``barge_in_paused`` event (or its data) held a reply as it began, not speech over
+    it: the caller was already in their next turn (``caller_first``) or audio captured before
+    it was not heard yet (``unheard_ms``). Such a pause has no onset."""
+    return bool(paused.get("caller_first")) or paused.get("unheard_ms") is not None

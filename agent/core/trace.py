@@ -35,13 +35,17 @@ CATALOG: dict[str, str] = {
     "generation_invalidated": "A response generation became stale; its queued and playing "
                               "speech is dropped.",
     "barge_in_paused": "Audio mode: the caller spoke over the agent, or was already in their "
-                       "next turn when a reply began (caller_first); playback is held.",
+                       "next turn when a reply began (caller_first), or caller audio captured "
+                       "before the reply began had not been heard yet on a busy machine "
+                       "(unheard_ms: how much; the reply waits for it); playback is held.",
     "barge_in_resumed": "Audio mode: the overlap was not a turn; held playback continues.",
     "backstop": "Audio mode: a bound kept for a stalled pipeline ended a wait that the audio's "
                 "order should have ended (`which`: turn_hold, after `held_secs` of held caller "
                 "audio, `idle_secs` of them with nothing being worked on: 5 s of those or 30 s in "
                 "all; "
-                "recogniser_reach, for `segment`, after 30 s). The call may have depended on "
+                "recogniser_reach, for `segment`, after 30 s; unheard_hold, a reply that "
+                "waited `held_secs` for `unheard_secs` of caller audio to be heard). The call "
+                "may have depended on "
                 "the machine's speed.",
     "turn_latency": "Audio mode: milliseconds from the caller's last voiced frame to each "
                     "milestone of the answer: VAD stop, transcript, turn end (handed to the "
