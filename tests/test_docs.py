@@ -506,3 +506,41 @@ def test_the_walkthrough_follows_one_correction_through_at_most_twelve_files():
     named = {m for m in re.findall(r"`([\w/]+\.py)", text) if not m.startswith("tests/")}
     assert named == set(files), f"named but not in the table: {sorted(named - set(files))}"
 
+
+
+def test_the_default_registry_table_names_every_revision_with_its_scope_and_dates():
+    """docs/call-scripts.md's table of the default registry is what script writers expect
+    answers from: every revision in registry/demo is a row, with its configurations, regions
+    and the years its validity starts (and ends), and no row names a revision that is gone."""
+    import yaml
+
+    text = (ROOT / "docs" / "call-scripts.md").read_text(encoding="utf-8")
+    section = text.split("**The default registry**", 1)[1].split("\n\n**", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            for rev in re.findall(r"`([\w-]+)`", cells[0]):
+                rows[rev] = cells
+    revisions = [r for f in sorted((ROOT / "registry" / "demo").glob("*.yaml"))
+                 for r in yaml.safe_load(f.read_text(encoding="utf-8"))["revisions"]]
+    assert sorted(rows) == sorted(r["id"] for r in revisions)
+    for rev in revisions:
+        row = " ".join(rows[rev["id"]])
+        if rev.get("kind") == "translation":  # "as the original"
+            assert rev["equivalent_to"] in row, rev["id"]
+            continue
+        for scope in rev.get("applies", []):
+            start, end = scope["valid"]
+            assert start[:10] in row, (rev["id"], start)
+            assert end is None or end[:10] in row, (rev["id"], end)
+            for config in scope["configurations"]:
+                assert config == "*" or config in row, (rev["id"], config)
+            for region in scope["regions"]:
+                assert region in row, (rev["id"], region)
+        for role in rev.get("roles", []):
+            assert role in row, (rev["id"], role)
+        if rev.get("tenant", "*") != "*":
+            assert rev["tenant"] in row, rev["id"]
+        for superseded in rev.get("supersedes", []):
+            assert superseded["revision"] in row and superseded["decision"] in row, rev["id"]
