@@ -462,6 +462,26 @@ async def test_a_pick_answers_the_yes_no_on_one_of_the_bookings_named():
         assert c.events("confirmation_requested", op="cancel_booking")
 
 
+@pytest.mark.parametrize("said", [
+    "No wait, did I have one, but when's made visit is the one to cancel.",  # blind 38, heard
+    "No, that's not the one to cancel.",
+    "Hang on, the one to cancel is something else.",
+])
+async def test_a_cancel_read_back_refused_without_naming_another_cancels_nothing(said):
+    async with call(caller=TWO_PUMPS, bookings=TWO_VISITS) as c:
+        await c.say("We won't be needing the engineer on Tuesday the 8th after all.")
+        assert c.events("confirmation_requested", op="cancel_booking")
+        reply = await c.say(said)
+        assert reply == ("Okay, I won't cancel it. Booking BK-1001 stays as it is. "
+                         "Is there anything else I can help with?")
+        assert not c.events("action_dispatched")
+        reply = await c.say("Yes, cancel the one on the 9th.")
+        assert reply.startswith("Just to confirm. Cancel booking BK-2002")
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert [b["ref"] for b in c.bookings()] == ["BK-1001"]
+
+
 async def test_more_bookings_than_a_question_can_name_are_asked_about_openly():
     visits = [dict(TWO_VISITS[0], ref=f"BK-{n}", date=f"2026-12-{n:02d}") for n in range(7, 11)]
     async with call(caller=ONE_PUMP, bookings=visits) as c:

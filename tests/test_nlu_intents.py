@@ -564,3 +564,44 @@ def test_a_visit_described_as_booked_to_come_out_is_moved_not_asked_for():
 def test_thats_the_one_answers_a_read_back_yes(said):
     """Blind text round 30: "one" written "1" by the normaliser hid "that's the one"."""
     assert propose(said, context(pending_confirmation=True)).intent is Intent.YES
+
+
+# blind round 38 (audio): "No wait, the other one, the Wednesday visit is the one to cancel",
+# heard "No wait, did I have one, but when's made visit is the one to cancel.", was taken as
+# the yes to the cancel read back, and the wrong booking was cancelled.
+_READ_BACK = {"booking_ref": "BK-1", "asset": "P-100", VISIT_DATE: "2026-12-03"}
+
+
+@pytest.mark.parametrize("said", [
+    "No wait, did I have one, but when's made visit is the one to cancel.",
+    "No, that's not the one to cancel.",
+    "Wait, not that one, cancel the later one.",
+    "Hang on, the one to cancel is something else.",
+    "Actually no, cancel a different one.",
+    "Nope, it's another booking I want cancelled.",
+    "Hmm, that isn't the booking I meant to cancel.",
+    "Hang on, that's not the one I want moved.",
+    "No, move a different visit.",
+])
+def test_a_refusal_of_the_booking_read_back_that_names_no_other_is_a_no(said):
+    proposal = propose(said, context(values=_READ_BACK, pending_confirmation=True,
+                                     bookings=BOOKED_TWO))
+    assert proposal.intent is Intent.NO, said
+
+
+@pytest.mark.parametrize("said", [
+    "Yes, cancel it.", "Please cancel it.", "Yes, that's the one to cancel.",
+    "Cancel it, that's the one.", "Yes please, that's the one I want cancelled.",
+])
+def test_a_cancel_asked_for_again_is_still_the_read_backs_yes(said):
+    proposal = propose(said, context(values=_READ_BACK, pending_confirmation=True,
+                                     bookings=BOOKED_TWO))
+    assert proposal.intent is Intent.CANCEL and not proposal.slots, said
+
+
+@pytest.mark.parametrize("said", ["No, cancel the other one.", "No, cancel the P-200 one.",
+                                  "No wait, it's the one on the 4th I want to cancel."])
+def test_a_refusal_that_names_the_other_booking_still_points_at_it(said):
+    proposal = propose(said, context(values=_READ_BACK, pending_confirmation=True,
+                                     bookings=BOOKED_TWO))
+    assert proposal.intent is not Intent.NO and proposal.slots, said

@@ -159,13 +159,20 @@ def _settled(call: Call, target: BookingRecord | None) -> bool:
 
 
 def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
-    """The turn names a booking (by reference) or an asset that is not the settled target's."""
+    """The turn names a booking (by reference), an asset, or for a cancel a day, that is not
+    the settled target's. A cancel declined and asked for again of another day ("no" to
+    "Cancel booking BK-1001 on Tuesday 8 December?", then "cancel the one on the 9th") means
+    the booking on that day, not the one it held (a move's day is where it goes, not which)."""
     target = desk.records.get(desk.target_ref or "")
-    ref, asset = p.slot(BOOKING_REF), p.slot(ASSET)
+    ref, asset, day = p.slot(BOOKING_REF), p.slot(ASSET), p.slot(VISIT_DATE)
     if ref is not None and ref.value:
         return ref.value != desk.target_ref
-    return target is not None and asset is not None and asset.value is not None \
-        and asset.value != target.asset
+    if target is None:
+        return False
+    if asset is not None and asset.value is not None and asset.value != target.asset:
+        return True
+    return p.intent is Intent.CANCEL and day is not None and day.value is not None \
+        and day.role is not SlotRole.NEGATED and day.value != target.date
 
 
 # The values only a visit has: a correction that gives one is about the booking.

@@ -44,6 +44,15 @@ _TAKEN_BACK = re.compile(
     r"\b(?:not (?:right|correct|quite)|wrong|incorrect|isn'?t right)\b"
     rf"|^{_FILLER}(?:yes|yeah|yep),? no\b(?! problem| worries| bother| doubt)")
 _GO_AHEAD = re.compile(rf"\b(?:{intent_words.GO_AHEAD})\b")
+# The one read back is not the one meant (points_elsewhere).
+_ELSEWHERE = re.compile(
+    r"\bnot (?:that|this|the (?:right|correct|same)) (?:one|1|booking|visit|appointment)\b"
+    r"|\b(?:isn'?t|is not|'s not|wasn'?t|was not) (?:the|that|this|my) (?:one|1|right one"
+    r"|booking|visit|appointment)\b"
+    r"|\b(?:a|the|some) (?:different|other|wrong) (?:one|1|booking|visit|appointment)\b"
+    r"|\banother (?:one|1|booking|visit|appointment)\b|\bsomething else\b")
+_THE_ONE_MEANT = re.compile(r"\bthe (?:one|1) (?:to|that|which|i|we|you)\b"
+                            r"|\b(?:is|'s) the (?:one|1)\b")
 # "book another visit", "a second booking", "I also need a visit": a new task, not an edit.
 _ANOTHER = re.compile(r"\b(?:another|a new|a (?:second|2nd)|a separate|(?:one|1) more|an extra"
                       r"|an additional) (?:\w+ )?(?:visit|booking|appointment|service call)\b"
@@ -235,6 +244,14 @@ def answer_intent(text: str) -> Intent | None:
     if _YES.match(text):
         return None if _TAKEN_BACK.search(text) else Intent.YES
     return None
+
+
+def points_elsewhere(text: str) -> bool:
+    """The turn says the thing read back is not the one meant: "that's not the one to cancel",
+    "not that one", "a different booking", "something else", or, opening with a no, which one
+    is meant ("no wait, the Wednesday one is the one to cancel", the day misheard). A yes that
+    names it ("yes, that's the one") is not."""
+    return bool(_ELSEWHERE.search(text)) or bool(_NO.match(text) and _THE_ONE_MEANT.search(text))
 
 
 def says_go_ahead(text: str) -> bool:

@@ -77,6 +77,14 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
         # "Yes, move it" / "no, don't move it" answers "shall I go ahead?" about the very move
         # on the table; it restates the request rather than making a new one.
         return answer, False
+    if explicit in (Intent.CANCEL, Intent.RESCHEDULE) and context.pending_confirmation \
+            and not slots and referent is None and intents.points_elsewhere(text):
+        # "No, that's not the one to cancel", "no wait, the Wednesday one is the one to
+        # cancel" with the day misheard, "hang on, that's not the one I want moved": a
+        # refusal of what was read back that names no other booking is a no to it, never its
+        # yes (a cancel asked for again is the read-back's yes: "yes, cancel it"). Naming the
+        # other one re-targets ("no, the one on the 9th").
+        return Intent.NO, False
     if explicit is None and booking_values and context.ledger.value(BOOKING_REF) is None \
             and any(s.field == BOOKING_REF and s.value in {ref for ref, _, _ in context.bookings}
                     for s in slots):
