@@ -153,6 +153,7 @@ class BargeIn:
         unheard = backlog.unheard_secs()
         if not self.gate.pause(generation, unheard_ms=round(unheard * 1000)):
             return
+        self._end_unheard_hold()  # (one for an older reply, invalidated meanwhile)
         hold = _UnheardHold(generation, unheard)
         self._unheard = hold
         hold.bound = asyncio.get_running_loop().call_later(
