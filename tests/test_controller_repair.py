@@ -30,7 +30,7 @@ from agent.service.repair import (
     plan,
     repeats,
 )
-from agent.service.repair_answers import read_answer, settled_by_yes
+from agent.service.repair_answers import read_answer, settled_by_restating, settled_by_yes
 from agent.understanding.proposals import Intent, Proposal, SlotValue
 from tests.controller_support import ONE_PUMP, Call, call
 
@@ -165,6 +165,57 @@ def test_a_yes_that_opens_a_turn_of_its_own_settles_what_was_read_back_together(
     no = Proposal(Intent.INFORM, (SlotValue("visit_window", "afternoon", "the afternoon"),))
     assert read_answer(asked, no, "The afternoon.") is no
     assert settled_by_yes(asked, no, "The afternoon.") == frozenset()
+
+
+def test_an_answer_that_says_the_checked_values_again_settles_them():
+    together = (("visit_date", "2026-12-03"), ("visit_time", "14:30"),
+                ("visit_window", "afternoon"), ("asset", "P-200"))
+    asked = _walk(Question("visit_date", ("Sorry, I didn't catch that clearly.",
+                                          "Did you mean Thursday 3 December, at 14:30, P-200?"),
+                           fields=tuple(f for f, _ in together), together=together), 0)[0]
+
+    def inform(*values: tuple[str, str], intent: Intent = Intent.INFORM, **kw) -> Proposal:
+        return Proposal(intent, tuple(SlotValue(f, v, v) for f, v in values), **kw)
+    # all of it, or a part of it, said again: what is said again is settled
+    assert settled_by_restating(asked, inform(*together)) == {f for f, _ in together}
+    assert settled_by_restating(asked, inform(("asset", "P-200"))) == {"asset"}
+    # another value, a value taken back, a correction or a no: nothing
+    assert settled_by_restating(asked, inform(("asset", "P-200"),
+                                              ("visit_date", "2026-12-04"))) == frozenset()
+    assert settled_by_restating(asked, inform(("asset", "P-200"),
+                                              withdrawn=(("asset", "P-100"),))) == frozenset()
+    assert settled_by_restating(asked, inform(("asset", "P-200"),
+                                              intent=Intent.CORRECTION)) == frozenset()
+    assert settled_by_restating(asked, inform(intent=Intent.NO)) == frozenset()
+    # a confirmation is never settled by words said again: it needs its yes
+    confirm = _walk(Question(CONFIRMATION, ("Shall I book it?",), together=together), 0)[0]
+    assert settled_by_restating(confirm, inform(*together)) == frozenset()
+
+
+@pytest.mark.parametrize("again", [
+    "Thursday, laten at half past 2 for pump P 200",  # blind 39, heard so
+    "P-200, Thursday, half past two.",
+    "It's for P-200 on Thursday at half past two.",
+])
+async def test_a_check_answered_by_its_values_said_again_goes_on_to_the_read_back(again):
+    async with call(caller=TWO_PUMPS) as c:
+        reply = await c.say("Could I book an engineer for pump P-200 on Thursday at half past "
+                            "two?", confidence=0.45)
+        assert reply == ("Sorry, I didn't catch that clearly. "
+                         "Did you mean Thursday 3 December, at 14:30, P-200?")
+        reply = await c.say(again, confidence=0.45)
+        assert reply == ("Let me check I have this right. A service visit for pump P-200 on "
+                         "Thursday 3 December, at 14:30. Shall I book it?")
+        assert not c.events("action_dispatched")
+
+
+@pytest.mark.parametrize("answer", ["Friday at half past two, P-200.", "P-100, Thursday."])
+async def test_a_check_answered_with_another_value_is_not_settled_by_it(answer):
+    async with call(caller=TWO_PUMPS) as c:
+        await c.say("Could I book an engineer for pump P-200 on Thursday at half past two?",
+                    confidence=0.45)
+        reply = await c.say(answer, confidence=0.45)
+        assert not reply.startswith("Let me check I have this right."), reply
 
 
 def test_the_guard_moves_on_when_another_question_would_sound_the_same():

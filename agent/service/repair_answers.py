@@ -120,6 +120,26 @@ def settled_by_yes(asked: Asked | None, p: Proposal, text: str) -> frozenset[str
     return frozenset(name for name, value in _proposed(asked) if (name, value) in held)
 
 
+def settled_by_restating(asked: Asked | None, p: Proposal) -> frozenset[str]:
+    """The fields an answer settles by saying again what the question on the table proposed
+    ("Did you mean Thursday 10 December, at 14:30, P-200?" "Thursday at half past two, pump
+    P-200."): the caller heard the values read back and gave them again, and two hearings of
+    their words agree. Only when every value the turn gives is one the question proposed, and
+    it takes nothing back; an action is still read back in full before anything is done. A
+    value said otherwise, or a turn that opens with a no, settles nothing."""
+    if asked is None or not _proposed(asked) or asked.question.field in (
+            CONFIRMATION, PERSON, REQUEST, TARGET, OPENED):
+        return frozenset()
+    if p.intent is not Intent.INFORM or p.withdrawn or p.cleared:
+        return frozenset()
+    if any(s.candidates for s in p.slots):
+        return frozenset()
+    given = {(s.field, s.value) for s in p.slots if s.value is not None}
+    if not given or not given <= set(_proposed(asked)):
+        return frozenset()
+    return frozenset(name for name, _ in given)
+
+
 def _proposed(asked: Asked) -> tuple[tuple[str, str], ...]:
     """The values a yes to ``asked`` settles: those it proposed, or those it read back
     together from one unclear turn ("Did you mean morning, P-100?")."""

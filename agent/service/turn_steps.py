@@ -35,7 +35,7 @@ from agent.service.intent_handlers import (
 from agent.service.invalidation import invalidate_dependents
 from agent.service.render import ask_which_field
 from agent.service.repair import TARGET, Question
-from agent.service.repair_answers import read_answer, settled_by_yes
+from agent.service.repair_answers import read_answer, settled_by_restating, settled_by_yes
 from agent.service.replies import (
     acknowledge,
     ask_offer_again,
@@ -224,6 +224,8 @@ async def validate(call: TurnCall, turn: Turn) -> bool:
     if settled and not trust.heard_clearly(turn.utterance, (), turn.expect,
                                            floor=ctx.options.confidence_floor):
         settled = frozenset()  # the yes itself was doubtful: the whole turn is
+    # A check answered by saying its values again: the two hearings agreeing is the evidence
+    settled |= settled_by_restating(ctx.on_table(), p)
     own = [s for s in p.slots if s.field not in settled]
     uncertain = bool(own) and not trust.heard_clearly(
         turn.utterance, own, turn.expect, floor=ctx.options.confidence_floor,
