@@ -600,3 +600,20 @@ def test_a_kind_said_twice_in_a_row_is_said_once(said):
     "pump" alone named both of the caller's pumps."""
     turn = f"we won't be needing the engineer for {said} after all"
     assert propose(turn, context(caller=TWO_SITES)).slot(ASSET).value == "P-100", turn
+
+
+@pytest.mark.parametrize(("said", "asset_id"), [
+    ("Harbour Road, visit to Monday afternoon, please.", "P-100"),  # blind round 39, heard so
+    ("Canal Street, pump needs looking at on Friday.", "P-200"),
+    ("Rotterdam, booking on Friday, could it be the afternoon?", "P-100"),
+    ("the Utrecht, engineer, can he come on Friday?", "P-200"),
+])
+def test_a_comma_between_a_place_and_its_noun_is_the_recognisers(said, asset_id):
+    """Blind round 39: "Could you move the <pause> Harbour Road visit to Monday afternoon?"
+    came back with a comma at the pause, and "Harbour Road, visit" named no asset."""
+    assert propose(said, context(caller=TWO_SITES)).slot(ASSET).value == asset_id, said
+
+
+def test_a_comma_after_a_place_does_not_outweigh_an_asset_named_by_its_id():
+    said = "We're near Rotterdam, pump P-200 needs a visit on Friday."
+    assert propose(said, context(caller=TWO_SITES)).slot(ASSET).value == "P-200"

@@ -321,7 +321,9 @@ def _by_kind(text: str, assets: tuple[Asset, ...], nouns: dict[str, tuple[str, .
     noun = "|".join(sorted(map(re.escape, {*nouns, *_NEED_A_PLACE}), key=len, reverse=True))
     out = []
     for match in re.finditer(
-            rf"(?<![\w'-])(?:(?P<pre>{place}) )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
+            # (a comma between a place and its noun is the recogniser's, heard at a pause:
+            # "Harbour Road, visit to Monday afternoon, please.")
+            rf"(?<![\w'-])(?:(?P<pre>{place}),? )?(?P<noun>{noun}|one|1)(?:'s)?(?![\w'-])"
             rf"(?: (?:in|at|on|from|for|near|(?:over|down|up|out) (?:in|at)|by) (?:the )?"
             # a place that opens the next noun phrase is that one's: "the engineer for the
             # Rotterdam pump" names the pump in Rotterdam, not an engineer for Rotterdam
