@@ -18,6 +18,7 @@ from pipecat.frames.frames import (
     EndFrame,
     Frame,
     InputAudioRawFrame,
+    StartFrame,
     TranscriptionFrame,
     TTSAudioRawFrame,
     TTSStartedFrame,
@@ -29,7 +30,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.tests.utils import run_test
 
 from agent.core.trace import Trace
 from audio.adapter import ControllerAdapter
@@ -103,48 +104,53 @@ async def test_the_mark_notes_each_frames_capture_time_and_passes_it_on():
 # -- a reply and the caller's queued audio ----------------------------------------------------
 
 class Valve(FrameProcessor):
-    """Stands for a VAD that fell behind: holds the caller's frames of the block (numbered
-    ``seq`` of ``of`` in their metadata) until ``release`` is set. Agent frames pass."""
+    """Stands for a VAD that fell behind. Every caller frame carries its place in what was
+    said (``seq``) and is let go in that order, never in the order frames reach this queue
+    (system frames overtake a transcript there), and the frames after a transcript only once
+    the adapter took it in (in the pipeline the turn detector waits for the words). The
+    frames from ``block_at`` on wait until ``release`` is set. Agent frames pass at once."""
 
-    def __init__(self, *, holds: bool = True, **kwargs):
+    def __init__(self, *, block_at: int, count: int, holds: bool = True, **kwargs):
         super().__init__(**kwargs)
-        self.holds = holds
+        self.block_at, self.count, self.holds = block_at, count, holds
         self.release = asyncio.Event()
-        self.held: list[Frame] = []
-        self.all_held = asyncio.Event()  # the block's last frame is held
+        self.arrived: dict[int, Frame] = {}
+        self.came = asyncio.Event()  # another caller frame arrived
+        self.all_held = asyncio.Event()  # every frame of the block is here
         self.done = asyncio.Event()  # the call may end: the EndFrame waits for it
         self.words_in = asyncio.Event()  # the adapter took in the last transcript let go
         self._drain: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         await super().process_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            await self.push_frame(frame, direction)
+            self._drain = self.create_task(self._let_go(), "valve")
+            return
         if isinstance(frame, EndFrame):
             with contextlib.suppress(TimeoutError):  # (a bound for a broken product only)
                 await asyncio.wait_for(self.done.wait(), HANG_SECS)
             if self._drain is not None:
-                self._drain.cancel()
-        caller = isinstance(frame, (InputAudioRawFrame, VADUserStartedSpeakingFrame,
-                                    VADUserStoppedSpeakingFrame, UserStartedSpeakingFrame,
-                                    UserStoppedSpeakingFrame, TranscriptionFrame))
-        if caller and "seq" in frame.metadata and self.holds:
-            self.held.append(frame)
-            if len(self.held) == frame.metadata["of"]:
-                self.all_held.set()
-                self._drain = self.create_task(self._let_go(), "valve")
+                await self.cancel_task(self._drain)
+        if "seq" not in frame.metadata:
+            await self.push_frame(frame, direction)
             return
-        await self.push_frame(frame, direction)
-        if "seq" in frame.metadata and len(self.held) + 1 == frame.metadata["of"]:
-            self.all_held.set()  # (holding nothing: the block went by)
+        self.arrived[frame.metadata["seq"]] = frame
+        self.came.set()
+        if all(n in self.arrived for n in range(self.block_at, self.count)):
+            self.all_held.set()
 
     async def _let_go(self) -> None:
-        await self.release.wait()
-        # in the order said: system frames overtook the transcript in this queue too
-        for frame in sorted(self.held, key=lambda f: f.metadata["seq"]):
+        for n in range(self.count):
+            if n == self.block_at and self.holds:
+                await self.release.wait()
+            while n not in self.arrived:
+                self.came.clear()
+                await self.came.wait()
+            frame = self.arrived.pop(n)
             self.words_in.clear()
             await self.push_frame(frame)
             if isinstance(frame, TranscriptionFrame):
-                # the frames after it are system frames, which would overtake it in the
-                # adapter's queue: in the pipeline the turn detector waits for the words
                 await self.words_in.wait()
 
 
@@ -163,10 +169,10 @@ class SpeakAsAudio(FrameProcessor):
         await self.push_frame(TTSStoppedFrame(context_id=ctx))
 
 
-def first_turn() -> list:
+def first_turn() -> list[Frame]:
     return [VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(),
-            said("What is the torque for the seal on P-100?"), SleepFrame(0.02),
-            VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.05)]
+            said("What is the torque for the seal on P-100?"),
+            VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame()]
 
 
 def queued(secs: float, start: float) -> list[Frame]:
@@ -180,17 +186,17 @@ def the_correction() -> list[Frame]:
     block = [*queued(0.3, T0), VADUserStartedSpeakingFrame(), UserStartedSpeakingFrame(),
              *queued(1.2, T0 + 0.3), said("Sorry, P-200, not P-100."),
              VADUserStoppedSpeakingFrame(), *queued(0.3, T0 + 1.5), UserStoppedSpeakingFrame()]
-    return numbered(block)
+    return block
 
 
 def silence_only() -> list[Frame]:
-    return numbered(queued(1.5, T0))
+    return queued(1.5, T0)
 
 
-def numbered(block: list[Frame]) -> list[Frame]:
-    for i, frame in enumerate(block):
-        frame.metadata.update(seq=i, of=len(block))
-    return block
+def numbered(frames: list[Frame]) -> list[Frame]:
+    for i, frame in enumerate(frames):
+        frame.metadata["seq"] = i
+    return frames
 
 
 async def call(block: list[Frame], *, ends_with: int, hold: bool = True,
@@ -207,7 +213,9 @@ async def call(block: list[Frame], *, ends_with: int, hold: bool = True,
     adapter.attach(conversation)
     if not hold:  # the control: an ear that never knows it is behind
         adapter.backlog.lag_secs = float("inf")
-    valve = Valve(holds=not keep_up)
+    said_first = first_turn()
+    frames = numbered([*said_first, *block])
+    valve = Valve(block_at=len(said_first), count=len(frames), holds=not keep_up)
     transcribed = adapter.intake.transcribed
 
     def transcribed_then_tell(text: str, result: object) -> None:
@@ -238,7 +246,6 @@ async def call(block: list[Frame], *, ends_with: int, hold: bool = True,
         if not keep_up:
             conversation.answer.set()
     answering = asyncio.ensure_future(answer_when_held())
-    frames = [*first_turn(), *block]
     down, _ = await run_test(Pipeline([InputMark(adapter.backlog), valve, adapter,
                                        SpeakAsAudio(), gate]), frames_to_send=frames)
     answering.cancel()
