@@ -27,11 +27,16 @@ async def _first_voiced_frame(frames_before_say: int) -> int:
     sent: list[bytes] = []
     enough = asyncio.Event()
     asked = asyncio.Event()
+    queued = asyncio.Event()
 
     async def push_audio_frame(frame) -> None:
         sent.append(frame.audio)
         if len(sent) == frames_before_say:
             asked.set()
+            # the stream stands still here until the clip is asked for: on a busy machine the
+            # test's own task may otherwise run a grid step late (the clip then starts, rightly,
+            # on the grid after)
+            await queued.wait()
         if any(sent[-1]) and len(sent) > frames_before_say:
             enough.set()
 
@@ -41,6 +46,9 @@ async def _first_voiced_frame(frames_before_say: int) -> int:
         await asyncio.wait_for(asked.wait(), 5)
         voice = np.full(FRAME * 3, 0.25, dtype=np.float32)
         said = asyncio.create_task(mic.say(CallerAudio(voice, "test", 16000, 1)))
+        while mic._pending.empty() and not said.done():
+            await asyncio.sleep(0)  # (a loop turn: the say task queues the clip)
+        queued.set()
         await asyncio.wait_for(enough.wait(), 5)
         await asyncio.wait_for(said, 5)
     finally:
