@@ -129,3 +129,20 @@ async def served_on_loopback(app: Any) -> AsyncIterator[tuple[int, Any]]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
+
+
+class AnswersLate(EchoConversation):
+    """Answers the first turn only once the test lets it (``answer``): by then the caller's
+    next turn has begun, as on a loaded machine, where a turn's end and the caller going on
+    after it reach the adapter together, before the reply exists."""
+
+    def __init__(self, sink, trace):
+        super().__init__(sink, trace, greeting=())
+        self.answer = asyncio.Event()
+        self.waiting = False  # the first turn came in and waits for ``answer``
+
+    async def user_turn(self, utterance: Utterance) -> None:
+        if not self.answer.is_set():
+            self.waiting = True
+            await self.answer.wait()
+        await super().user_turn(utterance)

@@ -47,7 +47,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.world import open_fake_world
 
 sys.path.insert(0, str(Path(__file__).parent))
-from audio_fakes import EchoConversation  # noqa: E402
+from audio_fakes import AnswersLate, EchoConversation  # noqa: E402
 
 RATE = 16000
 FRAME_SECS = 0.02
@@ -171,23 +171,6 @@ async def test_lead_in_then_breath_then_words_is_one_turn():
               VADUserStoppedSpeakingFrame(), UserStoppedSpeakingFrame(), SleepFrame(0.2)]
     _, _, conversation, _ = await drive(frames)
     assert [t.text for t in conversation.turns] == ["Sorry. Thursday morning, not Wednesday."]
-
-
-class AnswersLate(EchoConversation):
-    """Answers the first turn only once the test lets it (``answer``): by then the caller's
-    next turn has begun, as on a loaded machine, where a turn's end and the caller going on
-    after it reach the adapter together, before the reply exists."""
-
-    def __init__(self, sink, trace):
-        super().__init__(sink, trace, greeting=())
-        self.answer = asyncio.Event()
-        self.waiting = False  # the first turn came in and waits for ``answer``
-
-    async def user_turn(self, utterance: Utterance) -> None:
-        if not self.answer.is_set():
-            self.waiting = True
-            await self.answer.wait()
-        await super().user_turn(utterance)
 
 
 def answer_once_the_caller_went_on(adapter, gate) -> None:

@@ -45,8 +45,7 @@ from audio.frames import (
 from audio.generation_gate import GateEvent, GenerationGate
 
 sys.path.insert(0, str(Path(__file__).parent))
-from audio_fakes import said  # noqa: E402
-from test_audio_adapter import AnswersLate  # noqa: E402
+from audio_fakes import AnswersLate, said  # noqa: E402
 
 RATE = 16000
 CHUNK = b"\x01\x00" * (RATE // 50)
