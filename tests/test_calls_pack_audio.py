@@ -93,7 +93,8 @@ def story(result) -> str:
         keys = ", ".join(f"{k}={v!r}" for k, v in e.data if k in
                          ("text", "fields", "values", "confidence", "kind", "reason",
                           "candidates", "disposition", "which", "held_secs", "idle_secs",
-                          "segment"))
+                          "segment", "channel", "caller_first", "unheard_ms", "unheard_secs",
+                          "onset_to_paused_ms"))
         lines.append(f"  {e.t:8.2f} rev {e.revision} gen {e.generation} {e.name} {keys}")
     return "\n".join(lines)
 
