@@ -127,8 +127,7 @@ def settled_by_restating(asked: Asked | None, p: Proposal) -> frozenset[str]:
     their words agree. Only when every value the turn gives is one the question proposed, and
     it takes nothing back; an action is still read back in full before anything is done. A
     value said otherwise, or a turn that opens with a no, settles nothing."""
-    if asked is None or not _proposed(asked) or asked.question.field in (
-            CONFIRMATION, PERSON, REQUEST, TARGET, OPENED):
+    if asked is None or not _proposes_visit_values(asked):
         return frozenset()
     if p.intent is not Intent.INFORM or p.withdrawn or p.cleared:
         return frozenset()
@@ -146,11 +145,17 @@ def _proposed(asked: Asked) -> tuple[tuple[str, str], ...]:
     return asked.proposes or asked.question.together
 
 
+def _proposes_visit_values(asked: Asked) -> bool:
+    """``asked`` is a repair question that proposed values of a field of the visit (not a
+    confirmation, an offer of a person, the request, the field meant, or "opened?")."""
+    return bool(_proposed(asked)) \
+        and asked.question.field not in (CONFIRMATION, PERSON, REQUEST, TARGET, OPENED)
+
+
 def _opens_with_yes(asked: Asked, p: Proposal, text: str) -> bool:
     """A turn with values of its own that opens with a yes to a repair question that proposed
     values of a field of the visit."""
-    return bool(_proposed(asked)) and p.intent in (Intent.INFORM, Intent.CORRECTION) \
-        and asked.question.field not in (CONFIRMATION, PERSON, REQUEST, TARGET, OPENED) \
+    return _proposes_visit_values(asked) and p.intent in (Intent.INFORM, Intent.CORRECTION) \
         and intents.starts_with_yes(normalise(text))
 
 
