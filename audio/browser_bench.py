@@ -24,6 +24,7 @@ Nothing here waits for a fixed time to force an order: each step waits for a pag
 from __future__ import annotations
 
 import base64
+import json
 import os
 import socket
 import subprocess
@@ -416,6 +417,12 @@ def measure(url: str, clips: Sequence[Clip], *, chromium: Path = CHROMIUM,
                         artifacts.mkdir(parents=True, exist_ok=True)
                         page.screenshot(path=str(artifacts / "browser-barge-in-voices.png"),
                                         full_page=True)
+                        # The server's trace as the page received it (its last 500 events)
+                        # and the page's own timeline: what a failed run is diagnosed from.
+                        (artifacts / "browser-barge-in-voices-page.json").write_text(
+                            json.dumps({"timeline": timeline, "barge_in_paused": events,
+                                        "trace": page.evaluate("window.amendVoice.events")},
+                                       indent=1))
             finally:
                 browser.close()
     found, missed = barge_ins(timeline, events)
