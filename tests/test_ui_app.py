@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -172,6 +173,47 @@ async def test_a_reopened_session_sends_every_panel_then_only_what_changed():
     again = await fns["changed_panels"](request)
     assert all(v == gr.skip() for v in again)  # nothing changed since
     await hub.close("tab-1")
+
+
+class _ClientGoneUnderRender:
+    """A world's notifications read that waits until released, then fails as the sandbox's
+    closed HTTP client does when its tab's world was torn down under it."""
+
+    def __init__(self) -> None:
+        self.reading, self.release = asyncio.Event(), asyncio.Event()
+
+    async def __call__(self) -> tuple[dict[str, object], ...]:
+        self.reading.set()
+        await self.release.wait()
+        raise RuntimeError("Cannot send a request, as the client has been closed.")
+
+
+@pytest.mark.anyio
+async def test_a_tab_closed_while_its_panels_render_shows_no_session_not_a_traceback():
+    """A panel refresh in flight when its tab closed read the torn-down world's sandbox client
+    and raised (a traceback in the demo's log, seen in a browser test): a render whose session
+    is no longer the tab's shows what the tab has now. The same failure on a session that is
+    still the tab's is raised."""
+    from ui.app import NO_SESSION, render_tab
+
+    hub = SessionHub(build_fake_world, load_personas())
+    persona = next(iter(hub.personas))
+    for close_it in (True, False):
+        session = await hub.open("tab-1", persona)
+        gone = _ClientGoneUnderRender()
+        session.world.notifications = gone
+        render = asyncio.ensure_future(render_tab(hub, "tab-1"))
+        await gone.reading.wait()
+        if close_it:
+            await hub.close("tab-1")
+            gone.release.set()
+            values = await render
+            assert values[0] == NO_SESSION and len(values) == 9
+        else:
+            gone.release.set()
+            with pytest.raises(RuntimeError, match="client has been closed"):
+                await render
+            await hub.close("tab-1")
 
 
 # Eight threads, alive together, each allocating: glibc gives each an arena of its own unless

@@ -28,6 +28,7 @@ HEAD = ('<link rel="stylesheet" href="/static/amend.css">'
 FAULT_OPS = SANDBOX_OPS
 STAFF_FIELDS = ("date", "window", "time", "units", "site", "contact", "status")
 GRADIO_SESSIONS_KEPT = 200  # Gradio's per-session state kept at most (see build_blocks)
+NO_SESSION = '<span class="amend-status">no session: reload the page</span>'
 PANELS = "panels"  # the Gradio queue of every handler that writes the panels (build_blocks)
 
 VOICE_WIDGET = """
@@ -58,17 +59,28 @@ def _panel_values(html: PanelHTML) -> tuple[str, ...]:
             html.bookings, html.notifications, html.trace, html.waterfall)
 
 
+async def render_tab(hub: SessionHub, tab: str | None) -> tuple[str, ...]:
+    """What the panels show for ``tab`` now. A tab closed or reopened while its panels were
+    being rendered (its world's sandbox client closed under the render) shows what the tab has
+    now, no session or the new one, rather than raising from a client that is gone."""
+    session = hub.get(tab)
+    if session is None:
+        return (NO_SESSION,) + ("",) * 8
+    try:
+        return _panel_values(await render_all(session))
+    except Exception:
+        if hub.get(tab) is session:
+            raise  # the session is still the tab's: a real failure
+        return await render_tab(hub, tab)
+
+
 def build_blocks(hub: SessionHub, scripts: ScriptRunner | None = None) -> Any:
     """The Gradio page. Every handler finds its tab's session by the request's session hash."""
     personas = [(p.name or key, key) for key, p in hub.personas.items()]
     first = personas[0][1]
 
     async def panels_for(request: gr.Request) -> tuple[str, ...]:
-        session = hub.get(request.session_hash)
-        if session is None:
-            idle = '<span class="amend-status">no session: reload the page</span>'
-            return (idle,) + ("",) * 8
-        return _panel_values(await render_all(session))
+        return await render_tab(hub, request.session_hash)
 
     # Per tab: what the page shows now. Only the handlers of the PANELS queue write the panels,
     # one at a time in every tab (Gradio's concurrency limit 1), so what they send arrives in
