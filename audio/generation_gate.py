@@ -93,6 +93,11 @@ class GenerationGate(FrameProcessor):
         self.counters = GateCounters()
         self._queue: deque[Frame] = deque()
         self._paused = False
+        # The generation the client was told to hold: its resume must name the same one. A
+        # reply held before its first audio names itself, while ``latest`` is still the last
+        # one heard from the TTS (a resume naming that one left the page holding the reply, and
+        # every later one queued behind it, for the rest of the call).
+        self._held: int | None = None
         self._wake = asyncio.Event()
         self._pending_controls: deque[Frame] = deque()
         self._release_task: asyncio.Task | None = None
@@ -122,8 +127,10 @@ class GenerationGate(FrameProcessor):
         self.floor = generation
         self._synthesising = {k for k in self._synthesising if not self.is_stale(k[0])}
         self._emit("generation_invalidated", generation, reason=reason)
+        held, self._held = self._held, None
         if not self._flush:  # no_audio_flush fault: stale audio keeps playing
             self._paused = False
+            self._release_hold(held)
             self._wake.set()
             return
         before = len(self._queue)
@@ -134,7 +141,15 @@ class GenerationGate(FrameProcessor):
         if self._playing is not None and self._playing <= generation:
             self._stopped(self._playing, cut=True)
         self._paused = False
+        if held is not None and not self.is_stale(held):
+            self._release_hold(held)  # an older one was invalidated: the held one plays on
         self._wake.set()
+
+    def _release_hold(self, held: int | None) -> None:
+        """The output no longer holds ``held``: tell the client, which holds by generation."""
+        if held is not None:
+            self._pending_controls.append(_control("resume", held))
+            self._emit("barge_in_resumed", held)
 
     def pause(self, generation: int | None = None, **data: object) -> bool:
         """Hold output at once (barge-in onset). Returns False if nothing was playing.
@@ -145,6 +160,7 @@ class GenerationGate(FrameProcessor):
         self._paused = True
         if generation is None:
             generation = self._playing if self._playing is not None else self.latest
+        self._held = generation
         self._pending_controls.append(_control("pause", generation))
         self._emit("barge_in_paused", generation, **data)
         self._wake.set()
@@ -155,9 +171,9 @@ class GenerationGate(FrameProcessor):
         if not self._paused:
             return
         self._paused = False
-        generation = self._playing if self._playing is not None else self.latest
-        self._pending_controls.append(_control("resume", generation))
-        self._emit("barge_in_resumed", generation)
+        held, self._held = self._held, None
+        self._release_hold(held if held is not None else
+                           self._playing if self._playing is not None else self.latest)
         self._wake.set()
 
     @property

@@ -35,6 +35,15 @@ class Invalidate(SystemFrame):
 @dataclass
 class Pause(SystemFrame):
     resume: bool = False
+    generation: int | None = None  # the one held (a reply held before its first audio)
+
+
+@dataclass
+class Expect(SystemFrame):
+    """Test marker: the agent's plan of ``generation`` reached the gate (its sentences)."""
+
+    generation: int = 0
+    sentences: int = 1
 
 
 class Remote(FrameProcessor):
@@ -49,7 +58,9 @@ class Remote(FrameProcessor):
         if isinstance(frame, Invalidate):
             self.gate.invalidate(frame.generation, "test")
         elif isinstance(frame, Pause):
-            self.gate.resume() if frame.resume else self.gate.pause()
+            self.gate.resume() if frame.resume else self.gate.pause(frame.generation)
+        elif isinstance(frame, Expect):
+            self.gate.expect(frame.generation, frame.sentences)
         else:
             await self.push_frame(frame, direction)
 
@@ -117,6 +128,39 @@ async def test_pause_holds_audio_and_resume_plays_the_same_generation():
     assert paused.generation == resumed.generation == 4
     kinds = [f.message["type"] for f in down if isinstance(f, OutputTransportMessageUrgentFrame)]
     assert kinds == ["pause", "resume"]
+
+
+def controls(down) -> list[tuple[str, int]]:
+    return [(f.message["type"], f.message["generation"]) for f in down
+            if isinstance(f, OutputTransportMessageUrgentFrame)]
+
+
+@pytest.mark.anyio
+async def test_a_reply_held_before_its_first_audio_is_resumed_by_its_own_generation():
+    """The client holds by generation. A reply held before any of its audio came (the
+    unheard or caller-first hold) was resumed with the newest generation the TTS had sent,
+    the one before it: a browser kept the reply, and every later one queued behind it, on
+    hold for the rest of the call (seen under load: the page went silent while the agent
+    "spoke")."""
+    events: list = []
+    frames = [*speech(3, 4), SleepFrame(0.15), Expect(4), Pause(generation=4),
+              Pause(resume=True), *speech(4, 4), SleepFrame(0.15)]
+    gate, down = await run_gate(frames, events=events)
+    assert controls(down) == [("pause", 4), ("resume", 4)]
+    assert [(e.name, e.generation) for e in events if e.name.startswith("barge_in")] == [
+        ("barge_in_paused", 4), ("barge_in_resumed", 4)]
+    assert audio_generations(down) == [3] * 4 + [4] * 4
+
+
+@pytest.mark.anyio
+async def test_an_older_generation_invalidated_under_a_hold_releases_the_held_one():
+    """The gate stops holding when it invalidates; a held reply newer than what was
+    invalidated plays on, so the client is told to resume it too."""
+    frames = [*speech(5, 20), SleepFrame(0.05), Expect(6), Pause(generation=6), Invalidate(5),
+              *speech(6, 3), SleepFrame(0.1)]
+    _, down = await run_gate(frames)
+    assert controls(down) == [("pause", 6), ("clear", 5), ("resume", 6)]
+    assert audio_generations(down[index_of_clear(down, 5):]) == [6, 6, 6]
 
 
 @pytest.mark.anyio
