@@ -27,7 +27,10 @@ server -> client
   * text JSON ``{"type": "clear", "generation": N}``: drop every queued chunk of generations
     <= N now, and any that still arrives (late chunks of a cleared generation)
   * text JSON ``{"type": "pause", "generation": N}`` / ``{"type": "resume", "generation": N}``:
-    hold / continue playback (barge-in onset; a backchannel or noise resumes)
+    hold / continue playback (barge-in onset; a backchannel or noise resumes). A resume
+    names the generation its pause named, even when that reply had sent no audio yet; one
+    hold at a time. A ``clear`` that leaves the held generation live is followed by its
+    ``resume``
   * text JSON ``{"type": "event", "event": {...}}``: every trace event of the call
     (``TraceEvent.to_dict()``)
   * text JSON ``{"type": "warning", "code": "...", "message": "..."}``: something the client
