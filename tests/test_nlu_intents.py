@@ -317,6 +317,23 @@ def test_a_visit_named_by_what_it_is_for_no_longer_needed_is_cancel(said, intent
     assert got is intent if intent else got is not Intent.CANCEL, (said, got)
 
 
+@pytest.mark.parametrize(("said", "intent"), [
+    # "any more" needs a negation: the caller's visit or engineer, then where and when, then
+    # "any more", is called off even with its negation misheard (blind round 40)
+    ("We went the leading engineer at Canal Street on Friday anymore.", Intent.CANCEL),
+    ("we went the leading engineer at Canal Street, on Friday anymore", Intent.CANCEL),
+    ("I reckon we shan't want the fitter for P-200 any more", Intent.CANCEL),
+    ("we're all right for the visit on Monday any more", Intent.CANCEL),
+    # the machine, not the visit, stopped; a verb between says something else; a question
+    ("The pump doesn't work any more, can someone come on Friday?", Intent.BOOK),
+    ("we called the engineer but it doesn't work any more", None),
+    ("Do you send engineers on Sundays anymore?", None),
+    ("we need an engineer for P-100, it won't start any more", Intent.BOOK)])
+def test_any_more_after_the_callers_own_visit_calls_it_off(said, intent):
+    got = propose(said, context(bookings=BOOKED_TWO)).intent
+    assert got is intent if intent else got is not Intent.CANCEL, (said, got)
+
+
 @pytest.mark.parametrize("said", [
     # the person who makes the visit comes sooner or later (blind round 34, b02)
     "the fitter going out to Dock Street, could she come two days later?",

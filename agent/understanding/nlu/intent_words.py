@@ -135,6 +135,9 @@ _PERSON = (
     # the person with the article dropped, as a recogniser may: "won't be needing engineer"
     r"|(?:technician|engineer|fitter|mechanic)s?)"
 )
+# The person or the visit itself, as "any more" may follow it (see CANCEL)
+_NO_LONGER = (r"(?:technician|engineer|fitter|mechanic|visit|booking|appointment|call-?out"
+              r"|job)s?")
 # A call-off said as a need withdrawn ("we won't need the engineer for P-200 after all"): the
 # negation is the cancel's own, and the values after it are the visit called off, not values
 # withdrawn (agent/understanding/nlu/corrections.py, negated_stretches).
@@ -186,6 +189,16 @@ CANCEL = (
     r"|(?:can|could) do without (?:it|that|the visit|the booking|the engineer|the technician"
     r"|a visit|one of (?:them|those|the (?:visits|bookings|appointments)))"
     r"|not needed any ?more"
+    # "any more" needs a negation: right after the person or the visit, or after the words
+    # that say where and when it is, it says the visit is no longer wanted even when the
+    # negation itself was misheard ("We won't be needing the engineer at Canal Street on
+    # Friday anymore" heard as "We went the leading engineer at Canal Street on Friday
+    # anymore", blind round 40). Only places and days between them (a verb between says
+    # something else: "the engineer said it doesn't work any more"), and said by the caller
+    # of their own visit ("we", "I" in the clause): "do you send engineers on Sundays any
+    # more" asks (normalised text has no question marks)
+    rf"|\b(?:we|i)\b[^,]{{0,40}}?\b{_NO_LONGER}(?:,? (?:at|on|for|in|from|this|next)"
+    r" (?:the )?[\w'-]+(?: [\w'-]+)?){0,3},? any ?more\b"
     # the fault the visit was for, put right by the caller: "we managed to sort the problem
     # out ourselves", "we fixed it ourselves in the end" (blind round 36, where the recogniser
     # heard "we won't be needing the engineer after all" as "... leaving the engineer ...")
