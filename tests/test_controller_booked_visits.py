@@ -379,3 +379,30 @@ async def test_the_other_visit_meant_moves_with_its_own_part_of_the_day():
         assert "BK-5501" in c.sink.last and "morning" in c.sink.last
         await c.moved("No, sorry, I meant the other one.", "BK-5503", "2026-12-07",
                       "afternoon", read_back=("Monday 7 December, in the afternoon",))
+
+
+@pytest.mark.parametrize("again", ["Move it.", "US, move it.", "just shift it please",
+                                   "OK, so move it over then"])
+async def test_a_move_read_back_and_asked_for_again_is_its_yes(again):
+    # blind round 40: "Yes, move it." heard as "US, move it." was asked "Shall I go ahead
+    # with that? Just say yes or no.", and "Yes." heard as "US." again: a move asked for again
+    # at its read-back, naming nothing new, is its yes, as a cancel's is
+    async with call(bookings=[WEDNESDAY]) as c:
+        await c.say("Can we shift the P-100 visit on Wednesday over to Thursday afternoon?")
+        assert "Move booking BK-5501" in c.sink.last, c.sink.last
+        await c.say(again)
+        await c.until("confirmation_spoken", op="reschedule_booking")
+        [moved] = c.bookings()
+        assert (moved["date"], moved["window"], moved["version"]) == (
+            "2026-12-03", "afternoon", 2), moved
+        assert len(c.events("confirmation_requested")) == 1
+
+
+async def test_a_move_asked_again_to_another_time_at_its_read_back_is_read_back_afresh():
+    async with call(bookings=[WEDNESDAY]) as c:
+        await c.say("Can we shift the P-100 visit on Wednesday over to Thursday afternoon?")
+        reply = await c.say("Move it to Friday instead.")
+        assert "Move booking BK-5501" in reply and "Friday 4 December" in reply, reply
+        [kept] = c.bookings()
+        assert (kept["date"], kept["version"]) == ("2026-12-02", 1), kept
+        assert not c.events("action_dispatched")

@@ -114,6 +114,15 @@ class BookingDesk(Desk):
         draft = self.draft()
         return draft is not None and draft.op is Op.CANCEL_BOOKING and self.awaiting == draft.id
 
+    def move_awaits_yes(self) -> bool:
+        """A move was read back and waits for the caller's yes, and the call still holds the
+        values it was read back with: asking for that move again ("move it", "go on, shift
+        it", a "yes" before it misheard) is that yes. A move to another time changed the
+        values, so it is read back afresh."""
+        draft = self.draft()
+        return draft is not None and draft.op is Op.RESCHEDULE_BOOKING \
+            and self.awaiting == draft.id and self.is_current(draft)
+
     def cancel_intent(self) -> bool:
         """The caller wants to cancel. A draft dies at once (seed 001 case 14).
 

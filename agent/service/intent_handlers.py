@@ -239,6 +239,15 @@ async def cancel(call: Call, offer: Offer | None) -> bool:
     return False
 
 
+async def move(call: Call, offer: Offer | None) -> bool:
+    """The caller wants a booking moved: settled here when the move read back to them, with
+    the values it was read back with, is what they ask for again (their yes: "Move booking
+    BK-1 ... Shall I go ahead?" "Move it." as for a cancel). Otherwise the desk goes on."""
+    if call.bookings.move_awaits_yes():
+        return call.bookings.yes()
+    return False
+
+
 async def agree(call: Call, offer: Offer | None) -> bool:
     """The caller agreed to what was last put to them: the standing offer, else the draft."""
     if offer is None:
@@ -320,6 +329,7 @@ HANDLERS: dict[Intent, Handler] = {
     Intent.TERMS_QUESTION: about_terms,
     Intent.STATUS_QUESTION: about_visits,
     Intent.CANCEL: cancel,
+    Intent.RESCHEDULE: move,
     Intent.YES: agree,
     Intent.NO: decline,
 }
