@@ -52,7 +52,14 @@ async def test_real_turn_over_agent_speech_pauses_cuts_and_leaves_no_stale_audio
     paused = trace.named("barge_in_paused")[0]
     assert paused.generation == 1
     assert paused.get("onset_to_paused_ms") < 400
-    assert not trace.named("barge_in_resumed")
+    # The barge-in's pause is never undone. On a busy machine the reply may be held at its
+    # start until the caller audio captured before it is heard (unheard_ms), and then resumed:
+    # that is the only resume allowed (a fresh clone's run beside other work, 2026-12-07)
+    resumed = {e.generation for e in trace.named("barge_in_resumed")}
+    held_for_audio = {e.generation for e in trace.named("barge_in_paused")
+                      if e.get("unheard_ms") is not None}
+    assert paused.generation not in resumed and resumed <= held_for_audio, trace.named(
+        "barge_in_paused")
     assert invalidated.get("reason") == "barge_in"
     assert call.conversation.barge_ins == 1
     # the cut: nothing of generation 1 started playing after the flush
