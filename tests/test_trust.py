@@ -54,6 +54,20 @@ def test_expected_values_heard_clearly_are_trusted_below_the_confidence_floor():
     assert verdict.weakest == pytest.approx(0.9)
 
 
+def test_below_the_floor_a_stretch_of_faint_words_is_checked():
+    """Vouching trusts the values and lets the filler be faint; a stretch of FAINT_STRETCH
+    words in a row heard below CUE_WORD is a stretch the recogniser did not hear, and it may
+    have held a value ("Our yard's shut on Friday, so would Thursday work for the Utrecht
+    pump" heard as "I got a shot on Friday, so it was only work for the Utrecht pump", "it was
+    only" at 0.40, 0.29, 0.46: Friday read; held-out set 16)."""
+    said = "so it was only work for pump P 200 on Thursday afternoon"
+    faint = {"it": 0.4, "was": 0.29, "only": 0.46}
+    assert not trust.judge(heard(said, 0.55, faint), BOOK, EXPECT).clear
+    assert trust.judge(heard(said, 0.55, {"it": 0.4, "was": 0.29}), BOOK, EXPECT).clear
+    # split by a word heard well, two faint stretches are no stretch of three
+    assert trust.judge(heard(said, 0.55, {**faint, "was": 0.6}), BOOK, EXPECT).clear
+
+
 def test_below_the_floor_every_value_word_must_be_heard_well():
     assert not trust.judge(heard(SAID, 0.55, {"Thursday": 0.6}), BOOK, EXPECT).clear
     assert not trust.judge(heard(SAID, 0.45), BOOK, EXPECT).clear  # too unclear overall
@@ -914,25 +928,32 @@ def test_a_faint_word_right_beside_a_day_of_the_month_is_checked(text, faint, cl
     # "ignore that, put us down for half eight in the morning" heard with a "not" (set 27)
     ("Can I get P 100 booked in for Monday the 7th in the afternoon? It not let protest on for "
      "their fate in the morning.", "not", False),
+    # ... in another voice with "not" at 0.54, and a word between them faint (set 27)
+    ("Can I get P 100 booked in for Monday the 7th in the afternoon? It not let protest stand "
+     "for their fate in the morning.", "their", False),
+    ("P 100 on Monday the 7th in the afternoon. We can't have anyone up there the whole "
+     "morning.", "whole", False),
     # a negation heard well, or right before what it rules out, or far before a value it
     # did not rule out
     ("Can I get P 100 booked in for Monday the 7th in the afternoon? It not let protest on for "
      "their fate in the morning.", None, True),
     ("P 100 on Monday the 7th in the afternoon, not in the morning.", "not", True),
+    ("P 100 on Monday the 7th in the afternoon, just not the morning.", "just", True),
     ("P 100 in the afternoon. No, the lads knock off early that day, so give us the morning.",
      "No,", True),
     # a day named far after the negation that is the day meant, not one ruled out (set 26)
     ("Can we have somebody look at P 100 tomorrow afternoon? No, that's wrong, tomorrow is "
      "taken, so Thursday afternoon.", "No,", True),
 ])
-def test_a_value_ruled_out_far_after_a_faint_negation_is_checked(text, faint, clear):
+def test_a_value_ruled_out_far_after_a_negation_with_a_faint_word_is_checked(text, faint,
+                                                                            clear):
     context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
     proposal = RuleProposer(NOW).propose(Utterance(text), context)
     verdict = trust.judge(heard(text, 0.9, {faint: 0.4} if faint else None), proposal.slots,
                           EXPECT, withdrawn=proposal.withdrawn)
     assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
     if not clear:
-        assert verdict.reason == "a value ruled out far after a faint negation"
+        assert verdict.reason == "a value ruled out far after a negation, a word between faint"
 
 
 @pytest.mark.parametrize(("text", "faint", "clear"), [
@@ -1089,6 +1110,29 @@ def test_but_i_am_going_straight_to_a_value_after_a_date_is_checked(text, clear)
 ])
 def test_what_is_said_of_a_day_or_window_that_holds_no_judgement_is_checked(text, clear):
     judged_as(text, clear, "what was said of a day or window was not read")
+
+
+@pytest.mark.parametrize(("text", "faint", "clear"), [
+    # "Mornings are all booked up for us" heard as "Morning's a long work tap for us"
+    ("Could someone check over P 100 on Friday? Morning's a long work tap for us.",
+     {"work": 0.34}, False),
+    ("P 200 on the 22nd, the afternoon is fine for us.", {"fine": 0.3}, False),
+    ("P 200, Thursday's good for us.", {"good": 0.45}, False),
+    # heard well, the same words judge
+    ("Could someone check over P 100 on Friday? Morning's a long work tap for us.", {}, True),
+    ("P 200 on the 22nd, the afternoon is fine for us.", {"fine": 0.55}, True),
+    ("P 200, Thursday's good for us.", {"for": 0.2, "us": 0.2}, True),
+])
+def test_a_judgement_of_a_day_heard_faintly_judges_nothing(text, faint, clear):
+    """said_of_it_unread: the word that would say how the day or part of the day suits must
+    be heard at least as well as a cue word; below, it is as likely misheard as the rest."""
+    context = ProposalContext(now=NOW, ledger=Ledger("q-trust").current, caller=CALLER)
+    proposal = RuleProposer(NOW).propose(Utterance(text), context)
+    verdict = trust.judge(heard(text, 0.9, faint), proposal.slots, EXPECT,
+                          withdrawn=proposal.withdrawn)
+    assert verdict.clear is clear, (verdict, proposal.slots, proposal.withdrawn)
+    if not clear:
+        assert verdict.reason == "what was said of a day or window was not read"
 
 
 @pytest.mark.parametrize(("text", "clear"), [

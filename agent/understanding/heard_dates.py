@@ -157,14 +157,24 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
     return False
 
 
-def said_of_it_unread(text: str, values: Sequence[SlotValue]) -> bool:
+def said_of_it_unread(text: str, values: Sequence[SlotValue],
+                      words: Sequence[tuple[str, float]] = (), faint: float = 0.0) -> bool:
     """A day or a part of the day read is the subject of "is", "are" or "'s", and the words
     after it in its clause hold no word that judges it (good or bad, free or busy, a value):
     what the caller said of it was misheard, and it may have been ruled out ("The afternoons
     are getting busy" heard as "The afternoon is on getting really", read as the afternoon
     wanted). "Thursday is fine", "mornings are all booked up", "the 9th is a Wednesday" are
-    read; a possessive ("Monday's visit") is checked too, rarely said of a day by a caller."""
+    read; a possessive ("Monday's visit") is checked too, rarely said of a day by a caller.
+
+    A judging word the recogniser heard below ``faint`` (``words``: its words with their
+    probabilities) judges nothing: it is as likely a mishearing as the rest ("Mornings are all
+    booked up" heard as "Morning's a long work tap", "work" at 0.34, read as the morning
+    wanted)."""
     said = normalise(text)
+    heard_as: dict[str, float] = {}  # each token at the best it was heard anywhere
+    for word, probability in words:
+        for token in _tokens(word):
+            heard_as[token] = max(probability, heard_as.get(token, 0.0))
     for slot in values:
         if slot.field not in (VISIT_DATE, VISIT_WINDOW):
             continue
@@ -175,7 +185,8 @@ def said_of_it_unread(text: str, values: Sequence[SlotValue]) -> bool:
             for found in re.finditer(rf"\b{re.escape(own[0])}s?\b(?:'s| is| are| was)"
                                      r"(?P<rest>[^,.?!]*)", said):
                 rest = _tokens(found.group("rest"))
-                if rest and not any(t in _JUDGES or _VALUE_WORD.fullmatch(t) for t in rest):
+                if rest and not any((t in _JUDGES or _VALUE_WORD.fullmatch(t))
+                                    and heard_as.get(t, 1.0) >= faint for t in rest):
                     return True
     return False
 

@@ -52,7 +52,8 @@ read, a faint word beside a day of the month where its month goes ("the third ar
 month where "to" or "for" fits, "when" before a day under the 10th, a word ending like an ordinal
 that is none ("beforeteenth"), a time outside a clock bound the turn says ("quarter after 2 ...
 after 3"), a faint "at" or "a" before a time right after a word no value was read from ("quite a
-half past one"), a value ruled out far after a faint negation (:func:`far_from_its_negation`),
+half past one"), a value ruled out far after a negation with a faint word from the negation on
+(:func:`far_from_its_negation`),
 or a value word heard below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
@@ -66,7 +67,10 @@ at a mean of 0.45 is as sure as its share).
 Otherwise a turn at or above the confidence floor is **clear**, as before; one below it is
 clear only when it is made of
 expected values alone, every value word heard at :data:`VOUCH_WORD` or better, every cue word
-at :data:`CUE_WORD` or better, and its confidence is at least :data:`VOUCH_CONFIDENCE`. A turn
+at :data:`CUE_WORD` or better, no :data:`FAINT_STRETCH` words in a row heard below
+:data:`CUE_WORD` (a stretch the recogniser did not hear may have said a value: "Our yard's
+shut on Friday, so would Thursday work" heard as "I got a shot on Friday, so it was only work",
+Friday read), and its confidence is at least :data:`VOUCH_CONFIDENCE`. A turn
 without word detail (typed, text mode, another recogniser) is judged by ``confidence``
 against the floor alone, as before: a typed turn (1.0) is never checked.
 
@@ -254,7 +258,8 @@ FAINT_COUNT = 0.3
 FAINT_CUE = 0.4
 VOUCH_WORD = 0.7  # below the floor, every value word must be heard at least this well...
 CUE_WORD = 0.5  # ... every cue word before a value at least this well ...
-VOUCH_CONFIDENCE = 0.5  # ... and the turn's mean confidence be at least this
+VOUCH_CONFIDENCE = 0.5  # ... and the turn's mean confidence be at least this ...
+FAINT_STRETCH = 3  # ... and no this many words in a row be heard below CUE_WORD
 NO_SPEECH_CEILING = 0.5  # above this the recogniser thought it may have heard no speech
 DATE_HORIZON_DAYS = 92  # a visit date further out than this is not an expected value
 VALUE_FIELDS = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, OPENED)
@@ -370,7 +375,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a word after the date introduces no value")
     if heard_dates.day_part_left_unread(utterance.text, slots, withdrawn):
         return Hearing(False, "a part of the day was said that no value was read from")
-    if heard_dates.said_of_it_unread(utterance.text, values):
+    if heard_dates.said_of_it_unread(utterance.text, values, utterance.words, CUE_WORD):
         return Hearing(False, "what was said of a day or window was not read")
     if heard_dates.no_day_is_followed_by(utterance.text, values):
         return Hearing(False, "a word no day is followed by comes after the weekday")
@@ -411,7 +416,7 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if another_place_said(utterance.text, values, expect, withdrawn):
         return Hearing(False, "the site of another asset was said")
     if far_from_its_negation(utterance.words, withdrawn, CUE_WORD):
-        return Hearing(False, "a value ruled out far after a faint negation")
+        return Hearing(False, "a value ruled out far after a negation, a word between faint")
     if any((s.field, s.value) in withdrawn for s in values):
         return Hearing(False, "a value read is one the turn ruled out")
     if contradicts_itself(utterance.text, slots):
@@ -455,10 +460,20 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     others = [s for s in slots if s.value is not None and s.field not in VALUE_FIELDS]
     vouched = bool(spans) and all(spans) and not others \
         and weakest is not None and weakest >= VOUCH_WORD \
-        and min(cues, default=1.0) >= CUE_WORD and confidence >= VOUCH_CONFIDENCE
+        and min(cues, default=1.0) >= CUE_WORD and confidence >= VOUCH_CONFIDENCE \
+        and _longest_run_below(heard_as, CUE_WORD) < FAINT_STRETCH
     if vouched:
         return Hearing(True, "expected values heard clearly", weakest)
     return Hearing(False, by_confidence.reason, weakest)
+
+
+def _longest_run_below(heard_as: Sequence[float], faint: float) -> int:
+    """The most words in a row heard below ``faint``."""
+    longest = run = 0
+    for probability in heard_as:
+        run = run + 1 if probability < faint else 0
+        longest = max(longest, run)
+    return longest
 
 
 def is_expected(slot: SlotValue, expect: Expected) -> bool:
@@ -533,10 +548,13 @@ _DAY_WORD = re.compile(r"\d{1,2}(?:st|nd|rd|th)|" + "|".join(lexicon.WEEKDAYS))
 def far_from_its_negation(words: Sequence[tuple[str, float]],
                           withdrawn: Collection[tuple[str, str]], faint: float) -> bool:
     """A value the turn ruled out is named more than :data:`_NEGATION_REACH` words after a
-    negation heard below ``faint``, with no value between them: the negation was likely
-    misheard from other words ("ignore that, put us down for half eight in the morning" heard
-    as "It not let protest on for their fate in the morning": the morning, which was meant,
-    read as ruled out), so what the turn kept may be what the caller took back."""
+    negation, with no value between them, and the negation or a word between them was heard
+    below ``faint``: the words that tie the value to the negation were likely misheard from
+    others ("ignore that, put us down for half eight in the morning" heard as "It not let
+    protest on for their fate in the morning", "not" faint, and in another voice as "It not
+    let protest stand for their fate in the morning", "not" at 0.54 and "their" faint: the
+    morning, which was meant, read as ruled out), so what the turn kept may be what the caller
+    took back."""
     windows = {value for field, value in withdrawn if field == VISIT_WINDOW}
     days: set[str] = set()  # the words that name a day ruled out: its weekday, its ordinal
     for field, value in withdrawn:
@@ -547,13 +565,14 @@ def far_from_its_negation(words: Sequence[tuple[str, float]],
         if day is not None:
             days |= {day.strftime("%A").lower(), lexicon.ordinal(day.day)}
     said = [("".join(_TOKEN.findall(normalise(w))), p) for w, p in words]
-    for i, (word, heard) in enumerate(said):
-        if word not in _NEGATING or heard >= faint:
+    for i, (word, _) in enumerate(said):
+        if word not in _NEGATING:
             continue
         for k in range(i + 1, len(said)):
             later = said[k][0]
             if later in _WINDOWS or _DAY_WORD.fullmatch(later) or later.isdigit():
-                if k - i > _NEGATION_REACH and (later in windows or later in days):
+                if k - i > _NEGATION_REACH and (later in windows or later in days) \
+                        and min(p for _, p in said[i:k]) < faint:
                     return True
                 break
     return False
