@@ -406,3 +406,45 @@ async def test_a_move_asked_again_to_another_time_at_its_read_back_is_read_back_
         [kept] = c.bookings()
         assert (kept["date"], kept["version"]) == ("2026-12-02", 1), kept
         assert not c.events("action_dispatched")
+
+
+async def _booked_then_pump_corrected(c) -> str:
+    """Book P-100 for Friday morning in this call, then correct the pump: the reply."""
+    await c.settled("Could you book P-100 for Friday morning?", "create_booking")
+    [first] = c.bookings()
+    assert first["asset"] == "P-100", first
+    return await c.say("Oh no, wrong pump, I meant P-200, not P-100.")
+
+
+async def test_a_booking_made_in_the_call_for_a_pump_then_corrected_is_cancelled_then_rebooked():
+    # blind round 40's 03 (invariant 2): the P-100 booking, made before the caller's "wrong
+    # pump, I meant P-200" was heard, was kept ("stays as it is") beside a new P-200 booking,
+    # a visit for a pump the caller had ruled out. Its cancel is read back first; after it,
+    # the P-200 visit is read back and booked
+    async with call() as c:
+        reply = await _booked_then_pump_corrected(c)
+        first = c.events("confirmation_spoken", op="create_booking")[0].get("ref")
+        assert reply.startswith(f"Booking {first} for P-100 was made before your correction."), \
+            reply
+        assert f"Cancel booking {first} for pump P-100" in reply, reply
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        await c.until("confirmation_requested", op="create_booking", count=2)
+        assert "pump P-200 on Friday 4 December, in the morning" in c.sink.last, c.sink.last
+        await c.say("Yes, book it.")
+        await c.until("confirmation_spoken", op="create_booking", count=2)
+        [kept] = c.bookings()
+        assert (kept["asset"], kept["date"], kept["window"]) == ("P-200", "2026-12-04",
+                                                                 "morning"), kept
+
+
+async def test_the_cancel_of_a_booking_made_before_the_pump_was_corrected_can_be_declined():
+    async with call() as c:
+        await _booked_then_pump_corrected(c)
+        reply = await c.say("No, keep that one.")
+        assert "Okay, I won't cancel it." in reply and "stays as it is" in reply, reply
+        assert "pump P-200 on Friday 4 December, in the morning" in reply, reply
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="create_booking", count=2)
+        assert sorted(b["asset"] for b in c.bookings()) == ["P-100", "P-200"]
+        assert not c.events("action_dispatched", op="cancel_booking")

@@ -52,6 +52,9 @@ class BookingDesk(Desk):
         self.told_notice: set[tuple[str, int]] = set()
         self.dispatcher = Dispatcher(ctx, port, self)
         self.move_named_nothing = False  # "could you move it?": ask where (set per turn)
+        # A booking this call made whose asset the caller then corrected: its cancel is on
+        # the table, and the corrected asset is booked once that is answered (made_here)
+        self.rebook_after: str | None = None
 
     def start_task(self) -> None:
         """Forget the previous task's goal and target; its actions stay as history."""
@@ -113,6 +116,22 @@ class BookingDesk(Desk):
         again ("Yes, cancel it", "please cancel it") is that yes, not a new request."""
         draft = self.draft()
         return draft is not None and draft.op is Op.CANCEL_BOOKING and self.awaiting == draft.id
+
+    def made_here(self, ref: str) -> bool:
+        """This call created or changed booking ``ref`` (a verified create or reschedule)."""
+        return any(a.op in (Op.CREATE_BOOKING, Op.RESCHEDULE_BOOKING)
+                   and a.status is ActionStatus.COMMITTED and dict(a.result).get("ref") == ref
+                   for a in self.actions)
+
+    def rebooked(self, ref: str) -> bool:
+        """The cancel offered for ``ref`` (see :attr:`rebook_after`) was answered, done or
+        declined: the task turns to a new booking of the corrected asset. Returns whether it
+        was that cancel. The caller then hears that booking read back (realign)."""
+        if self.rebook_after != ref:
+            return False
+        self.rebook_after = None
+        self.workflow.on(GoalEvent.OTHER_ASSET)  # no target: a new booking
+        return True
 
     def move_awaits_yes(self) -> bool:
         """A move was read back and waits for the caller's yes, and the call still holds the
@@ -234,7 +253,18 @@ class BookingDesk(Desk):
             return
         if snap.value(ASSET) not in (None, record.asset):  # (a cancel returned above)
             # A booking cannot move to another asset: the caller wants a visit for that one.
-            # The first booking stays exactly as the system of record holds it.
+            if self.made_here(record.ref) and record.status != "cancelled":
+                # This call made it from the asset the caller has since corrected ("wrong
+                # pump, I meant P-200", heard after the booking went through): left standing,
+                # it would be a visit for a pump the caller ruled out. Its cancel is read back
+                # first, with its own yes; the corrected asset is booked after (rebooked).
+                self.rebook_after = record.ref
+                self.offer(self.new_action(Op.CANCEL_BOOKING, self.cancel_args(record),
+                                           (BOOKING_REF,)),
+                           (f"Booking {record.ref} for {record.asset} was made before your "
+                            "correction.",))
+                return
+            # One made before the call stays exactly as the system of record holds it.
             self.workflow.on(GoalEvent.OTHER_ASSET)  # no target: a new booking
             self.offer(self.new_action(Op.CREATE_BOOKING, self.create_args(),
                                        present_reads(snap)),

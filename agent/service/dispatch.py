@@ -183,7 +183,8 @@ class Dispatcher(Dispatching, Unanswered):
         step = self.decide(after_dispatch(dispatch_answer(outcome)), action)
         if step is Step.CONFIRM:  # dispatch_answer: a COMMITTED key always has its record
             assert outcome.record is not None
-            self.commit(action, outcome.record)
+            if self.commit(action, outcome.record):
+                await self.desk.realign()  # the corrected asset's booking, read back
         elif step is Step.EXPLAIN_AND_ASK:
             await self._explain_conflict(action)
         elif step is Step.PROPOSE_NEW:
@@ -214,8 +215,11 @@ class Dispatcher(Dispatching, Unanswered):
             return record.version == int(args["expected_version"]) + 1
         return record.account == self.ctx.caller.account
 
-    def commit(self, action: Action, record: BookingRecord) -> None:
-        """Record a verified commit and confirm it to the caller from the record only."""
+    def commit(self, action: Action, record: BookingRecord) -> bool:
+        """Record a verified commit and confirm it to the caller from the record only.
+        Returns whether the task now turns to a new booking (a booking this call made for an
+        asset the caller corrected was cancelled: ``BookingDesk.rebooked``); the caller then
+        realigns the desk."""
         action = self.set_status(action, ActionStatus.COMMITTED,
                            result=(("ref", record.ref), ("version", str(record.version))))
         self.emit("action_committed", action, ref=record.ref, version=record.version)
@@ -227,15 +231,18 @@ class Dispatcher(Dispatching, Unanswered):
             self.records[record.ref] = record
             self.ctx.spawn(self._locked_handoff(HandoffReason.UNVERIFIED_COMMIT),
                            f"handoff:{action.id}")
-            return
+            return False
         self.adopt(record, action.op)
+        rebook = False
         if action.op is Op.CANCEL_BOOKING:
             self.desk.workflow.on(GoalEvent.SETTLED)
+            rebook = self.desk.rebooked(record.ref)
         claim = self.ctx.safeguards.confirmations.verified(action, record, self.ctx.caller)
         self.ctx.confirm(Told(tuple(claim.sentences), (record.ref, record.version),
                               action.idempotency_key, action.op,
                               tuple((k, self.ctx.trace.private(v))
                                     for k, v in claim.values.items())))
+        return rebook
 
     def adopt(self, record: BookingRecord, op: str) -> None:
         """A verified record becomes the booking this task works on (ledger: ``booking_ref``).

@@ -189,3 +189,8 @@ class Desk(Protocol):
     async def realign(self, *, quiet: bool = False) -> None:
         """Propose whatever makes the booking match the ledger now, or ask what is missing."""
         ...
+
+    def rebooked(self, ref: str) -> bool:
+        """The cancel of ``ref`` offered because the caller corrected its asset was answered:
+        the task turns to a new booking. Returns whether it was that cancel."""
+        ...
