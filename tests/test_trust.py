@@ -307,6 +307,10 @@ def test_a_date_read_outside_every_month_the_turn_names_is_checked(text, day, cl
     ("Wednesday, that's fine.", True),
     ("Wednesday that suits us.", True),
     ("Wednesday that afternoon.", True),
+    # "from the 9th to the 11th" heard as "... to the limit": where it goes was lost (set 8)
+    ("Can we shift the P 200 visit from the 9th to the limit in the morning?", False),
+    ("Can we shift the P 200 visit from the 9th to the 11th in the morning?", True),
+    ("Can we shift the P 200 visit from the 9th to the morning of the 11th?", True),
     # words that hedge a value lead on to it
     ("Wednesday at a quarter past 8 please.", True),
     ("Wednesday at about 10.", True),

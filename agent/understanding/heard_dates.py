@@ -105,7 +105,9 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
     the night" or "Wednesday that I've been", "Wednesday at ten" as "Wednesday at home"), so
     the date read may be only part of what was said. Words that hedge a value ("at *about*
     ten", "at *a* quarter past", and "the" after "at": "at the quarter after two") are passed
-    over to the word they lead to. "But" counts too ("Thursday the tenth" heard as "Thursday
+    over to the word they lead to. So does "to the" ("from the 9th to the 11th" heard as
+    "from the ninth to the limit": where the visit goes was lost, and the date read is the one
+    it leaves). "But" counts too ("Thursday the tenth" heard as "Thursday
     but end", "4 January but well") when the word after it starts neither a value nor a clause
     ("but I'm", "but after lunch", "but not"), or when words that lead to a value follow it
     and no value does ("but on the relevant")."""
@@ -140,6 +142,13 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
                 if tokens[i + 2:i + 4] == ["i", "m"] and (
                         not rest or rest[0] == "instead" or _VALUE_WORD.fullmatch(rest[0])
                         or rest[0] in _DAY_PART_LEADS):
+                    return True
+                continue
+            if last and token == last[0] and tokens[i + 1:i + 3] == ["to", "the"]:
+                # "from the 9th to the 11th" heard as "from the ninth to the limit": where the
+                # visit goes was not heard, and the date read is the one it leaves
+                then = next((t for t in tokens[i + 3:] if t not in _HEDGES), "")
+                if not _VALUE_WORD.fullmatch(then):
                     return True
                 continue
             if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):

@@ -22,39 +22,38 @@ beside it that the date was not read with ("a week on Friday" heard as "bumper w
 "taking to wake on Wednesday"), "after tomorrow" with no date read from it ("Monday after
 tomorrow"), a day said before "instead" that is not the date read ("push not to Friday morning
 instead"; a window likewise), a weekday after "the" or "a" read alone ("the Friday after next"
-heard as "the Friday afternoon"), a date followed by "the", "at" or "that" (a hurried "the")
-that introduces no value (the day of the month or the time after it was not heard; "that works"
-is the day itself, "at about ten" a hedged value) or by "but" and a word that starts neither a
-value nor a clause ("Thursday but end") or by "but" and words that lead to a value with none
-after them ("on the 10th but on the relevant"), a day or window that is the subject of "is",
-"are" or "'s" with no word in its clause that judges it ("the afternoon is on getting really",
-misheard from "the afternoons are getting busy"), a weekday followed by a word no day is followed by
-("Wednesday behind", misheard from "Wednesday the ninth") or by a word heard below
-:data:`FAINT_AFTER_DAY` ("Wednesday, but I'm"), or following such a faint word that is no
-closed-class word and heard below :data:`FAINT_BEFORE_DAY` ("to be gone Wednesday", misheard
-from "a week on Wednesday"), a word in the
-day's place before a month ("the fall on February"), a month between two numbers that could each
-be its day ("4 January 12"; these in :mod:`heard_dates`), a value followed by a word that takes
-it back ("no", "sorry", "I meant", "wait", "make that") with none of its field named after that
-word (the correction was not heard: :func:`taken_back`), a number no value was read from ("the
-17th artillery at 1.15", "FEM3rd", the digits of an asset not read), "o'clock", "say half" or
-"quarter" with no time read ("An out to a clock?"), the site of another asset than the one
-read and not ruled out (:func:`another_place_said`), a window or time read while the turn
-names another part of the day no value was read from ("..., or remember they have to noon"),
-minutes heard as 40 or 50 ("9.50am", misheard from "nine
-fifteen") or as no multiple of five ("11.14"; these in :mod:`heard_numbers`), a window read that
-is not the window of a time the turn says, a value read that the turn itself ruled out, two
-values of one field with nothing saying which is meant and no "or" between them
-(:func:`contradicts_itself`), two different days or times back to back with nothing between
-them (:func:`back_to_back`), values kept "the same" ("same day and time") with no correction
-read, a faint word beside a day of the month where its month goes ("the third area") or before
-"today" or "tomorrow" read alone ("a far-tight today"), "day of tomorrow", a "2" or "4" before a
-month where "to" or "for" fits, "when" before a day under the 10th, a word ending like an ordinal
-that is none ("beforeteenth"), a time outside a clock bound the turn says ("quarter after 2 ...
-after 3"), a faint "at" or "a" before a time right after a word no value was read from ("quite a
-half past one"), a value ruled out far after a negation with a faint word from the negation on
-(:func:`far_from_its_negation`),
-or a value word heard below :data:`FAINT_WORD` is **checked**.
+heard as "the Friday afternoon"), a date followed by "the", "at", "that" (a hurried "the") or
+"to the" that introduces no value (the day of the month or the time after it was not heard;
+"that works" is the day itself, "at about ten" a hedged value) or by "but" and a word that
+starts neither a value nor a clause ("Thursday but end") or by "but" and words that lead to a
+value with none after them ("on the 10th but on the relevant"), a day or window that is the
+subject of "is", "are" or "'s" with no word in its clause that judges it ("the afternoon is on
+getting really", misheard from "the afternoons are getting busy"), a weekday followed by a word
+no day is followed by ("Wednesday behind", misheard from "Wednesday the ninth") or by a word
+heard below :data:`FAINT_AFTER_DAY` ("Wednesday, but I'm"), or following such a faint word that
+is no closed-class word and heard below :data:`FAINT_BEFORE_DAY` ("to be gone Wednesday",
+misheard from "a week on Wednesday"), a word in the day's place before a month ("the fall on
+February"), a month between two numbers that could each be its day ("4 January 12"; these in
+:mod:`heard_dates`), a value followed by a word that takes it back ("no", "sorry", "I meant",
+"wait", "make that") with none of its field named after that word (the correction was not
+heard: :func:`taken_back`), a number no value was read from ("the 17th artillery at 1.15",
+"FEM3rd", the digits of an asset not read), "o'clock", "say half" or "quarter" with no time
+read ("An out to a clock?"), the site of another asset than the one read and not ruled out
+(:func:`another_place_said`), a window or time read while the turn names another part of the
+day no value was read from ("..., or remember they have to noon"), minutes heard as 40 or 50
+("9.50am", misheard from "nine fifteen") or as no multiple of five ("11.14"; these in
+:mod:`heard_numbers`), a window read that is not the window of a time the turn says, a value
+read that the turn itself ruled out, two values of one field with nothing saying which is meant
+and no "or" between them (:func:`contradicts_itself`), two different days or times back to back
+with nothing between them (:func:`back_to_back`), values kept "the same" ("same day and time")
+with no correction read, a faint word beside a day of the month where its month goes ("the
+third area") or before "today" or "tomorrow" read alone ("a far-tight today"), "day of
+tomorrow", a "2" or "4" before a month where "to" or "for" fits, "when" before a day under the
+10th, a word ending like an ordinal that is none ("beforeteenth"), a time outside a clock bound
+the turn says ("quarter after 2 ... after 3"), a faint "at" or "a" before a time right after a
+word no value was read from ("quite a half past one"), a value ruled out far after a negation
+with a faint word from the negation on (:func:`far_from_its_negation`), or a value word heard
+below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
 its own name is carried by that name ("first thing in the *morning*"), and the "am" or "pm" of
