@@ -448,3 +448,15 @@ async def test_the_cancel_of_a_booking_made_before_the_pump_was_corrected_can_be
         await c.until("confirmation_spoken", op="create_booking", count=2)
         assert sorted(b["asset"] for b in c.bookings()) == ["P-100", "P-200"]
         assert not c.events("action_dispatched", op="cancel_booking")
+
+
+async def test_a_booking_made_before_the_call_and_moved_in_it_is_never_cancelled_for_the_pump():
+    # only a booking this call created is cancelled when its pump is corrected: one the
+    # caller had before the call, moved in it, stays (cancelling it would undo more than the
+    # call did)
+    async with call(bookings=[WEDNESDAY]) as c:
+        await c.moved("Can we shift the P-100 visit on Wednesday over to Thursday afternoon?",
+                      "BK-5501", "2026-12-03", "afternoon")
+        reply = await c.say("Oh no, wrong pump, I meant P-200, not P-100.")
+        assert reply.startswith("Booking BK-5501 for P-100 stays as it is."), reply
+        assert not c.events("action_proposed", op="cancel_booking")

@@ -59,6 +59,7 @@ class BookingDesk(Desk):
     def start_task(self) -> None:
         """Forget the previous task's goal and target; its actions stay as history."""
         self.workflow.on(GoalEvent.NEW_TASK)
+        self.rebook_after = None
 
     # -- views ---------------------------------------------------------------------------
     @property
@@ -118,10 +119,10 @@ class BookingDesk(Desk):
         return draft is not None and draft.op is Op.CANCEL_BOOKING and self.awaiting == draft.id
 
     def made_here(self, ref: str) -> bool:
-        """This call created or changed booking ``ref`` (a verified create or reschedule)."""
-        return any(a.op in (Op.CREATE_BOOKING, Op.RESCHEDULE_BOOKING)
-                   and a.status is ActionStatus.COMMITTED and dict(a.result).get("ref") == ref
-                   for a in self.actions)
+        """This call created booking ``ref`` (a verified create). One made before the call and
+        moved in it is not: cancelling it would undo more than the call did."""
+        return any(a.op is Op.CREATE_BOOKING and a.status is ActionStatus.COMMITTED
+                   and dict(a.result).get("ref") == ref for a in self.actions)
 
     def rebooked(self, ref: str) -> bool:
         """The cancel offered for ``ref`` (see :attr:`rebook_after`) was answered, done or
