@@ -92,11 +92,11 @@ class GenerationGate(FrameProcessor):
         self.latest = 0  # newest generation seen
         self.counters = GateCounters()
         self._queue: deque[Frame] = deque()
-        self._paused = False
-        # The generation the client was told to hold: its resume must name the same one. A
-        # reply held before its first audio names itself, while ``latest`` is still the last
-        # one heard from the TTS (a resume naming that one left the page holding the reply, and
-        # every later one queued behind it, for the rest of the call).
+        # The generation output is held on (None: not paused), as the client was told: its
+        # resume must name the same one. A reply held before its first audio names itself,
+        # while ``latest`` is still the last one heard from the TTS (a resume naming that one
+        # left the page holding the reply, and every later one queued behind it, for the rest
+        # of the call).
         self._held: int | None = None
         self._wake = asyncio.Event()
         self._pending_controls: deque[Frame] = deque()
@@ -129,8 +129,8 @@ class GenerationGate(FrameProcessor):
         self._emit("generation_invalidated", generation, reason=reason)
         held, self._held = self._held, None
         if not self._flush:  # no_audio_flush fault: stale audio keeps playing
-            self._paused = False
-            self._release_hold(held)
+            if held is not None:
+                self._release_hold(held)
             self._wake.set()
             return
         before = len(self._queue)
@@ -140,24 +140,21 @@ class GenerationGate(FrameProcessor):
         self._pending_controls.append(_control("clear", generation))
         if self._playing is not None and self._playing <= generation:
             self._stopped(self._playing, cut=True)
-        self._paused = False
         if held is not None and not self.is_stale(held):
             self._release_hold(held)  # an older one was invalidated: the held one plays on
         self._wake.set()
 
-    def _release_hold(self, held: int | None) -> None:
+    def _release_hold(self, held: int) -> None:
         """The output no longer holds ``held``: tell the client, which holds by generation."""
-        if held is not None:
-            self._pending_controls.append(_control("resume", held))
-            self._emit("barge_in_resumed", held)
+        self._pending_controls.append(_control("resume", held))
+        self._emit("barge_in_resumed", held)
 
     def pause(self, generation: int | None = None, **data: object) -> bool:
         """Hold output at once (barge-in onset). Returns False if nothing was playing.
         ``generation``: the one held (default: the one playing, else the newest seen; a reply
         held before its first audio names its own). ``data`` goes with ``barge_in_paused``."""
-        if self._paused or not self.speaking:
+        if self._held is not None or not self.speaking:
             return False
-        self._paused = True
         if generation is None:
             generation = self._playing if self._playing is not None else self.latest
         self._held = generation
@@ -168,17 +165,15 @@ class GenerationGate(FrameProcessor):
 
     def resume(self) -> None:
         """Continue the held generation (a backchannel or noise, not a real turn)."""
-        if not self._paused:
-            return
-        self._paused = False
         held, self._held = self._held, None
-        self._release_hold(held if held is not None else
-                           self._playing if self._playing is not None else self.latest)
+        if held is None:
+            return
+        self._release_hold(held)
         self._wake.set()
 
     @property
     def paused(self) -> bool:
-        return self._paused
+        return self._held is not None
 
     def expect(self, generation: int, sentences: int) -> None:
         """``generation`` will bring ``sentences`` TTS contexts: the agent keeps "speaking"
@@ -215,7 +210,7 @@ class GenerationGate(FrameProcessor):
 
     @property
     def state(self) -> Playout:
-        if self._paused:
+        if self.paused:
             return Playout.PAUSED
         return Playout.PLAYING if self.speaking else Playout.IDLE
 
@@ -293,8 +288,8 @@ class GenerationGate(FrameProcessor):
         while True:
             while self._pending_controls:
                 await self.push_frame(self._pending_controls.popleft())
-            if self._paused or not self._queue:
-                if not self._queue and self._playing is not None and not self._paused:
+            if self.paused or not self._queue:
+                if not self._queue and self._playing is not None and not self.paused:
                     await self._wait(max(0.0, self._clock_end - time.monotonic()))
                     if not self._queue and not self._pending_controls and \
                             self._playing is not None and time.monotonic() >= self._clock_end:

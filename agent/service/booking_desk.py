@@ -115,8 +115,7 @@ class BookingDesk(Desk):
     def cancel_awaits_yes(self) -> bool:
         """A cancellation was read back and waits for the caller's yes: asking to cancel it
         again ("Yes, cancel it", "please cancel it") is that yes, not a new request."""
-        draft = self.draft()
-        return draft is not None and draft.op is Op.CANCEL_BOOKING and self.awaiting == draft.id
+        return self._read_back(Op.CANCEL_BOOKING) is not None
 
     def made_here(self, ref: str) -> bool:
         """This call created booking ``ref`` (a verified create). One made before the call and
@@ -139,9 +138,14 @@ class BookingDesk(Desk):
         values it was read back with: asking for that move again ("move it", "go on, shift
         it", a "yes" before it misheard) is that yes. A move to another time changed the
         values, so it is read back afresh."""
+        draft = self._read_back(Op.RESCHEDULE_BOOKING)
+        return draft is not None and self.is_current(draft)
+
+    def _read_back(self, op: Op) -> Action | None:
+        """The draft of ``op`` read back and waiting for the caller's yes, if there is one."""
         draft = self.draft()
-        return draft is not None and draft.op is Op.RESCHEDULE_BOOKING \
-            and self.awaiting == draft.id and self.is_current(draft)
+        return draft if draft is not None and draft.op is op and self.awaiting == draft.id \
+            else None
 
     def cancel_intent(self) -> bool:
         """The caller wants to cancel. A draft dies at once (seed 001 case 14).

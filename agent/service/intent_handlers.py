@@ -278,14 +278,15 @@ async def decline(call: Call, offer: Offer | None) -> bool:
         # "don't cancel it after all": the booking stays, and the cancel is dropped
         desk.workflow.on(GoalEvent.SETTLED)
         ref = dict(action.args)["ref"]
+        kept = f"Okay, I won't cancel it. Booking {ref} stays as it is."
         if desk.rebooked(ref):
             # the booking made before the caller corrected its asset stays, as they say; the
             # corrected asset's visit they asked for is read back
-            call.ctx.say((f"Okay, I won't cancel it. Booking {ref} stays as it is.",))
+            call.ctx.say((kept,))
             await desk.realign()
             return True
-        call.ctx.ask(Question(REQUEST, (f"Okay, I won't cancel it. Booking {ref} stays as it is.",
-                                        "Is there anything else I can help with?"), event=""))
+        call.ctx.ask(Question(REQUEST, (kept, "Is there anything else I can help with?"),
+                              event=""))
         return True
     if awaited:
         call.ctx.say(("Okay, I won't.", "What would you like to change?"), SpeechKind.QUESTION)

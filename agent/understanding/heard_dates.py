@@ -144,19 +144,16 @@ def value_lost_after_date(text: str, values: Sequence[SlotValue]) -> bool:
                         or rest[0] in _DAY_PART_LEADS):
                     return True
                 continue
-            if last and token == last[0] and tokens[i + 1:i + 3] == ["to", "the"]:
-                # "from the 9th to the 11th" heard as "from the ninth to the limit": where the
-                # visit goes was not heard, and the date read is the one it leaves
-                then = next((t for t in tokens[i + 3:] if t not in _HEDGES), "")
-                if not _VALUE_WORD.fullmatch(then):
-                    return True
-                continue
-            if not (last and token == last[0] and tokens[i + 1] in _INTRODUCES):
+            # "to the" introduces where the visit goes: "from the 9th to the 11th" heard as
+            # "from the ninth to the limit" lost it, and the date read is the one it leaves
+            if not (last and token == last[0] and (tokens[i + 1] in _INTRODUCES
+                                                   or tokens[i + 1:i + 3] == ["to", "the"])):
                 continue
             following = tokens[i + 2:]
-            # (after "at", "the" is a hurried "a": "at the quarter after two")
+            # (after "at", "the" is a hurried "a": "at the quarter after two"; after "to", the
+            # article of where it goes)
             while following and (following[0] in _HEDGES
-                                 or (tokens[i + 1] == "at" and following[0] == "the")):
+                                 or (tokens[i + 1] in ("at", "to") and following[0] == "the")):
                 following = following[1:]
             then = following[0] if following else ""
             if tokens[i + 1] == "that" and then in _SAYS_IT_SUITS:
