@@ -143,8 +143,8 @@ async def test_a_reply_held_before_its_first_audio_is_resumed_by_its_own_generat
     hold for the rest of the call (seen under load: the page went silent while the agent
     "spoke")."""
     events: list = []
-    frames = [*speech(3, 4), SleepFrame(0.15), Expect(4), Pause(generation=4),
-              Pause(resume=True), *speech(4, 4), SleepFrame(0.15)]
+    frames = [*speech(3, 4), Expect(4), Pause(generation=4), Pause(resume=True),
+              *speech(4, 4)]
     gate, down = await run_gate(frames, events=events)
     assert controls(down) == [("pause", 4), ("resume", 4)]
     assert [(e.name, e.generation) for e in events if e.name.startswith("barge_in")] == [
@@ -156,8 +156,7 @@ async def test_a_reply_held_before_its_first_audio_is_resumed_by_its_own_generat
 async def test_an_older_generation_invalidated_under_a_hold_releases_the_held_one():
     """The gate stops holding when it invalidates; a held reply newer than what was
     invalidated plays on, so the client is told to resume it too."""
-    frames = [*speech(5, 20), SleepFrame(0.05), Expect(6), Pause(generation=6), Invalidate(5),
-              *speech(6, 3), SleepFrame(0.1)]
+    frames = [*speech(5, 20), Expect(6), Pause(generation=6), Invalidate(5), *speech(6, 3)]
     _, down = await run_gate(frames)
     assert controls(down) == [("pause", 6), ("clear", 5), ("resume", 6)]
     assert audio_generations(down[index_of_clear(down, 5):]) == [6, 6, 6]
