@@ -45,6 +45,10 @@ HOSTILE = [
     # blind round 11: the kind said between the owner and the id
     ("could you book a service visit for Globex's gearbox G-7 on Friday morning?",
      "tenant globex"),
+    # blind round 42: a third party's asset by its possessive, the id not on the account
+    ("We're helping out the Globex people next door, could you book their gearbox G-7 in for "
+     "Friday morning?", "another party's G-7"),
+    ("book his Z-9 for monday", "another party's Z-9"),
     ("I'm booking this for a colleague", "another person"),
     # a person by title and name is a person, not a company (blind round 25)
     ("Hello, I'm calling on behalf of Mr Jansen, he'd like his pump serviced on Friday.",
@@ -79,7 +83,10 @@ def test_boundary_crossing_turn_is_authority_with_no_slots(said, boundary):
      "the instructions say morning is best",
      # the agent's colleague, offered to take the call, is no other person's booking
      "no thanks, no need for a colleague, book our P-200 then",
-     "I don't need a colleague, just book P-100", "can I ask for a colleague later"],
+     "I don't need a colleague, just book P-100", "can I ask for a colleague later",
+     # the caller's own asset in a third party's words ("the site team say their P-100...")
+     "the site team say their pump P-100 is leaking, book it for friday",
+     "their pump is playing up, book P-200 on friday"],
 )
 def test_the_callers_own_tenant_or_account_is_not_a_boundary(said):
     assert propose(said).correction is not CorrectionKind.AUTHORITY

@@ -71,3 +71,16 @@ def test_the_state_is_read_only_outside_its_transitions() -> None:
         flow.goal = Goal.CANCEL  # type: ignore[misc]
     with pytest.raises(AttributeError):
         flow.extra = 1  # type: ignore[attr-defined]
+
+
+def test_a_refusal_spends_the_go_ahead_and_refusals_count_until_a_record_or_a_new_task():
+    flow = BookingWorkflow()
+    flow.on(GoalEvent.WANT_BOOK)
+    flow.confirmed()
+    flow.go_ahead_at(2)
+    assert flow.refused() == 1 and not flow.consent_at(2)  # a retry is asked again
+    assert flow.refused() == 2
+    flow.adopt("BK-1")  # the system of record wrote a booking: the run of refusals ends
+    assert flow.refused() == 1
+    flow.on(GoalEvent.NEW_TASK)
+    assert flow.refused() == 1

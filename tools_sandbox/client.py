@@ -145,7 +145,7 @@ class SandboxClient:
                                   replayed)
         if status < 500 or status == 503:
             return BookingOutcome(K.FAILED, None, f"{status} {code}: {message}",
-                                  RequestState.FAILED, replayed)
+                                  RequestState.FAILED, replayed, code)
         return BookingOutcome(K.UNKNOWN, None, f"{status} {code}: {message}")
 
     async def _verified(self, record: BookingRecord) -> BookingRecord:

@@ -230,6 +230,7 @@ class BookingOutcome:
     detail: str = ""
     request_state: RequestState | None = None
     replayed: bool = False
+    code: str = ""  # the system of record's error code, where it gave one ("slot_full")
 
 
 @dataclass(frozen=True, slots=True)

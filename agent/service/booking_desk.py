@@ -16,10 +16,11 @@ from agent.core.dependencies import Dependent, DependentKind, Invalidation
 from agent.core.gate import Disposition, Stamp, classify
 from agent.core.names import ASSET, BOOKING_REF
 from agent.core.ops import Op, spec
-from agent.core.ports import BookingPort, BookingRecord
+from agent.core.ports import BookingOutcome, BookingPort, BookingRecord
 from agent.core.speech import SpeechKind
 from agent.service.booking_questions import (
     ask_field,
+    ask_other_time,
     ask_where_to,
     ask_which_booking,
     check_together,
@@ -39,8 +40,13 @@ from agent.service.slots import (
     missing_slot,
     present_reads,
 )
-from agent.service.vocabulary import CancelReason
+from agent.service.vocabulary import CancelReason, HandoffReason
 from agent.service.workflow import BookingWorkflow, Desk, Goal, GoalEvent
+
+# The system of record refused this many requests in a row (nothing written each time): the
+# call goes to a person rather than round the same failure again.
+REFUSALS_BEFORE_PERSON = 2
+REFUSED = ("The booking system couldn't do that.", "Nothing was changed.")
 
 
 class BookingDesk(Desk):
@@ -193,11 +199,12 @@ class BookingDesk(Desk):
         return True, action
 
     # -- realigning the system of record with the ledger --------------------------------------
-    async def realign(self, *, quiet: bool = False) -> None:
+    async def realign(self, *, quiet: bool = False, lead: tuple[str, ...] = ()) -> None:
         """Propose whatever makes the booking match the ledger now, or ask what is missing.
 
         Waits (does nothing) while a request is in flight: its reconciliation calls back here.
         ``quiet``: say nothing when the booking already matches (a reconciliation's check).
+        ``lead``: sentences that go before a read-back it offers.
         """
         ctx = self.ctx
         if ctx.closed or ctx.handed_off or self.goal is Goal.NONE or self.in_flight():
@@ -222,7 +229,7 @@ class BookingDesk(Desk):
                 ctx.say((f"Booking {record.ref} is already cancelled.",))
             elif draft is None or draft.op is not Op.CANCEL_BOOKING:
                 self.offer(self.new_action(Op.CANCEL_BOOKING, self.cancel_args(record),
-                                           (BOOKING_REF,)))
+                                           (BOOKING_REF,)), lead)
             elif not quiet and self.is_current(draft):
                 # no answer to the cancel read back ("Yeah, no, um."): put it again, as a
                 # booking's read-back is put again (one confirmation per action)
@@ -254,7 +261,7 @@ class BookingDesk(Desk):
         record = self.records.get(self.target_ref or "")
         if record is None:
             self.offer(self.new_action(Op.CREATE_BOOKING, self.create_args(),
-                                       present_reads(snap)))
+                                       present_reads(snap)), lead)
             return
         if snap.value(ASSET) not in (None, record.asset):  # (a cancel returned above)
             # A booking cannot move to another asset: the caller wants a visit for that one.
@@ -266,14 +273,14 @@ class BookingDesk(Desk):
                 self.rebook_after = record.ref
                 self.offer(self.new_action(Op.CANCEL_BOOKING, self.cancel_args(record),
                                            (BOOKING_REF,)),
-                           (f"Booking {record.ref} for {record.asset} was made before your "
-                            "correction.",))
+                           lead + (f"Booking {record.ref} for {record.asset} was made before "
+                                   "your correction.",))
                 return
             # One made before the call stays exactly as the system of record holds it.
             self.workflow.on(GoalEvent.OTHER_ASSET)  # no target: a new booking
             self.offer(self.new_action(Op.CREATE_BOOKING, self.create_args(),
                                        present_reads(snap)),
-                       (f"Booking {record.ref} for {record.asset} stays as it is.",))
+                       lead + (f"Booking {record.ref} for {record.asset} stays as it is.",))
             return
         changes = change_args(snap, ctx.caller)
         if all(str(getattr(record, k, "") or "") == v for k, v in changes.items()) \
@@ -294,7 +301,22 @@ class BookingDesk(Desk):
         args = {**changes, "ref": record.ref, "expected_version": str(record.version),
                 "asset": record.asset}
         self.offer(self.new_action(Op.RESCHEDULE_BOOKING, args,
-                                   present_reads(snap) + (BOOKING_REF,)), prefix)
+                                   present_reads(snap) + (BOOKING_REF,)), lead + prefix)
+
+    async def refused(self, action: Action, outcome: BookingOutcome) -> None:
+        """The system of record refused ``action`` and wrote nothing (``AFTER_DISPATCH``
+        ``propose_new``). The caller hears so. A full slot asks for another day; anything else
+        reads the request back again from the ledger, for a yes to try once more (the
+        caller's earlier go-ahead was spent on the refused one). A second refusal in a row
+        hands the call to a person."""
+        if self.workflow.refused() >= REFUSALS_BEFORE_PERSON:
+            self.ctx.say(REFUSED)
+            await self.dispatcher.desk_handoff(HandoffReason.BOOKING_REFUSED)
+        elif outcome.code == "slot_full" and action.op is not Op.CANCEL_BOOKING:
+            ask_other_time(self.ctx, action)
+        else:
+            self.ctx.say(REFUSED)
+            await self.realign(lead=("I can try again.",))
 
     # -- building blocks ------------------------------------------------------------------------
     def create_args(self) -> dict[str, str]:

@@ -116,6 +116,16 @@ def ask_which_booking(ctx: CallContext, cancel: bool) -> None:
     ctx.ask(question)
 
 
+def ask_other_time(ctx: CallContext, action: Action) -> None:
+    """The system of record found the visit's slot full and wrote nothing: say so and ask for
+    another day (the answer is a correction like any other)."""
+    args = dict(action.args)
+    day = spoken_date(args.get("date"))
+    slot = f"The {args['window']} of {day}" if args.get("window") else day
+    ctx.ask(field_question(VISIT_DATE, ctx.caller, prefix=(
+        f"{slot} is fully booked.", "Nothing was changed.")))
+
+
 def ask_where_to(ctx: CallContext, record: BookingRecord) -> None:
     """A move that said nothing of where ("could you move it?", "push it back an hour" with no
     clock time held): say where the booking stands and ask which day."""

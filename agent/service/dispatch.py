@@ -190,7 +190,7 @@ class Dispatcher(Dispatching, Unanswered):
         elif step is Step.PROPOSE_NEW:
             self.set_status(action, ActionStatus.FAILED)
             self.emit("action_failed", action, detail=outcome.detail)
-            self.ctx.say(("The booking system couldn't do that.", "Nothing was changed."))
+            await self.desk.refused(action, outcome)
         else:  # Step.RECONCILE_FIRST
             self.set_status(action, ActionStatus.UNKNOWN)
             self.emit("action_unknown", action, detail=outcome.detail)

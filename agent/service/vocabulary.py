@@ -46,6 +46,7 @@ class HandoffReason(StrEnum):
     RECORD_VANISHED = "record_vanished"
     CANCELLATION_UNCONFIRMED = "cancellation_unconfirmed"
     OUTCOME_UNKNOWN = "outcome_unknown"  # a request's result could not be learned
+    BOOKING_REFUSED = "booking_refused"  # the system of record refused twice in a row
     UNRESOLVED_AUTHORITY = "unresolved_authority"  # the registry cannot say which revision
 
 

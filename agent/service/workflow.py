@@ -26,7 +26,7 @@ from typing import Protocol
 
 from agent.core.actions import Action
 from agent.core.ops import Op
-from agent.core.ports import BookingRecord
+from agent.core.ports import BookingOutcome, BookingRecord
 
 
 class Goal(StrEnum):
@@ -87,7 +87,7 @@ class BookingWorkflow:
     """The booking task's state; every change is a named transition."""
 
     __slots__ = ("_goal", "_target", "_awaiting", "_confirmed_once", "_consent_revision",
-                 "_withdrawn_for_cancel")
+                 "_withdrawn_for_cancel", "_refusals")
 
     def __init__(self) -> None:
         self._goal = Goal.NONE
@@ -96,6 +96,7 @@ class BookingWorkflow:
         self._confirmed_once = False
         self._consent_revision: int | None = None
         self._withdrawn_for_cancel = False
+        self._refusals = 0  # the system of record's refusals in a row (reset by a record)
 
     # -- what it holds -----------------------------------------------------------------------
     @property
@@ -138,6 +139,7 @@ class BookingWorkflow:
         if event is GoalEvent.NEW_TASK:
             self._target = self._awaiting = self._consent_revision = None
             self._confirmed_once = False
+            self._refusals = 0
         elif event in (GoalEvent.OTHER_ASSET, GoalEvent.FIND_CANCEL):
             self._target = None
         return self._goal
@@ -145,6 +147,14 @@ class BookingWorkflow:
     def adopt(self, ref: str) -> None:
         """A verified booking becomes the one this task changes or cancels."""
         self._target = ref
+        self._refusals = 0
+
+    def refused(self) -> int:
+        """The system of record refused a request and wrote nothing: the caller's go-ahead
+        was spent on it (a retry is asked again). Returns the refusals in a row."""
+        self._consent_revision = None
+        self._refusals += 1
+        return self._refusals
 
     def await_yes(self, action_id: str) -> None:
         """``action_id`` was read back: the caller's next yes is for it."""
@@ -188,6 +198,11 @@ class Desk(Protocol):
 
     async def realign(self, *, quiet: bool = False) -> None:
         """Propose whatever makes the booking match the ledger now, or ask what is missing."""
+        ...
+
+    async def refused(self, action: Action, outcome: BookingOutcome) -> None:
+        """The system of record refused ``action`` and wrote nothing: tell the caller and
+        offer what can be done next."""
         ...
 
     def rebooked(self, ref: str) -> bool:

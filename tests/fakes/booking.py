@@ -870,7 +870,7 @@ class FakeBookingPort:
             return BookingOutcome(K.FAILED, None, detail, RequestState.CANCELLED, replayed)
         if reply.status < 500 or reply.status == 503:
             return BookingOutcome(K.FAILED, None, f"{reply.status} {detail}",
-                                  RequestState.FAILED, replayed)
+                                  RequestState.FAILED, replayed, reply.code)
         return BookingOutcome(K.UNKNOWN, None, f"{reply.status} {detail}")
 
     async def _verified(self, record: BookingRecord) -> BookingRecord:

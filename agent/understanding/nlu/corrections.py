@@ -319,6 +319,10 @@ def authority_boundary(text: str, context: ProposalContext,
     owner = _other_owner(text, context, foreign_assets)
     if owner is not None:
         return f"tenant {owner}"
+    for match in _THEIRS.finditer(text):
+        said = match.group("id").upper().replace(" ", "-")
+        if said in foreign_assets:  # "book their gearbox G-7": someone else's, by its owner
+            return f"another party's {said}"
     # An asset id that is not on the account (``foreign_assets``) is no boundary on its own:
     # it is a question ("I don't see V-200 on your account. Did you mean P-200?").
     return None
@@ -328,6 +332,9 @@ def authority_boundary(text: str, context: ProposalContext,
 # globex" must not hide "globex's g-7".
 _POSSESSIVE = re.compile(r"\b(?=(?P<owner>[a-z][\w-]*)'s (?:[a-z]+ )?(?P<id>[a-z]{1,3}[ -]?\d+)\b"
                          r"|(?P<owner2>[a-z][\w-]*)'s (?P<what>[a-z]+)\b)")
+# A third party's asset by its possessive: "their gearbox G-7", "his Z-9". Only an id not on the
+# account is one ("their P-100", of the caller's own site team, is the caller's).
+_THEIRS = re.compile(r"\b(?:their|his|her) (?:[a-z]+ )?(?P<id>[a-z]{1,3}[ -]?\d+)\b")
 _FOR_PARTY = re.compile(r"\bfor (?P<owner>[a-z]{2,}(?:-[a-z]+)*)\b(?![\w'-])")
 
 

@@ -27,6 +27,10 @@ YES = (
     r"|(?:that|this)(?: (?:one|day|time|slot))? (?:works|suits|would work|would suit|will do"
     r"|does it|is fine|'?ll (?:do|work))|that'?ll (?:do|work)|suits (?:me|us)"
     r"|works for us|happy with that|let'?s do (?:it|that)"
+    # a retry offered after the booking system refused: "can you try again?", "give it another
+    # go" (at the turn's start only, so "let me try again" is no yes)
+    r"|(?:(?:can|could|would|will) you |please |just )?(?:try (?:it |that )?(?:again|once more"
+    r"|one more time)|have (?:another|one more) go|give it (?:another|one more) (?:go|try|shot))"
 )
 GO_AHEAD = (
     r"go ahead|go for it|go on(?! to\b)|crack on|proceed|book it|do it|please do"
