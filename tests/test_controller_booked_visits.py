@@ -460,3 +460,30 @@ async def test_a_booking_made_before_the_call_and_moved_in_it_is_never_cancelled
         reply = await c.say("Oh no, wrong pump, I meant P-200, not P-100.")
         assert reply.startswith("Booking BK-5501 for P-100 stays as it is."), reply
         assert not c.events("action_proposed", op="cancel_booking")
+
+
+# ------------------------------------------------------------------ a move with nothing to move
+@pytest.mark.parametrize("said", ["Could you move my visit to Wednesday afternoon?",
+                                  "Can we push our appointment to Wednesday afternoon?"])
+async def test_a_move_asked_of_an_account_with_no_booking_offers_a_new_one(said):
+    """Blind audio round 42: "Which booking do you mean?" asked of a caller with none led
+    nowhere. The visit the move names is offered as a new booking, with its own read-back."""
+    async with call(caller=ONE_PUMP) as c:
+        await c.settle()  # the greeting's read of the bookings has answered: there are none
+        reply = await c.say(said)
+        assert reply.startswith("I don't see a booking on your account to move. I can book a "
+                                "new visit instead."), reply
+        assert "Wednesday 2 December, in the afternoon. Shall I book it?" in reply, reply
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["window"]) == ("2026-12-02", "afternoon")
+
+
+async def test_a_move_with_no_booking_and_a_no_books_nothing():
+    async with call(caller=ONE_PUMP) as c:
+        await c.settle()
+        await c.say("Please move my booking to Friday morning.")
+        reply = await c.say("No thanks.")
+        await c.settle()
+        assert c.bookings() == [] and "Shall I book it?" not in reply, reply

@@ -96,6 +96,12 @@ class BookingDesk(Desk):
                 return action
         return None
 
+    def holds_no_booking(self) -> bool:
+        """The account has no booking to change: the booking system listed none in this call
+        (a list it never answered is no evidence) and the call made none."""
+        return self.ctx.bookings_read is not None and not self.ctx.bookings_hint \
+            and not self.records
+
     def in_flight(self) -> bool:
         return any(a.status in IN_FLIGHT for a in self.actions)
 
@@ -218,7 +224,7 @@ class BookingDesk(Desk):
                 self.workflow.withdrew_create(False)
                 ctx.say(("The request was withdrawn before it was booked.",
                          "Nothing was booked."))
-            elif record is None and not ctx.bookings_hint and not self.records:
+            elif record is None and self.holds_no_booking():
                 self.workflow.on(GoalEvent.SETTLED)
                 ctx.say(("I don't see a booking on your account to cancel.",
                          "Nothing has changed."))
@@ -237,8 +243,14 @@ class BookingDesk(Desk):
                 ctx.ask(confirmation(draft, ("Shall I go ahead with that?",)))
             return
         if self.goal is Goal.RESCHEDULE and self.target_ref is None:
-            ask_which_booking(ctx, cancel=False)
-            return
+            if not self.holds_no_booking():
+                ask_which_booking(ctx, cancel=False)
+                return
+            # "Move my visit to Wednesday" from an account with none: the visit it wants is
+            # offered as a new booking, read back for its own yes.
+            self.workflow.on(GoalEvent.NOTHING_TO_MOVE)
+            ctx.say(("I don't see a booking on your account to move.",
+                     "I can book a new visit instead."))
         slot = missing_slot(snap)
         if slot is not None:
             if draft is not None:

@@ -55,6 +55,7 @@ class GoalEvent(StrEnum):
     WANT_CANCEL = "want_cancel"  # ... to cancel one (cancel_intent: drafts die first)
     FIND_CANCEL = "find_cancel"  # ... to cancel a booking not yet known (no target, no draft)
     OTHER_ASSET = "other_asset"  # the ledger's asset is not the target's: a new visit
+    NOTHING_TO_MOVE = "nothing_to_move"  # a move asked of an account with no booking: a new visit
     SETTLED = "settled"  # nothing is left to do: cancelled, withdrawn, nothing to cancel
     NEW_TASK = "new_task"  # a new request starts afresh
 
@@ -69,6 +70,7 @@ GOAL_ON: Mapping[GoalEvent, Mapping[Goal | None, Goal | str]] = MappingProxyType
     GoalEvent.WANT_CANCEL: {_ANY: Goal.CANCEL},
     GoalEvent.FIND_CANCEL: {_ANY: Goal.CANCEL},
     GoalEvent.OTHER_ASSET: {_ANY: Goal.BOOK},
+    GoalEvent.NOTHING_TO_MOVE: {Goal.RESCHEDULE: Goal.BOOK},
     GoalEvent.SETTLED: {_ANY: Goal.NONE},
     GoalEvent.NEW_TASK: {_ANY: Goal.NONE},
 })
