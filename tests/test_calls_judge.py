@@ -187,3 +187,21 @@ def test_expect_turns_must_be_a_whole_number_of_at_least_one(tmp_path):
                     .read_text() + "  turns: 0\n")
     with pytest.raises(ScriptInvalid, match=r"expect.turns: must be at least 1, got 0"):
         load_script(path)
+
+
+def test_expect_outcome_reads_the_answers_outcome_not_a_searchs(tmp_path):
+    """A search that timed out after the answer was spoken (retrieval_completed carries its
+    own outcome, "timeout") does not change what the question resolved to (blind round 42
+    asked which event expect.outcome reads)."""
+    path = tmp_path / "outcome.yaml"
+    path.write_text(Path(__file__).parent.joinpath("calls", "05-which-thursday.yaml")
+                    .read_text().replace("  clarified: [visit_date]\n", "")
+                    + "  outcome: RESOLVED\n")
+    answered = [ev("registry_resolved", 1, outcome="RESOLVED"),
+                ev("answer_spoken", 2, outcome="RESOLVED", citations=["nw-bulletin-b"]),
+                ev("retrieval_completed", 3, outcome="timeout")]
+    assert judge(load_script(path), evidence(answered), "text").verdict is Verdict.PASS
+    refused = answered[:1] + [ev("answer_spoken", 2, outcome="NOT_APPLICABLE", citations=[])]
+    result = judge(load_script(path), evidence(refused), "text")
+    assert result.violations == ("expect.outcome: expected RESOLVED, the last question "
+                                 "resolved to NOT_APPLICABLE",)

@@ -15,6 +15,8 @@ from audio.calls.script import CallScript
 
 Entry = tuple[tuple[str, Any], ...]
 # Notification keys a script uses for the record's own (a booking record has its own version).
+# What expect.outcome reads: the registry's decision and the answer spoken from it.
+OUTCOME_EVENTS = frozenset({"registry_resolved", "answer_spoken"})
 ALIASES = {"booking": "booking_ref", "ref": "booking_ref", "version": "booking_version"}
 
 
@@ -129,7 +131,10 @@ def check_expectations(script: CallScript, evidence: Evidence) -> list[str]:
             out.append(f"expect.turns: expected {exp.turns} caller turns, the agent took "
                        f"{len(taken)}: {shown}")
     if exp.outcome is not None:
-        outcomes = [e.get("outcome") for e in evidence.events if e.get("outcome") is not None]
+        # a question's outcome: the registry's decision and the answer spoken from it, never a
+        # search's own (retrieval_completed's "timeout" is how the search went, not the answer)
+        outcomes = [e.get("outcome") for e in evidence.events
+                    if e.name in OUTCOME_EVENTS and e.get("outcome") is not None]
         last = outcomes[-1] if outcomes else None
         if not same(exp.outcome, last):
             out.append(f"expect.outcome: expected {exp.outcome}, the last question resolved "
