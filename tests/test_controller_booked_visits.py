@@ -487,3 +487,30 @@ async def test_a_move_with_no_booking_and_a_no_books_nothing():
         reply = await c.say("No thanks.")
         await c.settle()
         assert c.bookings() == [] and "Shall I book it?" not in reply, reply
+
+
+async def test_a_move_after_a_cancel_that_found_nothing_says_there_is_none_to_move():
+    """Blind text round 43: the cancel's asset and day stayed in the ledger, so the move after
+    it read as a correction of a request, and went straight to a read-back without telling
+    the caller there was nothing to move."""
+    async with call(caller=ONE_PUMP) as c:
+        await c.settle()
+        reply = await c.say("We won't be needing the engineer on Thursday after all.")
+        assert reply.startswith("I don't see a booking on your account to cancel."), reply
+        reply = await c.say("Could you move our visit to Friday afternoon then?")
+        assert reply.startswith("I don't see a booking on your account to move. I can book a "
+                                "new visit instead."), reply
+        assert "Friday 4 December, in the afternoon. Shall I book it?" in reply, reply
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["window"]) == ("2026-12-04", "afternoon")
+
+
+async def test_a_day_given_after_a_question_without_a_move_is_still_a_plain_booking():
+    async with call(caller=ONE_PUMP) as c:
+        await c.settle()
+        await c.say("We won't be needing the engineer on Thursday after all.")
+        reply = await c.say("Then put me down for Friday afternoon instead.")
+        assert "I don't see a booking on your account to move" not in reply, reply
+        assert "Friday 4 December, in the afternoon. Shall I book it?" in reply, reply

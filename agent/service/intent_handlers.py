@@ -39,6 +39,8 @@ from agent.service.render import visits_held
 from agent.service.repair import PERSON, REQUEST, Question
 from agent.service.vocabulary import Focus, HandoffReason, Offer, OfferKind
 from agent.service.workflow import Goal, GoalEvent
+from agent.understanding.nlu import intents
+from agent.understanding.nlu.normalise import normalise
 from agent.understanding.proposals import CorrectionKind, Intent, Proposal, SlotRole
 
 
@@ -179,8 +181,9 @@ def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
 VISIT_ONLY = frozenset({VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, SITE, CONTACT})
 
 
-def set_focus(call: Call, p: Proposal) -> None:
-    """The desk the intent puts in focus, and the booking goal or question topic it sets."""
+def set_focus(call: Call, p: Proposal, text: str = "") -> None:
+    """The desk the intent puts in focus, and the booking goal or question topic it sets.
+    ``text``: the turn's words, which say whether a visit asked for was worded as a move."""
     desk = call.bookings
     desk.move_named_nothing = p.intent is Intent.RESCHEDULE and not any(
         s.role is SlotRole.TO for s in p.slots)
@@ -212,7 +215,12 @@ def set_focus(call: Call, p: Proposal) -> None:
         # "then put me down for Thursday afternoon, no, make that Friday afternoon", "could
         # you book the same pump for the Friday after next?". It is read back first.
         call.focus = Focus.BOOKING
-        desk.workflow.on(GoalEvent.WANT_BOOK)
+        # ... unless it was worded as a move of a visit the account does not have ("could
+        # you move our Harbour Road visit to Friday then?" after a cancel found nothing):
+        # the caller hears there is none to move before the new one is read back
+        moves = desk.holds_no_booking() and \
+            intents.explicit_intent(normalise(text)) is Intent.RESCHEDULE
+        desk.workflow.on(GoalEvent.WANT_RESCHEDULE if moves else GoalEvent.WANT_BOOK)
 
 
 # -- the handlers -----------------------------------------------------------------------------

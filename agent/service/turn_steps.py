@@ -187,7 +187,7 @@ async def orient(call: TurnCall, turn: Turn) -> bool:
     """Take the last reply's offer, open a new question if fresh, and set the desk in focus."""
     turn.offer = take_offer(call)  # an offer stands for the very next turn only
     new_question_if_fresh(call, turn.proposal)
-    set_focus(call, turn.proposal)
+    set_focus(call, turn.proposal, turn.utterance.text)
     return False
 
 
