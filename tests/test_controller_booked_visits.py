@@ -463,6 +463,21 @@ async def test_a_booking_made_before_the_call_and_moved_in_it_is_never_cancelled
 
 
 # ------------------------------------------------------------------ a move with nothing to move
+NOTHING_TO_MOVE = "I don't see a booking on your account to move. I can book a new visit instead."
+
+
+async def _booked_instead(c, said: str, read_back: str, day: str, window: str) -> None:
+    """``said`` asks to move a visit the account does not have: the caller hears so, the visit
+    is read back as a new booking (``read_back``), and a yes books it on ``day``, ``window``."""
+    reply = await c.say(said)
+    assert reply.startswith(NOTHING_TO_MOVE), reply
+    assert f"{read_back}. Shall I book it?" in reply, reply
+    await c.say("Yes.")
+    await c.until("confirmation_spoken", op="create_booking")
+    [booking] = c.bookings()
+    assert (booking["date"], booking["window"]) == (day, window)
+
+
 @pytest.mark.parametrize("said", ["Could you move my visit to Wednesday afternoon?",
                                   "Can we push our appointment to Wednesday afternoon?"])
 async def test_a_move_asked_of_an_account_with_no_booking_offers_a_new_one(said):
@@ -470,14 +485,8 @@ async def test_a_move_asked_of_an_account_with_no_booking_offers_a_new_one(said)
     nowhere. The visit the move names is offered as a new booking, with its own read-back."""
     async with call(caller=ONE_PUMP) as c:
         await c.settle()  # the greeting's read of the bookings has answered: there are none
-        reply = await c.say(said)
-        assert reply.startswith("I don't see a booking on your account to move. I can book a "
-                                "new visit instead."), reply
-        assert "Wednesday 2 December, in the afternoon. Shall I book it?" in reply, reply
-        await c.say("Yes.")
-        await c.until("confirmation_spoken", op="create_booking")
-        [booking] = c.bookings()
-        assert (booking["date"], booking["window"]) == ("2026-12-02", "afternoon")
+        await _booked_instead(c, said, "Wednesday 2 December, in the afternoon",
+                              "2026-12-02", "afternoon")
 
 
 async def test_a_move_with_no_booking_and_a_no_books_nothing():
@@ -497,14 +506,8 @@ async def test_a_move_after_a_cancel_that_found_nothing_says_there_is_none_to_mo
         await c.settle()
         reply = await c.say("We won't be needing the engineer on Thursday after all.")
         assert reply.startswith("I don't see a booking on your account to cancel."), reply
-        reply = await c.say("Could you move our visit to Friday afternoon then?")
-        assert reply.startswith("I don't see a booking on your account to move. I can book a "
-                                "new visit instead."), reply
-        assert "Friday 4 December, in the afternoon. Shall I book it?" in reply, reply
-        await c.say("Yes.")
-        await c.until("confirmation_spoken", op="create_booking")
-        [booking] = c.bookings()
-        assert (booking["date"], booking["window"]) == ("2026-12-04", "afternoon")
+        await _booked_instead(c, "Could you move our visit to Friday afternoon then?",
+                              "Friday 4 December, in the afternoon", "2026-12-04", "afternoon")
 
 
 async def test_a_day_given_after_a_question_without_a_move_is_still_a_plain_booking():
@@ -512,5 +515,5 @@ async def test_a_day_given_after_a_question_without_a_move_is_still_a_plain_book
         await c.settle()
         await c.say("We won't be needing the engineer on Thursday after all.")
         reply = await c.say("Then put me down for Friday afternoon instead.")
-        assert "I don't see a booking on your account to move" not in reply, reply
+        assert NOTHING_TO_MOVE not in reply, reply
         assert "Friday 4 December, in the afternoon. Shall I book it?" in reply, reply
