@@ -536,6 +536,31 @@ def month_between_numbers(text: str, values: Sequence[SlotValue]) -> bool:
         for m in _MONTH_BETWEEN.finditer(normalise(text)))
 
 
+def ordinal_after_a_stray_word(text: str, values: Sequence[SlotValue]) -> bool:
+    """The day read is an ordinal ("2nd") right after a content word that leads to no day: no
+    closed-class word ("the", "on", "or", "by"...), weekday, month or number. A recogniser
+    writes such a word for a month or weekday it misheard ("February second" heard as "family
+    second"), so the month or week the date was read in is a guess. "Friday 2nd", "on the 2nd",
+    "December 2nd", "2nd or 3rd", a turn that opens with it ("2nd please") are not."""
+    read = {t for s in values if s.field == VISIT_DATE for t in _tokens(s.text)}
+    tokens = _tokens(text)
+    return any(_ORDINAL_DAY.fullmatch(token) and token in read and i > 0
+               and _stray(tokens[i - 1]) and not _month_follows(tokens, i)
+               for i, token in enumerate(tokens))
+
+
+def _stray(word: str) -> bool:
+    return not (word in lexicon.ORDINAL_DATE_FOLLOWERS or word in lexicon.WEEKDAYS
+                or word in _MONTH_NUMBER or word[0].isdigit() or word in _BEFORE_A_DAY
+                or _CORRECTING.fullmatch(word))
+
+
+def _month_follows(tokens: Sequence[str], i: int) -> bool:
+    """The month is said after the day ("the pump, 15th of December"): it was heard."""
+    after = [t for t in tokens[i + 1:i + 3] if t != "of"]
+    return bool(after) and after[0] in _MONTH_NUMBER
+
+
 # Days of the month a recogniser writes for a word that sounds the same: "for" and "to"/"too"
 _SOUNDS_LIKE_A_WORD = frozenset(("2", "4"))
 # ... unless a word that leads to a day stands before it ("on the fourth of January" is written

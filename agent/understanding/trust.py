@@ -48,12 +48,13 @@ and no "or" between them (:func:`contradicts_itself`), two different days or tim
 with nothing between them (:func:`back_to_back`), values kept "the same" ("same day and time")
 with no correction read, a faint word beside a day of the month where its month goes ("the
 third area") or before "today" or "tomorrow" read alone ("a far-tight today"), "day of
-tomorrow", a "2" or "4" before a month where "to" or "for" fits, "when" before a day under the
-10th, a word ending like an ordinal that is none ("beforeteenth"), a time outside a clock bound
-the turn says ("quarter after 2 ... after 3"), a faint "at" or "a" before a time right after a
-word no value was read from ("quite a half past one"), a value ruled out far after a negation
-with a faint word from the negation on (:func:`far_from_its_negation`), or a value word heard
-below :data:`FAINT_WORD` is **checked**.
+tomorrow", a "2" or "4" before a month where "to" or "for" fits, a day of the month right after
+a word that leads to no day and with no month after it ("family second"), "when" before a day
+under the 10th, a word ending like an ordinal that is none ("beforeteenth"), a time outside a
+clock bound the turn says ("quarter after 2 ... after 3"), a faint "at" or "a" before a time
+right after a word no value was read from ("quite a half past one"), a value ruled out far
+after a negation with a faint word from the negation on (:func:`far_from_its_negation`), or a
+value word heard below :data:`FAINT_WORD` is **checked**.
 "The", "of" and "in" inside a value carry none of it; nor do the words of a value the turn
 itself replaced by a later one ("the 22nd, sorry, the 21st": ``withdrawn``); a window named by
 its own name is carried by that name ("first thing in the *morning*"), and the "am" or "pm" of
@@ -430,6 +431,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
         return Hearing(False, "a word like 'twenty' comes before a day under the 10th")
     if heard_dates.correction_lost(utterance.text, withdrawn):
         return Hearing(False, "'the same' was said and no correction was read")
+    if heard_dates.ordinal_after_a_stray_word(utterance.text, values):
+        return Hearing(False, "the day's ordinal follows a word that leads to no day")
     heard_as = [probability for _, probability in utterance.words]
     confidence = utterance.confidence
     if expect.answer and utterance.answer is not None:
