@@ -181,7 +181,7 @@ def _names_another_booking(desk: BookingDesk, p: Proposal) -> bool:
 VISIT_ONLY = frozenset({VISIT_DATE, VISIT_TIME, VISIT_WINDOW, UNITS, SITE, CONTACT})
 
 
-def set_focus(call: Call, p: Proposal, text: str = "") -> None:
+def set_focus(call: Call, p: Proposal, text: str) -> None:
     """The desk the intent puts in focus, and the booking goal or question topic it sets.
     ``text``: the turn's words, which say whether a visit asked for was worded as a move."""
     desk = call.bookings

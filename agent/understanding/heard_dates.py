@@ -550,9 +550,9 @@ def ordinal_after_a_stray_word(text: str, values: Sequence[SlotValue]) -> bool:
 
 
 def _stray(word: str) -> bool:
-    return not (word in lexicon.ORDINAL_DATE_FOLLOWERS or word in lexicon.WEEKDAYS
-                or word in _MONTH_NUMBER or word[0].isdigit() or word in _BEFORE_A_DAY
-                or _CORRECTING.fullmatch(word))
+    """A content word (:func:`_content`) that names no month by its short name ("dec") and
+    corrects nothing ("correction 24th")."""
+    return _content(word) and word not in _MONTH_NUMBER and not _CORRECTING.fullmatch(word)
 
 
 def _month_follows(tokens: Sequence[str], i: int) -> bool:
@@ -600,10 +600,15 @@ def _word_tokens(words: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
     return [(t, i) for i, (word, _) in enumerate(words) for t in _tokens(word)]
 
 
+def _content(token: str) -> bool:
+    """No closed-class word, no word of which week and no value word."""
+    return token not in _BEFORE_A_DAY and not _VALUE_WORD.fullmatch(token)
+
+
 def _faint_content(token: str, heard: float, faint: float) -> bool:
-    """A token heard below ``faint`` that is no closed-class word, no word of which week and no
-    value: a word in the place of one that said something, misheard."""
-    return heard < faint and token not in _BEFORE_A_DAY and not _VALUE_WORD.fullmatch(token)
+    """A content token heard below ``faint``: a word in the place of one that said something,
+    misheard."""
+    return heard < faint and _content(token)
 
 
 def _weekdays_read(values: Sequence[SlotValue]) -> set[str]:
