@@ -48,7 +48,8 @@ def registered() -> dict[str, BenchFn]:
 # Options of one ``amend bench`` run that a group may read (``--db``: the database the sandbox
 # and registry groups run on; None means their embedded SQLite default).
 # ``soak_minutes`` / ``soak_sessions``: how long the soak runs and how many browsers it plays.
-_OPTIONS: dict[str, str | None] = {"db": None, "soak_minutes": None, "soak_sessions": None}
+_OPTIONS: dict[str, str | None] = {"db": None, "soak_minutes": None, "soak_sessions": None,
+                                   "evidence": None}
 
 
 def set_option(name: str, value: str | None) -> None:

@@ -36,14 +36,17 @@ subset):
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import cast
 
 import numpy as np
 
-from agent.bench import BenchRow
+from agent.bench import BenchRow, option
 from agent.core.caller import Asset, CallerProfile
 from agent.core.ledger import FieldOpKind, Ledger
 from agent.core.ports import BookingPort
@@ -364,6 +367,22 @@ def judge_all(turns: list[tuple[voices.Voice, str, str]]) -> list[Judged]:
             for v, kind, text in turns]
 
 
+def write_evidence(name: str, judged: list[Judged]) -> Path | None:
+    """With ``amend bench --evidence DIR``: every judged turn of one set as a JSON line in
+    ``DIR/trust-<name>.jsonl`` (side effect: writes the file whole or not at all), so the turns
+    behind a figure, a wrong value accepted above all, can be read and replayed."""
+    folder = option("evidence")
+    if folder is None:
+        return None
+    path = Path(folder) / f"trust-{name}.jsonl"
+    part = path.with_name(path.name + ".part")
+    with part.open("w", encoding="utf-8") as out:
+        for j in judged:
+            out.write(json.dumps({**asdict(j), "wrong_accepted": list(j.wrong_accepted)}) + "\n")
+    os.replace(part, path)
+    return path
+
+
 def check_rate(judged: list[Judged], *, before: bool = False,
                verbatim: bool = False) -> tuple[float, int]:
     """Share of correct transcripts of expected values that were checked, and their count
@@ -442,13 +461,16 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
                          cmd)]
     services.warm()
     voice_list = voices.BASES if quick else voices.voice_set()
-    rows = _trust_rows(judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES))), cmd)
+    judged = judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES)))
+    write_evidence("voice-set", judged)
+    rows = _trust_rows(judged, cmd)
     named = () if quick else tuple(v for bases, _, _ in voices.HELD_OUT[16:] for v in bases)
     rows += answer_rows(voice_list + named, cmd)
     if not quick:
         every: list[Judged] = []
         for n in range(1, len(corpus.HELD_OUT_SETS) + 1):
             judged = judge_all(held_out_turns(n))
+            write_evidence(f"held-out-{n:02d}", judged)
             every += judged
             rows += _trust_rows(judged, cmd, held_out=f"{held_out_name(n)} held-out".lstrip())
         rows += _trust_rows(every, cmd, held_out=f"all {len(corpus.HELD_OUT_SETS)} held-out")

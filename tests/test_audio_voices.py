@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -374,6 +375,45 @@ def test_the_check_rate_word_for_word_counts_only_turns_heard_word_for_word():
              judged(True, True), judged(False, True), judged(False, True)]
     assert bench_hearing.check_rate(turns) == (0.5, 6)
     assert bench_hearing.check_rate(turns, verbatim=True) == (0.25, 4)
+
+
+def test_the_trust_evidence_names_each_wrong_value_accepted_and_is_written_whole(tmp_path):
+    """``amend bench --evidence DIR``: one JSON line a judged turn, with the values accepted
+    without a check that the caller did not say; no folder asked for, nothing written."""
+    import json
+
+    from agent.bench import set_option
+    from audio import bench_hearing
+
+    wrong = bench_hearing.Judged("espeak en-us", "expected", "Thursday the 12th",
+                                 "Thursday the 13th", 0.8, False, False, False,
+                                 ("visit_date=2026-12-13",), (), ("visit_date=2026-12-12",))
+    right = replace(wrong, heard="Thursday the 12th", correct=True,
+                    accepted=("visit_date=2026-12-12",))
+    assert bench_hearing.write_evidence("held-out-03", [wrong, right]) is None
+    set_option("evidence", str(tmp_path))
+    try:
+        path = bench_hearing.write_evidence("held-out-03", [wrong, right])
+    finally:
+        set_option("evidence", None)
+    assert path == tmp_path / "trust-held-out-03.jsonl"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no .part left behind
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(x["heard"], x["wrong_accepted"]) for x in lines] == [
+        ("Thursday the 13th", ["visit_date=2026-12-13"]), ("Thursday the 12th", [])]
+
+
+def test_the_evidence_folder_that_cannot_be_made_is_named_with_what_to_do(tmp_path):
+    from click.testing import CliRunner
+
+    from ui.cli import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = CliRunner().invoke(main, ["bench", "--only", "trust", "--evidence",
+                                       str(blocker / "sub")])
+    assert result.exit_code == 2
+    assert "cannot create the folder" in result.output and "--evidence" in result.output
 
 
 def test_answers_to_a_check_are_counted_with_and_without_the_answer_share(monkeypatch):

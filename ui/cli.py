@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+from pathlib import Path
 
 import click
 
@@ -85,8 +86,13 @@ def main() -> None:
               help="How long the soak group runs (default 3; --quick 1).")
 @click.option("--sessions", type=click.IntRange(1, 64), default=None,
               help="How many browsers the soak group plays (default 4; --quick 2).")
+@click.option("--evidence", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIRECTORY",
+              help="Write the turns behind the figures here, one JSON line a turn "
+                   "(the trust group: trust-<set>.jsonl, each turn's transcript, verdict and "
+                   "the values accepted without a check).")
 def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
-          minutes: float | None, sessions: int | None) -> None:
+          minutes: float | None, sessions: int | None, evidence: Path | None) -> None:
     """Run every registered benchmark and print one table of figures."""
     from rich.console import Console
     from rich.table import Table
@@ -100,6 +106,14 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
     set_option("db", db)
     set_option("soak_minutes", None if minutes is None else str(minutes))
     set_option("soak_sessions", None if sessions is None else str(sessions))
+    if evidence is not None:
+        try:
+            evidence.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.BadParameter(
+                f"cannot create the folder {evidence}: {exc.strerror}; name a folder you can "
+                "write to", param_hint="--evidence") from None
+    set_option("evidence", None if evidence is None else str(evidence))
 
     for name in BENCH_MODULES:
         _optional_import(name)
