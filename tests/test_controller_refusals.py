@@ -107,3 +107,24 @@ async def test_a_refused_cancel_is_read_back_again_and_a_yes_cancels():
         await c.say("Yes.")
         await c.until("confirmation_spoken", op="cancel_booking")
         assert c.bookings() == []
+
+
+@pytest.mark.parametrize("retry", ["Can you try again, but on Thursday morning instead?",
+                                   "Yes, but Thursday morning rather than Wednesday."])
+async def test_a_retry_that_changes_a_value_and_says_go_ahead_names_what_it_sends(retry):
+    """Blind round 44: "Can you try again, but at three o'clock rather than half two?" is a go-ahead
+    with a change, after a yes given once in the task: it is sent without another read-back
+    (docs/understanding.md), and the caller hears the changed values before "I've requested
+    the booking", not a bare "Okay."."""
+    async with call(faults=[ONCE]) as c:
+        await _refused_once(c)
+        before = len(c.sink.plans)
+        await c.say(retry)
+        await c.until("confirmation_spoken", op="create_booking")
+        said = [p.text for p in c.sink.plans[before:]]
+        sent = next(i for i, text in enumerate(said) if "I've requested the booking" in text)
+        assert any("Thursday 3 December" in text and "morning" in text
+                   for text in said[:sent]), said
+        assert len(c.events("confirmation_requested")) == 2  # none for Thursday: it went
+        [booking] = c.bookings()
+        assert (booking["date"], booking["window"]) == ("2026-12-03", "morning")

@@ -127,15 +127,18 @@ def _offers_a_person(asked: Asked) -> bool:
     return asked.step is Step.OFFER_HANDOFF or asked.question.field == PERSON
 
 
-def acknowledge(ctx: CallContext, in_flight: bool) -> None:
-    """Nothing else was said this turn: say truthfully what is going on."""
+def acknowledge(ctx: CallContext, in_flight: bool, changed: bool = False) -> None:
+    """Nothing else was said this turn: say truthfully what is going on. A turn that changed
+    values names them: a correction that also said go ahead ("yes, but at three", "try
+    again, but at three") is sent without a read-back, so this is where the caller hears the
+    values that go."""
+    line = values_line(ctx.ledger.current.values()) if in_flight or changed else ""
     if in_flight:
-        line = values_line(ctx.ledger.current.values())
         ctx.say(("Got it." + (f" {line}." if line else ""),
                  "The earlier request is still being settled.",
                  "I'll tell you as soon as it is."), SpeechKind.WAITING)
     else:
-        ctx.say(("Okay.",))
+        ctx.say(("Okay." + (f" {line}." if line else ""),))
 
 
 def say_error(ctx: CallContext) -> bool:

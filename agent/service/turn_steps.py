@@ -110,7 +110,7 @@ async def take_turn(call: TurnCall, utterance: Utterance, uid: str) -> None:
         if say_error(ctx):
             call.offered_person = True
         return
-    plan_speech(call, before)
+    plan_speech(call, before, bool(turn.changed))
 
 
 async def understand(call: TurnCall, utterance: Utterance, uid: str) -> Turn:
@@ -327,7 +327,8 @@ async def repair_handoff(call: TurnCall) -> None:
         await call.handoff(HandoffReason.REPAIR_EXHAUSTED, (f"repair: {name}",))
 
 
-def plan_speech(call: TurnCall, before: int) -> None:
-    """A turn nothing answered is acknowledged: say truthfully what is going on."""
+def plan_speech(call: TurnCall, before: int, changed: bool) -> None:
+    """A turn nothing answered is acknowledged: say truthfully what is going on, and the
+    values it changed (``changed``), which a correction that said go ahead sends unread."""
     if len(call.ctx.plans) == before:
-        acknowledge(call.ctx, call.bookings.in_flight())
+        acknowledge(call.ctx, call.bookings.in_flight(), changed)
