@@ -49,7 +49,12 @@ def registered() -> dict[str, BenchFn]:
 # and registry groups run on; None means their embedded SQLite default).
 # ``soak_minutes`` / ``soak_sessions``: how long the soak runs and how many browsers it plays.
 _OPTIONS: dict[str, str | None] = {"db": None, "soak_minutes": None, "soak_sessions": None,
-                                   "evidence": None}
+                                   "evidence": None, "replay": None}
+
+
+class BenchInputError(ValueError):
+    """A benchmark's input cannot be used (a file a run reads back): the message names it and
+    what to do; ``amend bench`` prints it as an error, never a traceback."""
 
 
 def set_option(name: str, value: str | None) -> None:

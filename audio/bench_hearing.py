@@ -46,7 +46,7 @@ from typing import cast
 
 import numpy as np
 
-from agent.bench import BenchRow, option
+from agent.bench import BenchInputError, BenchRow, option
 from agent.core.caller import Asset, CallerProfile
 from agent.core.ledger import FieldOpKind, Ledger
 from agent.core.ports import BookingPort
@@ -214,6 +214,11 @@ class Judged:
     # "field=value" validation sets from what was said, as typed: what it derives from a value
     # said (12:00 -> the morning window) is no value the caller did not say
     derived: tuple[str, ...] = ()
+    # what the recogniser knew beyond the text (agent.core.speech.Utterance), so a turn can be
+    # judged again by later rules without being recognised again (:func:`replay_evidence`)
+    words: tuple[tuple[str, float], ...] = ()
+    no_speech: float = 0.0
+    answer: float | None = None
 
     @property
     def wrong_accepted(self) -> tuple[str, ...]:
@@ -285,7 +290,8 @@ class _Reader:
                       heard_word_for_word(said, utterance.text),
                       named(s for s in reference if not trust.is_expected(s, expect)),
                       verdict.weakest, verdict.reason,
-                      accepted(False, read_said))
+                      accepted(False, read_said),
+                      tuple(utterance.words), utterance.no_speech, utterance.answer)
 
 
 def heard_word_for_word(said: str, heard: str) -> bool:
@@ -383,6 +389,61 @@ def write_evidence(name: str, judged: list[Judged]) -> Path | None:
     return path
 
 
+class EvidenceError(BenchInputError):
+    """An evidence file that cannot be replayed: names the file, the line and what to do."""
+
+
+def replay_evidence(path: Path) -> list[Judged]:
+    """The turns of one evidence file (:func:`write_evidence`) judged again by the rules as
+    they are now, from the transcripts and word scores recorded, without recognising them
+    again (``amend bench --only trust --replay DIR``). Raises :class:`EvidenceError`."""
+    reader = _Reader()
+    judged = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvidenceError(f"{path}: cannot be read ({exc}); write it again with "
+                            "amend bench --only trust --evidence DIR") from None
+    for n, line in enumerate(lines, 1):
+        try:
+            turn = json.loads(line)
+            utterance = Utterance(str(turn["heard"]), float(turn["confidence"]),
+                                  words=tuple((str(w), float(p)) for w, p in turn["words"]),
+                                  no_speech=float(turn["no_speech"]),
+                                  answer=None if turn["answer"] is None else float(turn["answer"]))
+            judged.append(reader.judge(str(turn["voice"]), str(turn["kind"]), str(turn["said"]),
+                                       utterance))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EvidenceError(
+                f"{path}, line {n}: not a turn written by amend bench --evidence ({exc!r}); "
+                "write the folder again with amend bench --only trust --evidence DIR") from None
+    return judged
+
+
+def replay_rows(folder: Path, cmd: str = CMD_TRUST) -> list[BenchRow]:
+    """The trust rows of every set in ``folder`` judged again (:func:`replay_evidence`): the
+    voice set's and each held-out set's, then all held-out sets together."""
+    files = sorted(folder.glob("trust-*.jsonl"))
+    if not files:
+        raise EvidenceError(f"{folder}: holds no trust-*.jsonl; write them with "
+                            "amend bench --only trust --evidence DIR")
+    rows: list[BenchRow] = []
+    every: list[Judged] = []
+    for path in files:
+        judged = replay_evidence(path)
+        name = path.stem.removeprefix("trust-")
+        if name == "voice-set":
+            rows += _trust_rows(judged, cmd)
+            continue
+        every += judged
+        rows += _trust_rows(judged, cmd, held_out=f"{name} (replayed)")
+    if every:
+        rows += _trust_rows(every, cmd, held_out=f"all {len(files) - 1} replayed held-out"
+                            if (folder / "trust-voice-set.jsonl").exists()
+                            else f"all {len(files)} replayed held-out")
+    return rows
+
+
 def check_rate(judged: list[Judged], *, before: bool = False,
                verbatim: bool = False) -> tuple[float, int]:
     """Share of correct transcripts of expected values that were checked, and their count
@@ -454,6 +515,9 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     models): the voice set, its corrupted turns and, on a full run, every held-out set."""
     from audio import services
 
+    replay = option("replay")
+    if replay is not None:
+        return replay_rows(Path(replay), cmd)
     try:
         voices.require_tools()
     except voices.VoiceToolsMissing as exc:

@@ -403,6 +403,54 @@ def test_the_trust_evidence_names_each_wrong_value_accepted_and_is_written_whole
         ("Thursday the 13th", ["visit_date=2026-12-13"]), ("Thursday the 12th", [])]
 
 
+def test_evidence_replayed_is_judged_again_by_the_rules_from_its_word_scores(tmp_path):
+    """``--replay DIR``: a turn is judged again from the transcript and word scores recorded,
+    not recognised again: a clear turn stays clear, and the same words with the date faint
+    are checked (their values taken nowhere)."""
+    from agent.bench import set_option
+    from agent.core.speech import Utterance
+    from audio import bench_hearing
+
+    said = "Could you come on Thursday the 3rd in the morning for P-100?"
+    words = tuple((w, 0.95) for w in said.replace("?", "").split())
+    faint = tuple((w, 0.2 if w == "3rd" else p) for w, p in words)
+    reader = bench_hearing._Reader()
+    turns = [reader.judge("v", "expected", said, Utterance(said, 0.95, words=w))
+             for w in (words, faint)]
+    assert [t.checked for t in turns] == [False, True]
+    set_option("evidence", str(tmp_path))
+    try:
+        bench_hearing.write_evidence("held-out-07", turns)
+    finally:
+        set_option("evidence", None)
+    again = bench_hearing.replay_evidence(tmp_path / "trust-held-out-07.jsonl")
+    assert again == turns
+    rows = bench_hearing.replay_rows(tmp_path)
+    assert [r.value for r in rows if r.figure.startswith("check questions on correct")] == \
+        [0.5, 0.5]  # the set, and all sets together
+
+
+@pytest.mark.parametrize("content", ['{"voice": "v"}', "not json", ""])
+def test_evidence_that_is_not_a_judged_turn_is_refused_by_file_and_line(tmp_path, content):
+    from audio import bench_hearing
+
+    (tmp_path / "trust-held-out-01.jsonl").write_text(content + "\n" if content else "")
+    if not content:
+        rows = bench_hearing.replay_rows(tmp_path)  # an empty set: counted as 0 turns
+        assert rows and all(r.value == 0 for r in rows), rows
+        return
+    with pytest.raises(bench_hearing.EvidenceError,
+                       match=r"trust-held-out-01.jsonl, line 1: .*--evidence DIR"):
+        bench_hearing.replay_rows(tmp_path)
+
+
+def test_a_replay_folder_without_evidence_says_how_to_write_it(tmp_path):
+    from audio import bench_hearing
+
+    with pytest.raises(bench_hearing.EvidenceError, match="holds no trust-"):
+        bench_hearing.replay_rows(tmp_path)
+
+
 def test_the_evidence_folder_that_cannot_be_made_is_named_with_what_to_do(tmp_path):
     from click.testing import CliRunner
 

@@ -91,13 +91,19 @@ def main() -> None:
               help="Write the turns behind the figures here, one JSON line a turn "
                    "(the trust group: trust-<set>.jsonl, each turn's transcript, verdict and "
                    "the values accepted without a check).")
+@click.option("--replay", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, metavar="DIRECTORY",
+              help="The trust group judges again the turns an --evidence run wrote here, with "
+                   "the rules as they are now, without recognising them again (seconds, not "
+                   "an hour).")
 def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
-          minutes: float | None, sessions: int | None, evidence: Path | None) -> None:
+          minutes: float | None, sessions: int | None, evidence: Path | None,
+          replay: Path | None) -> None:
     """Run every registered benchmark and print one table of figures."""
     from rich.console import Console
     from rich.table import Table
 
-    from agent.bench import BenchRow, registered, set_option
+    from agent.bench import BenchInputError, BenchRow, registered, set_option
 
     if db is not None:
         from ui.agents import check_database
@@ -114,6 +120,7 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
                 f"cannot create the folder {evidence}: {exc.strerror}; name a folder you can "
                 "write to", param_hint="--evidence") from None
     set_option("evidence", None if evidence is None else str(evidence))
+    set_option("replay", None if replay is None else str(replay))
 
     for name in BENCH_MODULES:
         _optional_import(name)
@@ -129,7 +136,10 @@ def bench(quick: bool, as_json: bool, only: tuple[str, ...], db: str | None,
         if only and name not in only:
             continue
         with console.status(f"running {name} ..."):
-            rows.extend((name, row) for row in fn(quick))
+            try:
+                rows.extend((name, row) for row in fn(quick))
+            except BenchInputError as exc:
+                raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps([{"group": g, "figure": r.figure, "value": r.value,
                                 "unit": r.unit, "target": r.target, "command": r.command}
