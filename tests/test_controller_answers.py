@@ -69,6 +69,39 @@ async def test_a_part_no_document_covers_is_asked_as_a_choice_of_what_they_cover
             assert "put you through to a colleague" in c.sink.last, c.sink.last
 
 
+@pytest.mark.parametrize("answer", ["The impeller.", "Hmm."])
+async def test_an_answer_that_settles_nothing_climbs_the_ladder_after_an_earlier_answer(answer):
+    """Blind round 45: after an answer about a seal kit, "I meant the impeller, not the seal
+    kit" withdraws the item and asks which; "The impeller." (no document covers it) got a bare
+    "Okay." because the seal kit's answer was still the last one: the question was dropped."""
+    async with call() as c:
+        await c.say("I've got a seal kit here, never been opened, can I return it?")
+        await c.settle()
+        assert c.events("answer_spoken")[-1].get("citations") == ("returns-eu-2026-seals",)
+        await c.say("Sorry, I meant the impeller, not the seal kit.")
+        assert c.sink.last == "Which item do you want to return?", c.sink.last
+        await c.say(answer)
+        await c.settle()
+        assert c.sink.last == "Is it the filter kit, or something else?", c.sink.last
+        await c.say("Yes, the filter kit.")
+        await c.settle()
+        assert c.events("answer_spoken")[-1].get("citations") == ("returns-eu-2026",)
+
+
+async def test_the_callers_whereabouts_today_in_a_correction_of_a_question_asks_no_visit():
+    """Blind round 45: "I'm stood at the Canal Street pump today" corrected the pump of a
+    question; "today" set a visit day, the question became a booking ("Morning or
+    afternoon?") and was never answered."""
+    async with call() as c:
+        await c.say("Quick one, what torque do the seal bolts on the Harbour Road pump take?")
+        await c.say("Hang on, no, not Harbour Road, I'm stood at the Dock Street pump today, "
+                    "it's that one.")
+        await c.settle()
+        assert c.field("asset").value == "P-200" and c.field("visit_date") is None
+        assert c.events("answer_spoken")[-1].get("citations") == ("nw-manual-c1c3",)
+        assert "35 Nm" in c.sink.said and "Morning or afternoon?" not in c.sink.said
+
+
 async def test_referent_change_re_resolves_with_the_other_assets_record_and_copies_nothing():
     async with call() as c:
         await c.say("What torque for the pump seal on P-100?")

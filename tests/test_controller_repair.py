@@ -778,3 +778,19 @@ async def test_a_check_answered_with_its_values_then_yes_settles_every_value_rea
         assert ("Shall I book it?" in reply and "P-100" in reply) is settled, reply
         if not settled:
             assert c.field("asset").value is None
+
+
+@pytest.mark.parametrize("answer", ["afternoon, yes.", "The afternoon.", "Yes, the afternoon."])
+async def test_a_check_of_one_value_is_settled_by_saying_it_again_however_faintly(answer):
+    """Blind round 45 (audio): a correction heard unclearly got "Did you mean afternoon?", and
+    "afternoon, yes." heard at 0.34 climbed to "Is it the afternoon, ... or something else?".
+    A check that names one value proposes it, as one that names several does: saying it again
+    settles it (two hearings agree), and the visit is read back in full before anything."""
+    async with call() as c:
+        await c.say("I need an engineer at the Dock Street pump on Thursday morning.")
+        await c.until("confirmation_requested")
+        said = await c.say("Hmm, the afternoon with the test matter.", confidence=0.33)
+        assert "Did you mean afternoon?" in said, said
+        said = await c.say(answer, confidence=0.34)
+        assert "in the afternoon. Shall I book it?" in said, said
+        assert not c.events("repair") and c.field("visit_window").value == "afternoon"

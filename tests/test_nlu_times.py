@@ -428,6 +428,41 @@ def test_a_part_of_today_is_not_the_window_of_a_visit_on_another_day(said):
     assert proposal.slot(VISIT_WINDOW) is None
 
 
+@pytest.mark.parametrize(("said", "day"), [
+    ("It stopped working today, can someone come on Friday?", "2026-12-04"),
+    ("We're on site today, could someone come out Thursday?", "2026-12-03"),
+    ("The alarm went off on Monday, could an engineer come Thursday?", "2026-12-03"),
+    ("It broke yesterday, can you come tomorrow?", "2026-12-02"),
+    ("I'm stood at P-200 right now and it's been leaking since Monday, can you do Friday?",
+     "2026-12-04"),
+])
+def test_a_day_of_the_callers_situation_is_not_the_visits_when_another_is_named(said, day):
+    """Blind round 45: what happened and where the caller is, with its own day, beside the day
+    asked for the visit: the visit's day alone, never the two as a choice."""
+    assert propose(said, context()).slot(VISIT_DATE).value == day
+
+
+@pytest.mark.parametrize(("said", "held", "day"), [
+    # the caller's whereabouts in a turn about a question: no visit today
+    ("Hang on, not Harbour Road, I'm stood at the Canal Street pump today, it's that one.",
+     {"asset": "P-100"}, None),
+    ("I'm at the Utrecht pump today, what torque do the seal bolts take?", {}, None),
+    # ... but a visit asked for, or a day asked for, or a visit under way: today is its day
+    ("I'm here all day today if someone can come.", {}, "2026-12-01"),
+    ("I'm at the pump today, can someone come?", {}, "2026-12-01"),
+    ("We're on site today.", {"visit_window": "morning"}, "2026-12-01"),
+    # availability is when a visit can be, not the caller's situation
+    ("We're free today or Thursday, can someone come?", {}, None),
+])
+def test_a_day_of_the_callers_whereabouts_alone_is_a_visit_day_only_if_a_visit_is_asked(
+        said, held, day):
+    slot = propose(said, context(values=held)).slot(VISIT_DATE)
+    if said.startswith("We're free"):
+        assert slot.value is None and slot.candidates == ("2026-12-01", "2026-12-03")
+        return
+    assert (slot.value if slot else None) == day
+
+
 @pytest.mark.parametrize(("said", "window"), [
     ("Can you send someone to P-100 on Friday morning? It started this morning.", "morning"),
     ("Could someone come Thursday, that afternoon?", "afternoon"),

@@ -358,9 +358,13 @@ async def next_step(call: Call, invalidation: Invalidation, asked: bool) -> None
     if call.focus is Focus.BOOKING:
         await call.bookings.realign()
     elif call.focus is Focus.QUESTION:
-        # Answer again only when asked again or when something the answer read changed.
+        # Answer again only when asked again or when something the answer read changed, or
+        # ask again while the question still lacks what it needs: after "not the seal kit",
+        # "The impeller." (a part no document covers) climbs the ladder like any answer that
+        # settles nothing, never a bare "Okay." under the seal kit's earlier answer
         answers = call.answers
-        if asked or answers.stale_after(invalidation) or answers.last_resolution is None:
+        if asked or answers.stale_after(invalidation) or answers.last_resolution is None \
+                or answers.missing(call.ctx.ledger.current) is not None:
             await answers.pursue()
     elif not call.bookings.in_flight():
         call.ctx.ask(Question(REQUEST, ("How can I help?", "I can book a service visit "

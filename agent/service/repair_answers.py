@@ -140,9 +140,12 @@ def settled_by_restating(asked: Asked | None, p: Proposal) -> frozenset[str]:
 
 
 def _proposed(asked: Asked) -> tuple[tuple[str, str], ...]:
-    """The values a yes to ``asked`` settles: those it proposed, or those it read back
-    together from one unclear turn ("Did you mean morning, P-100?")."""
-    return asked.proposes or asked.question.together
+    """The values a yes to ``asked`` settles: those it proposed, those it read back together
+    from one unclear turn ("Did you mean morning, P-100?"), or the one value a check of one
+    field names ("Did you mean afternoon?", a correction heard unclearly)."""
+    candidates = asked.question.candidates
+    one = ((asked.question.field, candidates[0]),) if len(candidates) == 1 else ()
+    return asked.proposes or asked.question.together or one
 
 
 def _proposes_visit_values(asked: Asked) -> bool:

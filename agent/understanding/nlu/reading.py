@@ -25,7 +25,7 @@ from agent.core.names import (
     VISIT_TIME,
     VISIT_WINDOW,
 )
-from agent.understanding.nlu import catalog, dates, procedures, slots, spans, times
+from agent.understanding.nlu import catalog, dates, intents, procedures, slots, spans, times
 from agent.understanding.proposals import ProposalContext, SlotValue
 
 RETURNS_FAMILY = "returns"
@@ -61,6 +61,50 @@ _BESIDE = re.compile(r"\s*,?\s*(?:(?:the|a|on|of)\s+)?")
 _BOUND = re.compile(r"\b(?:after|before)\s+$")
 
 
+# A day said of the caller's own situation, in the clause that holds it: what happened to the
+# equipment ("it stopped working today", "the alarm went off on Monday") or where the caller is
+# now ("I'm stood at the Canal Street pump today", "we're on site today"). Not availability
+# ("we're free today", "I'll be there on Thursday"): that is when a visit can be.
+_CLAUSE_START = re.compile(r"(?:[,.;:?!]|\b(?:and|but|so|because|cause|cos|then|if|when)\b)"
+                           r"(?!.*(?:[,.;:?!]|\b(?:and|but|so|because|cause|cos|then|if|when)\b))")
+_SITUATION = re.compile(
+    r"\b(?:stopped|started|broke|broken|failed|began|tripped|died|packed up|cut out|conked out"
+    r"|went (?:down|off|out)|noticed|spotted|happened|leaked|seized|jammed|flooded"
+    r"|(?:been|was|were) (?:leaking|running|making|acting|playing|tripping|dripping|noisy"
+    r"|rattling|down|off))\b"
+    r"|\b(?:i'?m|i am|we'?re|we are)(?: (?:just|currently|now|still|here|there|out|over|down"
+    r"|up|all))? (?:stood|standing|sat|sitting|working at|working on|at|on site|onsite|by|in"
+    r" front of)\b")
+
+
+def _situation(text: str, start: int) -> bool:
+    """Whether the date at ``start`` is said in a clause of the caller's own situation
+    (:data:`_SITUATION`), not of the visit."""
+    before = text[:start]
+    clause = _CLAUSE_START.search(before)
+    return bool(_SITUATION.search(before[clause.end() if clause else 0:]))
+
+
+def _of_the_visit_days(readings: tuple[dates.DateReading, ...], text: str, original: str,
+                       context: ProposalContext) -> tuple[dates.DateReading, ...]:
+    """The days that can be the visit's. A day said of the caller's situation (:func:`_situation`)
+    is not, when the turn names another day ("It stopped working today, can someone come on
+    Friday?": Friday), nor when the turn asks for no visit and the call holds none and asks
+    for no day ("Not Harbour Road, I'm stood at the Canal Street pump today, it's that one." of
+    a question about the pump: the pump, and no visit today)."""
+    situated = [r for r in readings if _situation(text, r.start)]
+    if not situated:
+        return readings
+    others = tuple(r for r in readings if r not in situated)
+    if others:
+        return others
+    held = any(context.ledger.value(name) for name in (VISIT_DATE, VISIT_WINDOW, VISIT_TIME))
+    if held or context.expecting in (VISIT_DATE, VISIT_WINDOW, VISIT_TIME) \
+            or intents.asks_for_a_visit(original):
+        return readings
+    return ()
+
+
 def _mask(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
@@ -94,6 +138,7 @@ def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Rea
     """Slot values proposed by normalised ``text`` (pure). ``whole_turn``: ``text`` is all the
     caller said, not a stretch of it (a negated one)."""
     assets = context.caller.assets
+    original = text
     out: list[SlotValue] = []
     found_site = slots.find_site(text, assets)
     if found_site:
@@ -127,8 +172,9 @@ def read(text: str, context: ProposalContext, *, whole_turn: bool = True) -> Rea
 
     all_dates = dates.read_dates(text, context.now)
     # "after Friday", "before the 10th" bound the day; they do not name it (the agent asks).
-    date_readings = tuple(r for r in _one_day_each(all_dates, text)
-                          if not _BOUND.search(text[:r.start]))
+    date_readings = _of_the_visit_days(
+        tuple(r for r in _one_day_each(all_dates, text) if not _BOUND.search(text[:r.start])),
+        text, original, context)
     for reading in all_dates:
         text = _mask(text, reading.start, reading.end)
     said.extend(Mention(VISIT_DATE, r.value, r.candidates, r.start, r.end)
