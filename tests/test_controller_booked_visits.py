@@ -517,3 +517,30 @@ async def test_a_day_given_after_a_question_without_a_move_is_still_a_plain_book
         reply = await c.say("Then put me down for Friday afternoon instead.")
         assert NOTHING_TO_MOVE not in reply, reply
         assert "Friday 4 December, in the afternoon. Shall I book it?" in reply, reply
+
+
+@pytest.mark.parametrize("said", [
+    "Hiya, we won't be needing the Rotterdam one on Friday after all, the Utrecht one can stay.",
+    "We won't need the Rotterdam one on Friday, keep the Utrecht one.",
+])
+async def test_a_need_withdrawn_with_its_day_and_the_other_visit_kept_cancels_that_visit(said):
+    """Blind round 46: two Friday visits; the day beside the need withdrawn and the other
+    visit kept ("the Utrecht one can stay") read as a move of a new request ("Morning or
+    afternoon?"): the kept visit is ruled out as the one called off, it replaces nothing."""
+    from agent.core.caller import Asset, CallerProfile
+
+    caller = CallerProfile(
+        tenant="acme", subject="tech-17", roles=("technician",), account="ACME-001",
+        assets=(Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+                Asset("P-200", "C1", "EU", "4 Canal Street, Utrecht", kind="pump")))
+    rotterdam = {**VISIT, "ref": "R1", "date": "2026-12-04"}
+    utrecht = {**VISIT, "ref": "U1", "date": "2026-12-04", "asset": "P-200",
+               "site": "4 Canal Street, Utrecht", "window": "afternoon"}
+    async with call(caller=caller, bookings=[rotterdam, utrecht]) as c:
+        await c.say(said)
+        await c.until("confirmation_requested", op="cancel_booking")
+        assert "R1" in c.sink.last and "U1" not in c.sink.last, c.sink.last
+        await c.say("Yes, please.")
+        await c.until("confirmation_spoken", op="cancel_booking")
+        assert [b["ref"] for b in c.bookings()] == ["U1"]  # the standing bookings
+        assert c.events("confirmation_spoken")[-1].get("ref") == "R1"

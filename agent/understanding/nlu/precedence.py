@@ -30,6 +30,17 @@ _GROUP = {VISIT_WINDOW: VISIT_TIME, "family": PROCEDURE}
 BOOKING_VALUES = (ASSET, VISIT_DATE, VISIT_TIME, VISIT_WINDOW, "units", "site")
 
 
+def _replaced(text: str, withdrawn: tuple[tuple[str, str], ...],
+              context: ProposalContext) -> tuple[tuple[str, str], ...]:
+    """The withdrawn values other than a visit the caller keeps in a cancel ("..., the Utrecht
+    one can stay"): that one is ruled out as the visit called off, and replaces nothing."""
+    from agent.understanding.nlu.reading import read
+
+    kept = {(s.field, s.value) for stretch in corrections.kept_in_a_cancel(text)
+            for s in read(stretch.text, context, whole_turn=False).slots}
+    return tuple(pair for pair in withdrawn if pair not in kept)
+
+
 def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str, str], ...],
             cleared: tuple[str, ...], referent: corrections.Referent | None,
             context: ProposalContext) -> tuple[Intent, bool]:
@@ -53,7 +64,8 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
             and not intents.cancels_what_it_names(text, [s.text for s in changes]):
         explicit = None  # "cancel that, make it Thursday" replaces a value
     if explicit is Intent.CANCEL and intents.cancels_only_by_need(text) \
-            and {field for field, _ in withdrawn} & {s.field for s in slots}:
+            and {field for field, _ in _replaced(text, withdrawn, context)} \
+            & {s.field for s in slots}:
         explicit, corrective = None, True  # "won't need it on Friday, Thursday is better"
     if explicit is Intent.RESCHEDULE and not _booked(context) and (
             changes or _under_way(context) and booking_values):
