@@ -1158,3 +1158,77 @@ async def test_the_visit_just_booked_asked_at_another_time_is_moved_not_booked_a
         await c.until("confirmation_requested", op="reschedule_booking")
         assert "11:00" in c.sink.last, c.sink.last
         assert len(c.bookings()) == 1
+
+
+# -- blind round 47 ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bye", ["Yeah, go ahead with that. Cheers, bye now.",
+                                 "Yes please, go ahead. Thanks, bye."])
+async def test_a_goodbye_that_says_go_ahead_to_the_read_back_books_it(bye):
+    """The caller hangs up believing it is booked: the goodbye is the read-back's yes, sent,
+    and the verified record is said as after any yes (the draft was dropped at the call's
+    end before)."""
+    async with call() as c:
+        await c.say("Book P-100 for Thursday morning.")
+        await c.until("confirmation_requested")
+        await c.say(bye)
+        await c.until("confirmation_spoken", op="create_booking")
+        [booking] = c.bookings()
+        assert (booking["date"], booking["window"]) == ("2026-12-03", "morning")
+
+
+async def test_a_goodbye_with_no_yes_books_nothing():
+    async with call() as c:
+        await c.say("Book P-100 for Thursday morning.")
+        await c.until("confirmation_requested")
+        await c.say("Actually that's all for today, bye.")
+        await c.settle()
+        assert c.bookings() == [] and not c.events("action_dispatched")
+
+
+async def test_a_person_asked_for_and_taken_back_in_the_turn_is_no_handoff():
+    async with call() as c:
+        await c.say("Book P-100 for Thursday morning.")
+        await c.until("confirmation_requested")
+        await c.say("Hmm, hang on, is there an actual person I could talk to about this? "
+                    "Actually no, forget it, it's simple enough. Yes, go ahead and book it.")
+        await c.until("confirmation_spoken", op="create_booking")
+        assert not c.events("handoff") and len(c.bookings()) == 1
+
+
+async def test_a_person_asked_for_again_after_a_never_mind_is_a_handoff():
+    async with call() as c:
+        await c.say("Can I talk to a person? Never mind the booking, just put me through.")
+        await c.until("handoff")
+
+
+@pytest.mark.parametrize("asked", ["What did you book?",
+                                   "Sorry, you broke up a bit there, what was it you've booked "
+                                   "for us?"])
+async def test_what_the_agent_booked_asked_back_reads_the_bookings(asked):
+    async with call() as c:
+        await c.say("Book P-100 for Thursday morning.")
+        await c.until("confirmation_requested")
+        await c.say("Yes.")
+        await c.until("confirmation_spoken", op="create_booking")
+        await c.say(asked)
+        await c.settle()
+        said = " ".join(p.text for p in c.sink.plans[-2:])
+        assert "Thursday 3 December" in said and "Which pump" not in said, said
+        assert len(c.bookings()) == 1
+
+
+async def test_a_past_day_beside_the_visits_day_is_never_offered():
+    """"Thursday the 10th in the morning? The night shift heard a funny noise last Monday."
+    offered "Thursday 10 December or Monday 30 November": a day gone by is no choice."""
+    async with call() as c:
+        said = await c.say("Could someone come to P-100 on Thursday the 10th in the morning? The "
+                           "night shift heard a funny noise last Monday.")
+        assert "30 November" not in said and "Thursday 10 December" in said, said
+
+
+async def test_a_booking_reference_not_shown_to_the_caller_is_named_as_not_on_the_account():
+    async with call() as c:
+        said = await c.say("I need to cancel a visit, the reference is BK-7001.")
+        assert said.startswith("I don't see booking BK-7001 on your account."), said
+        assert c.events("field_rejected")[-1].get("reason") == "unknown_booking"

@@ -206,3 +206,25 @@ def test_an_alias_that_names_no_part_names_its_procedure_only_where_nothing_else
     match = match_procedure(said, (SEAL_WITH_A_QUESTION_ALIAS,),
                             frozenset({"rotterdam", "harbour", "road", "pump"}))
     assert (match is not None and match.info == SEAL_WITH_A_QUESTION_ALIAS) is named, match
+
+
+@pytest.mark.parametrize("said", [
+    # blind round 47: a rambling opener; "the pump" before and "the coffee machine" after
+    "Morning, the night shift said the pump was making a funny noise, anyway, the Antwerp "
+    "pump is due its service, so could you get someone out there on Thursday the 10th, oh "
+    "and the coffee machine's broken too but that's hardly your problem.",
+    "Book the Antwerp pump for Friday, the pump needs its seals done.",
+])
+def test_a_kind_said_alone_beside_a_named_asset_is_no_second_asset(said):
+    from agent.core.caller import Asset, CallerProfile
+
+    pumps = CallerProfile("acme", "tech-17", ("technician",), "ACME-001", (
+        Asset("P-100", "C2", "EU", "12 Harbour Road, Rotterdam", kind="pump"),
+        Asset("P-200", "C3", "EU", "4 Dock Street, Antwerp", kind="pump")))
+    assert slot_values(propose(said, context(caller=pumps)))["asset"] == "P-200"
+
+
+def test_an_id_heard_after_a_named_asset_still_replaces_it():
+    # a correction to an id not on the account: what it may mean, never the first one kept
+    slot = propose("P-100, no, Q-700 on Friday.").slot("asset")
+    assert slot is not None and slot.value != "P-100"

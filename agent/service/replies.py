@@ -67,6 +67,11 @@ def speak_rejections(ctx: CallContext, rejections: tuple[Rejection, ...]) -> boo
         ctx.say((f"I can only go by the {noun} in your account's records"
                  + (f", which is {held}." if held else "."),
                  "A colleague can correct the records if they're wrong."), SpeechKind.INFO)
+    elif first.reason == "unknown_booking" and first.value:
+        # the booking system shows a caller their own account's bookings only: one it does
+        # not show is not theirs or does not exist, and which of the two is not said
+        ctx.ask(field_question(first.field, ctx.caller, reads=(), prefix=(
+            f"I don't see booking {first.value} on your account.",)))
     else:
         ctx.ask(field_question(first.field, ctx.caller, reads=(),
                                prefix=("Sorry, I couldn't use that.",)))

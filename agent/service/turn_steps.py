@@ -192,9 +192,14 @@ async def orient(call: TurnCall, turn: Turn) -> bool:
 
 
 async def act_on_words(call: TurnCall, turn: Turn) -> bool:
-    """A person or goodbye acts at once: nothing else the turn said is applied."""
-    intent = turn.proposal.intent
-    return intent in BEFORE_VALUES and await HANDLERS[intent](call, turn.offer)
+    """A person or goodbye acts at once: nothing else the turn said is applied. A goodbye
+    that also says go ahead to the read-back on the table ("Yeah, go ahead with that. Cheers,
+    bye now.") is that yes (:attr:`Turn.acting_intent`): the caller leaves believing it is
+    booked, so it is sent, and what the booking system answers is said as after any yes."""
+    p = turn.proposal
+    if p.intent is Intent.GOODBYE and p.go_ahead and call.bookings.workflow.awaiting is not None:
+        return False
+    return p.intent in BEFORE_VALUES and await HANDLERS[p.intent](call, turn.offer)
 
 
 async def validate(call: TurnCall, turn: Turn) -> bool:

@@ -295,6 +295,10 @@ STATUS = (
     rf"|what(?:'s| is) {_SO_FAR}(?:booked|scheduled|lined up|in the diary|on the books)"
     r"|what (?:bookings|visits|appointments) (?:(?:i|we)(?:'ve| have)?|(?:are|is) there"
     r"|there (?:are|is))\b"
+    # what the agent booked, asked back: "what did you book?", "what was it you've booked for
+    # us?", "what have you put us down for?"
+    r"|what (?:did|have|'ve|was it|is it)(?: that)? you(?:'ve| have)? (?:just |actually )?"
+    r"(?:book|booked|arrange|arranged|schedule|scheduled|put (?:me|us|it) down for)\b"
 )
 # Words that make a turn a question even when it also names a visit.
 QUESTION = (

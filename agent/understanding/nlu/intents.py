@@ -63,12 +63,25 @@ _ADDITIVE = re.compile(r"\b(?:too|as well|also|again|additionally|on top of that
                        r"|(?:one|1) more|(?:next|last|another|final) (?:one|1)|and then)\b")
 
 
+# A person asked for, then not after all, later in the same turn: "is there an actual person
+# I could talk to? Actually no, forget it, it's simple enough. Yes, go ahead."
+_TAKING_BACK = (r"never ?mind|forget (?:it|that|about it|i asked)|don'?t bother|no need"
+                r"|scratch that|(?:actually|on second thoughts?|thinking about it),? no")
+_HUMAN_TAKEN_BACK = re.compile(rf"\b(?:{_TAKING_BACK})(?:,? (?:{_TAKING_BACK}))*\b")
+
+
 def explicit_intent(text: str) -> Intent | None:
     """A request that overrides any slot reading: person, goodbye, cancel, reschedule; or a
     question about the terms of cancelling or moving, whose words are not a request, or about
     the visits the caller has."""
-    if _HUMAN.search(text):
-        return Intent.HUMAN
+    asked_for = list(_HUMAN.finditer(text))
+    if asked_for:
+        taken_back = _HUMAN_TAKEN_BACK.search(text, asked_for[-1].end())
+        if taken_back is None:
+            return Intent.HUMAN
+        # the rest of the turn is read without the request and its taking back: "forget it"
+        # drops the person, not the visit read back
+        text = " " * taken_back.end() + text[taken_back.end():]
     # "Is there a restocking fee?" asks about returns (a policy question), not a visit's terms.
     terms = [] if _POLICY.search(text) else [m.span() for m in _TERMS.finditer(text)]
     if _asks_to_cancel(text, terms) and not _DONT_CANCEL.search(text):

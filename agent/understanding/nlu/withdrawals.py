@@ -210,6 +210,8 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
     replaced: list[tuple[str, str]] = []
     for name in _SEQUENCED:
         said = [m for m in reading.mentions if m.field == name]
+        if name == ASSET:
+            said = _named_over_kind(text, said)
         slot = slots.get(name)
         ruled_out = {value for field, value in negated or () if field == name}
         kept = [m for m in said if m.value not in ruled_out]
@@ -255,6 +257,16 @@ def _sequences(text: str, reading: Reading, negated: list[tuple[str, str]] | Non
                         for value in ((m.value,) if m.value else m.candidates) if value != last)
     _when_in_order(text, reading, slots, replaced)
     return replace(reading, slots=tuple(slots.values())), replaced
+
+
+def _named_over_kind(text: str, said: list[Mention]) -> list[Mention]:
+    """The asset mentions that can replace one another. A kind said alone ("the pump", "the
+    coffee machine's broken too") beside an asset the turn names ("the Utrecht pump") is that
+    asset or none of the caller's, never a second value that leaves the turn asking which: an
+    id heard (digits: "V-200") still is one."""
+    named = {m.value for m in said if m.value}
+    return [m for m in said if m.value or re.search(r"\d", text[m.start:m.end])
+            or not set(m.candidates) & named] if named else said
 
 
 def _after_the_last_replacing(text: str, said: list[Mention], mentions: tuple[Mention, ...] = ()
