@@ -1232,3 +1232,12 @@ async def test_a_booking_reference_not_shown_to_the_caller_is_named_as_not_on_th
         said = await c.say("I need to cancel a visit, the reference is BK-7001.")
         assert said.startswith("I don't see booking BK-7001 on your account."), said
         assert c.events("field_rejected")[-1].get("reason") == "unknown_booking"
+
+
+async def test_a_question_closed_with_a_goodbye_is_answered_not_dropped():
+    """"Is there a restocking fee? Thanks, bye." was a goodbye: the question was never
+    answered. A goodbye after a question asks it first; "see you on Thursday" likewise
+    gives a date."""
+    async with call() as c:
+        said = await c.say("Is there a restocking fee? Thanks, bye.")
+        assert "Goodbye" not in said and "Which item do you want to return?" in said, said

@@ -58,8 +58,11 @@ def choose_intent(text: str, slots: list[SlotValue], withdrawn: tuple[tuple[str,
                       or (marker and changes))
     explicit = intents.explicit_intent(text)
     booking_values = any(s.field in BOOKING_VALUES for s in slots)
-    if explicit is Intent.GOODBYE and slots:
-        explicit = None  # "see you on Thursday" gives a date, it does not hang up
+    if explicit is Intent.GOODBYE and (slots or intents.topic_intent(text, False, False) in (
+            Intent.POLICY_QUESTION, Intent.MAINTENANCE_QUESTION)):
+        # "see you on Thursday" gives a date, it does not hang up; "is there a restocking
+        # fee? Thanks, bye." asks first, and is answered
+        explicit = None
     if explicit is Intent.CANCEL and booking_values and marker and changes \
             and not intents.cancels_what_it_names(text, [s.text for s in changes]):
         explicit = None  # "cancel that, make it Thursday" replaces a value
