@@ -256,6 +256,13 @@ FAINT_COUNT = 0.3
 # "quite a half past one", "a" at 0.33). Over all twenty-eight held-out sets' recordings
 # (2026-12-06): 1 wrong value caught, no correct transcript checked.
 FAINT_CUE = 0.4
+# Two words in a row right before a value's words heard below this: what led to the value may
+# be lost ("from the 9th to the 11th" heard as "from the high install 11", "high" at 0.10 and
+# "install" at 0.14: a day became an hour). Replayed over the voice set and all twenty-eight
+# held-out sets' recordings of 2026-12-08 (amend bench --only trust --replay): 1 wrong value of
+# 14 caught, 1 correct transcript more checked of 1,569 ("O about Monday week ..."), the voice
+# set unchanged.
+FAINT_LEAD = 0.2
 VOUCH_WORD = 0.7  # below the floor, every value word must be heard at least this well...
 CUE_WORD = 0.5  # ... every cue word before a value at least this well ...
 VOUCH_CONFIDENCE = 0.5  # ... and the turn's mean confidence be at least this ...
@@ -455,6 +462,8 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     weakest = min(heard) if heard else None
     if weakest is not None and weakest < FAINT_WORD:
         return Hearing(False, "a value word was heard faintly", weakest)
+    if faint_lead_in(utterance.words, spans, FAINT_LEAD):
+        return Hearing(False, "two faint words lead into a value", weakest)
     if by_confidence.clear:
         return Hearing(True, by_confidence.reason, weakest)
     cues = [utterance.words[i - 1][1] for span in spans for i in span[:1]
@@ -467,6 +476,15 @@ def judge(utterance: Utterance, slots: Sequence[SlotValue], expect: Expected, *,
     if vouched:
         return Hearing(True, "expected values heard clearly", weakest)
     return Hearing(False, by_confidence.reason, weakest)
+
+
+def faint_lead_in(words: Sequence[tuple[str, float]], spans: Sequence[Sequence[int]],
+                  faint: float) -> bool:
+    """The two words right before a value's words (``spans``: their indices in ``words``)
+    were both heard below ``faint``: the words that led to the value, and may have said more
+    of it, are lost."""
+    return any(span and span[0] >= 2 and words[span[0] - 1][1] < faint
+               and words[span[0] - 2][1] < faint for span in spans)
 
 
 def _longest_run_below(heard_as: Sequence[float], faint: float) -> int:
