@@ -88,11 +88,11 @@ def _situation(text: str, start: int) -> bool:
 def _of_the_visit_days(readings: tuple[dates.DateReading, ...], text: str, original: str,
                        context: ProposalContext) -> tuple[dates.DateReading, ...]:
     """The days that can be the visit's: not a day gone by beside one to come. A day said of
-    the caller's situation (:func:`_situation`)
-    is not, when the turn names another day ("It stopped working today, can someone come on
-    Friday?": Friday), nor when the turn asks for no visit and the call holds none and asks
-    for no day ("Not Harbour Road, I'm stood at the Canal Street pump today, it's that one." of
-    a question about the pump: the pump, and no visit today)."""
+    the caller's situation (:func:`_situation`) is not, when the turn names another day ("It
+    stopped working today, can someone come on Friday?": Friday), nor when the turn asks for
+    no visit and the call holds none and asks for no day ("Not Harbour Road, I'm stood at the
+    Canal Street pump today, it's that one." of a question about the pump: the pump, and no
+    visit today)."""
     coming = tuple(r for r in readings if not r.past)
     if coming and len(coming) < len(readings):
         # a day gone by beside one to come is when something happened ("Thursday the 10th?
