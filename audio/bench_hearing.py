@@ -58,6 +58,7 @@ from audio import corpus, voices
 CMD = "amend bench --only audio"
 CMD_QUICK = "amend bench --only audio --quick"
 CMD_TRUST = "amend bench --only trust"
+VOICE_SET = "voice-set"  # the voice set's name among the evidence files (trust-<name>.jsonl)
 # The docs' corpus caller `acme` and the demo's Acme personas: a blind writer of held-out turns
 # reads of its pumps in Rotterdam and Utrecht, so "the one in Utrecht" names P-200 here too.
 CALLER = CallerProfile(
@@ -382,10 +383,15 @@ def write_evidence(name: str, judged: list[Judged]) -> Path | None:
         return None
     path = Path(folder) / f"trust-{name}.jsonl"
     part = path.with_name(path.name + ".part")
-    with part.open("w", encoding="utf-8") as out:
-        for j in judged:
-            out.write(json.dumps({**asdict(j), "wrong_accepted": list(j.wrong_accepted)}) + "\n")
-    os.replace(part, path)
+    try:
+        with part.open("w", encoding="utf-8") as out:
+            for j in judged:
+                out.write(json.dumps({**asdict(j), "wrong_accepted": list(j.wrong_accepted)})
+                          + "\n")
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)  # a failed write leaves no part file behind
+        raise
     return path
 
 
@@ -429,18 +435,18 @@ def replay_rows(folder: Path, cmd: str = CMD_TRUST) -> list[BenchRow]:
                             "amend bench --only trust --evidence DIR")
     rows: list[BenchRow] = []
     every: list[Judged] = []
+    held_out = 0
     for path in files:
         judged = replay_evidence(path)
         name = path.stem.removeprefix("trust-")
-        if name == "voice-set":
+        if name == VOICE_SET:
             rows += _trust_rows(judged, cmd)
             continue
         every += judged
+        held_out += 1
         rows += _trust_rows(judged, cmd, held_out=f"{name} (replayed)")
     if every:
-        rows += _trust_rows(every, cmd, held_out=f"all {len(files) - 1} replayed held-out"
-                            if (folder / "trust-voice-set.jsonl").exists()
-                            else f"all {len(files)} replayed held-out")
+        rows += _trust_rows(every, cmd, held_out=f"all {held_out} replayed held-out")
     return rows
 
 
@@ -526,7 +532,7 @@ def trust_rows(quick: bool, cmd: str = CMD_TRUST) -> list[BenchRow]:
     services.warm()
     voice_list = voices.BASES if quick else voices.voice_set()
     judged = judge_all(trust_turns(voice_list, corrupted_voices(voices.BASES)))
-    write_evidence("voice-set", judged)
+    write_evidence(VOICE_SET, judged)
     rows = _trust_rows(judged, cmd)
     named = () if quick else tuple(v for bases, _, _ in voices.HELD_OUT[16:] for v in bases)
     rows += answer_rows(voice_list + named, cmd)

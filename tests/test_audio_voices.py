@@ -444,6 +444,21 @@ def test_evidence_that_is_not_a_judged_turn_is_refused_by_file_and_line(tmp_path
         bench_hearing.replay_rows(tmp_path)
 
 
+def test_evidence_that_fails_to_write_leaves_no_part_file(tmp_path):
+    from agent.bench import set_option
+    from audio import bench_hearing
+
+    broken = bench_hearing.Judged("v", "expected", "said", "heard", 0.9, True, False, False,
+                                  (), (), (), words=((object(), 0.5),))
+    set_option("evidence", str(tmp_path))
+    try:
+        with pytest.raises(TypeError):
+            bench_hearing.write_evidence("held-out-02", [broken])
+    finally:
+        set_option("evidence", None)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_replay_folder_without_evidence_says_how_to_write_it(tmp_path):
     from audio import bench_hearing
 

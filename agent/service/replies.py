@@ -132,7 +132,7 @@ def _offers_a_person(asked: Asked) -> bool:
     return asked.step is Step.OFFER_HANDOFF or asked.question.field == PERSON
 
 
-def acknowledge(ctx: CallContext, in_flight: bool, changed: bool = False) -> None:
+def acknowledge(ctx: CallContext, in_flight: bool, changed: bool) -> None:
     """Nothing else was said this turn: say truthfully what is going on. A turn that changed
     values names them: a correction that also said go ahead ("yes, but at three", "try
     again, but at three") is sent without a read-back, so this is where the caller hears the
